@@ -1,0 +1,48 @@
+// The data model of ../shared/spec/model.md section 1: L tokens in R^d, the first R of which
+// carry the hidden direction xi with strength theta, all with N(0, sigma^2 I_d) noise; softmax
+// attention at inverse temperature beta.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rhoflow {
+
+/// How the `sigma` a user gives is to be read.
+enum class NoiseConvention {
+    per_coordinate,  ///< sigma is the per-coordinate standard deviation (E||z||^2 = d sigma^2)
+    per_norm         ///< sigma/sqrt(d) is the per-coordinate deviation (E||z||^2 = sigma^2)
+};
+
+/// Model parameters; `sigma` is always the per-coordinate noise standard deviation.
+/// Defaults are the embedded default experiment (recovery with R/L = 0.1 at d = 50).
+struct ModelParams {
+    std::int64_t d = 50;     ///< ambient dimension, d >= 2
+    std::int64_t L = 1000;   ///< number of tokens, L >= 1
+    std::int64_t R = 100;    ///< informative tokens, 0 <= R <= L
+    double theta = 1.0;      ///< signal strength, finite, theta >= 0
+    double sigma = 1.0;      ///< per-coordinate noise standard deviation, finite, sigma > 0
+    double beta = 1.0;       ///< inverse temperature, finite, beta > 0
+
+    /// Number of nuisance tokens N = L - R.
+    std::int64_t N() const noexcept { return L - R; }
+    /// Score noise scale tau = beta * sigma (scores s_i = beta <q, x_i> have this deviation).
+    double tau() const noexcept { return beta * sigma; }
+    /// Fraction of informative tokens alpha = R / L (the mean-field parameter).
+    double alpha() const noexcept { return static_cast<double>(R) / static_cast<double>(L); }
+
+    /// Throws InvalidArgument naming the first parameter out of range.
+    void validate() const;
+
+    /// Builds parameters from a user's sigma under `convention` (per_norm divides by sqrt(d)).
+    static ModelParams with_noise(std::int64_t d, std::int64_t L, std::int64_t R, double theta,
+                                  double sigma, double beta, NoiseConvention convention);
+};
+
+/// Throws InvalidArgument unless rho is finite and -1 <= rho <= 1.
+void validate_rho(double rho, const std::string& name = "rho");
+
+/// One-line description "d=50 L=1000 R=100 theta=1 sigma=1 beta=1" for captions and logs.
+std::string describe(const ModelParams& m);
+
+}  // namespace rhoflow

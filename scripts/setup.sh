@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs every Debian package that building rhoflow, running its tests and drawing its
+# figures needs. Idempotent: when everything is already installed it touches nothing.
+# Run as root on Debian 12 (bookworm); uses sudo when not root and sudo exists.
+set -eu
+PKGS="build-essential cmake git libboost-dev libeigen3-dev doctest-dev libcli11-dev libfmt-dev
+nlohmann-json3-dev libtomlplusplus-dev librandom123-dev gnuplot-nox"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 && SUDO=sudo || { echo "setup: need root to install:$missing" >&2; exit 1; }
+fi
+echo "setup: installing$missing"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
