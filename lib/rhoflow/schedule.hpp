@@ -1,0 +1,30 @@
+// Step sizes eta_k = eta0 / (1 + k/k0)^gamma of the stochastic recursion and the ODE time
+// t_k = sum_{j<k} eta_j at which step k sits (../shared/spec/model.md section 2).
+// Robbins-Monro (sum eta = inf, sum eta^2 < inf) holds for 1/2 < gamma <= 1; gamma = 0 is a
+// constant step, for which no asymptotic-pseudotrajectory claim holds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rhoflow {
+
+/// The step-size schedule; fields map to the CLI flags --eta0, --k0, --gamma.
+struct StepSchedule {
+    double eta0 = 0.5;   ///< initial step, eta0 > 0
+    double k0 = 100;     ///< decay onset (steps), k0 > 0
+    double gamma = 1.0;  ///< decay exponent, 0 <= gamma <= 1
+
+    /// Throws InvalidArgument naming the first field out of range.
+    void validate() const;
+    /// eta_k.
+    double eta(std::int64_t k) const noexcept;
+    /// True when 1/2 < gamma <= 1 (the Robbins-Monro conditions hold).
+    bool robbins_monro() const noexcept { return gamma > 0.5 && gamma <= 1.0; }
+    /// Empty when robbins_monro(); otherwise a sentence saying what does not hold and why.
+    std::string warning() const;
+    /// t_K = sum_{k<K} eta_k (exact summation order: the same as the samplers use).
+    double time_at(std::int64_t K) const noexcept;
+};
+
+}  // namespace rhoflow
