@@ -67,7 +67,7 @@ FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCar
     p.rho = rho;
     p.j = require_finite_result(all.j.mean(), "j (Monte Carlo)");
     p.dj = require_finite_result(all.dj.mean(), "dj (Monte Carlo)");
-    p.drift = require_finite_result(all.drift.mean(), "drift (Monte Carlo)");
+    p.drift = require_finite_result(all.drift.mean(), "drift (Monte Carlo)") + 0.0;
     p.mass_informative = require_finite_result(all.mass.mean(), "mass_informative (Monte Carlo)");
     p.j_err = all.j.standard_error();
     p.dj_err = all.dj.standard_error();

@@ -124,7 +124,8 @@ OdeSolution solve_ode(const DriftField& field, double rho0, const std::vector<do
     double sup = 0;
     for (std::size_t i = 0; i < times.size(); ++i) sup = std::max(sup, std::abs(main.rho[i] - tight.rho[i]));
     for (std::size_t i = 0; i < times.size(); ++i)
-        sol.rho_err[i] = std::abs(main.rho[i] - tight.rho[i]) + 0.1 * sup + 0.5 * std::abs(up.rho[i] - dn.rho[i]);
+        if (times[i] > 0)  // rho(0) = rho0 exactly
+            sol.rho_err[i] = std::abs(main.rho[i] - tight.rho[i]) + 0.1 * sup + 0.5 * std::abs(up.rho[i] - dn.rho[i]);
     if (main.hit) {
         double e = tight.hit ? 1.1 * std::abs(*main.hit - *tight.hit) : 0.0;
         // A perturbed field that does not hit within the horizon leaves the hit time uncertain

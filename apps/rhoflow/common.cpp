@@ -1,0 +1,133 @@
+#include "common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <iostream>
+
+#include "rhoflow/atomic_file.hpp"
+#include "rhoflow/errors.hpp"
+#include "rhoflow/report.hpp"
+
+namespace rhoflow::cli {
+
+void ModelFlags::add(CLI::App& app) {
+    auto* g = "Model (defaults: the embedded default experiment)";
+    app.add_option("--d", d, "ambient dimension, integer >= 2")->capture_default_str()->group(g);
+    app.add_option("--L", L, "number of tokens, integer >= 1 (1e6 accepted)")->capture_default_str()->group(g);
+    app.add_option("--R", R, "informative tokens, integer 0 <= R <= L")->capture_default_str()->group(g);
+    app.add_option("--theta", theta, "signal strength, >= 0")->capture_default_str()->group(g);
+    app.add_option("--sigma", sigma, "noise standard deviation per coordinate, > 0")->capture_default_str()->group(g);
+    app.add_option("--beta", beta, "inverse temperature of the softmax, > 0")->capture_default_str()->group(g);
+    app.add_flag("--sigma-per-norm", sigma_per_norm,
+                 "read --sigma as the noise norm: per-coordinate deviation sigma/sqrt(d), E||z||^2 = sigma^2")
+        ->group(g);
+}
+
+std::int64_t require_integer(const std::string& name, double value, double lo, double hi,
+                             const std::string& range) {
+    require(std::isfinite(value) && value == std::floor(value) && value >= lo && value <= hi, name, value,
+            range.empty() ? fmt::format("integer {} <= {} <= {}", format_number(lo), name, format_number(hi))
+                          : range);
+    return static_cast<std::int64_t>(value);
+}
+
+ModelParams ModelFlags::model() const {
+    const std::int64_t di = require_integer("d", d, 2, 1e9);
+    const std::int64_t Li = require_integer("L", L, 1, 1e12);
+    const std::int64_t Ri =
+        require_integer("R", R, 0, static_cast<double>(Li), fmt::format("integer 0 <= R <= L = {}", Li));
+    ModelParams m = ModelParams::with_noise(di, Li, Ri, theta, sigma, beta, convention());
+    m.validate();
+    return m;
+}
+
+NoiseConvention ModelFlags::convention() const {
+    return sigma_per_norm ? NoiseConvention::per_norm : NoiseConvention::per_coordinate;
+}
+
+void OutputFlags::add(CLI::App& app) {
+    app.add_flag("--json", json, "print one JSON document on stdout instead of a table");
+    app.add_option("--output", output, "write the JSON document to this file (atomically) instead of stdout");
+}
+
+void emit(const OutputFlags& out, const nlohmann::json& doc, const std::function<std::string()>& text) {
+    ensure_finite(doc);
+    if (!out.output.empty()) {
+        write_file_atomic(out.output, doc.dump(2) + "\n");
+        if (!out.json) std::cout << text();
+        return;
+    }
+    if (out.json)
+        std::cout << doc.dump(2) << "\n";
+    else
+        std::cout << text();
+}
+
+namespace {
+
+std::unique_ptr<CLI::App> make_app(std::vector<Command>& commands) {
+    auto app = std::make_unique<CLI::App>(
+        "rhoflow: exact population field, mean-field ODE and stochastic gradient ascent for softmax-\n"
+        "attention signal recovery. A query q on the sphere is learned by projected SGA on\n"
+        "E||softmax(beta X q)^T X||^2 over L tokens, R of which carry a hidden direction xi with\n"
+        "strength theta in N(0, sigma^2 I_d) noise; rho = <q, xi> obeys d rho/dt = (1 - rho^2) j'(rho).\n"
+        "Every number comes with its error estimate. Exit codes: 0 ok, 1 other error, 2 invalid\n"
+        "input (the message names the flag and its accepted range), 3 numerical failure.",
+        "rhoflow");
+    app->require_subcommand(1, 1);
+    app->set_help_all_flag("--help-all", "help for every subcommand");
+    commands.push_back(add_field_command(*app));
+    commands.push_back(add_ode_command(*app));
+    commands.push_back(add_phase_command(*app));
+    return app;
+}
+
+}  // namespace
+
+const std::vector<std::string>& command_names() {
+    static const std::vector<std::string> names = {"field", "ode", "phase"};
+    return names;
+}
+
+int dispatch(const std::vector<std::string>& args) {
+    if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
+        const auto& names = command_names();
+        if (std::find(names.begin(), names.end(), args[0]) == names.end()) {
+            std::string list;
+            for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+            std::cerr << "rhoflow: error: unknown subcommand '" << args[0] << "' (accepted: " << list << ")\n";
+            return 2;
+        }
+    }
+    std::vector<Command> commands;
+    const auto app = make_app(commands);
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
+        app->parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+        return app->exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app->exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "rhoflow: error: " << e.what() << "\n";
+        std::cerr << "Run 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.\n";
+        return 2;
+    }
+    try {
+        for (auto& c : commands)
+            if (c.app->parsed()) c.run();
+        return 0;
+    } catch (const InvalidArgument& e) {
+        std::cerr << "rhoflow: error: invalid --" << e.param() << ": " << e.what() << "\n";
+        return 2;
+    } catch (const NumericalError& e) {
+        std::cerr << "rhoflow: numerical failure: " << e.what() << "\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "rhoflow: error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace rhoflow::cli

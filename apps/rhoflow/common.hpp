@@ -1,0 +1,65 @@
+// Pieces shared by the subcommands: model flags, output flags, the registry of subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rhoflow/model.hpp"
+
+namespace rhoflow::cli {
+
+/// --d --L --R --theta --sigma --beta --sigma-per-norm (defaults: the embedded default experiment).
+struct ModelFlags {
+    double d = 50, L = 1000, R = 100;  // taken as numbers so that 1e6 works; checked to be integers
+    double theta = 1, sigma = 1, beta = 1;
+    bool sigma_per_norm = false;
+
+    /// Registers the flags on `app` with their defaults and meaning.
+    void add(CLI::App& app);
+    /// The validated model (throws InvalidArgument naming the flag).
+    ModelParams model() const;
+    /// The noise convention chosen.
+    NoiseConvention convention() const;
+};
+
+/// --json and --output FILE.
+struct OutputFlags {
+    bool json = false;
+    std::string output;
+
+    /// Registers the flags on `app`.
+    void add(CLI::App& app);
+};
+
+/// Checks `doc` for non-finite numbers (NumericalError), then writes it: to --output FILE
+/// atomically, or to stdout as JSON (--json) or as the text `text()` renders.
+void emit(const OutputFlags& out, const nlohmann::json& doc, const std::function<std::string()>& text);
+
+/// Throws InvalidArgument unless `value` is an integer in [lo, hi]; returns it. `range` replaces
+/// the default description of the accepted range in the message.
+std::int64_t require_integer(const std::string& name, double value, double lo, double hi,
+                             const std::string& range = "");
+
+/// A subcommand and what it does once its flags are parsed.
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<void()> run;
+};
+
+/// Registers each subcommand (one function per file cmd_*.cpp).
+Command add_field_command(CLI::App& app);
+Command add_ode_command(CLI::App& app);
+Command add_phase_command(CLI::App& app);
+
+/// Names of all subcommands, in the order of --help.
+const std::vector<std::string>& command_names();
+
+/// Parses `args` (without the program name) and runs the chosen subcommand; returns the exit
+/// code (0 ok, 1 other, 2 invalid input, 3 numerical failure) after printing any error.
+int dispatch(const std::vector<std::string>& args);
+
+}  // namespace rhoflow::cli

@@ -1,0 +1,165 @@
+// The command line in-process: JSON contract of ../shared/spec/cli.md, exit codes, messages
+// naming the flag, and no file left behind by a failed run.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out, err;
+};
+
+Run rhoflow_cli(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    auto* old_out = std::cout.rdbuf(out.rdbuf());
+    auto* old_err = std::cerr.rdbuf(err.rdbuf());
+    Run r;
+    r.code = rhoflow::cli::dispatch(args);
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+    auto d = std::filesystem::temp_directory_path() / ("rhoflow_cli_test_" + name);
+    std::filesystem::remove_all(d);
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("cli: field --json follows the contract") {
+    const Run r = rhoflow_cli({"field", "--rho", "-1,0.25,1", "--json", "--d", "20", "--L", "50", "--R", "10",
+                               "--theta", "2"});
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["method"] == "exact");
+    CHECK(doc["model"]["L"] == 50);
+    CHECK(doc["version"].is_string());
+    REQUIRE(doc["points"].size() == 3);
+    for (const char* key : {"rho", "j", "dj", "drift", "mass_informative", "j_err", "dj_err"})
+        CHECK(doc["points"][1].contains(key));
+    CHECK(doc["points"][0]["drift"] == 0.0);
+}
+
+TEST_CASE("cli: montecarlo records its seed and samples, mean-field works") {
+    const Run r = rhoflow_cli({"field", "--rho", "0.3", "--method", "montecarlo", "--samples", "2000", "--seed",
+                               "9", "--json", "--L", "20", "--R", "4"});
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["montecarlo"]["seed"] == 9);
+    CHECK(doc["montecarlo"]["samples"] == 2000);
+    CHECK(rhoflow_cli({"field", "--rho", "0.3", "--method", "meanfield"}).code == 0);
+}
+
+TEST_CASE("cli: ode and phase JSON") {
+    const Run o = rhoflow_cli({"ode", "--rho0", "0.05", "--t-end", "30", "--points", "4", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    CHECK(doc["t"].size() == 4);
+    CHECK(doc["rho"].size() == 4);
+    CHECK(doc["hit_time"].is_number());
+    CHECK(doc["steps"].get<int>() > 0);
+    CHECK(doc["rhs_evals"].get<int>() > 0);
+    const Run n = rhoflow_cli({"ode", "--rho0", "0.05", "--t-end", "0.1", "--points", "2", "--json"});
+    CHECK(nlohmann::json::parse(n.out)["hit_time"].is_null());
+    const Run p = rhoflow_cli({"phase", "--d", "100", "--L", "10500", "--R", "500", "--theta", "3", "--json"});
+    REQUIRE(p.code == 0);
+    const auto ph = nlohmann::json::parse(p.out);
+    CHECK(ph["equilibria"].size() == 3);
+    CHECK(ph["basins"].size() == 2);
+    CHECK(ph["monotone"] == false);
+    CHECK(ph["equilibria"][1]["stable"] == false);
+}
+
+TEST_CASE("cli: every invalid parameter exits 2 naming it, and leaves no file") {
+    const auto dir = fresh_dir("invalid");
+    const std::string out = (dir / "result.json").string();
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"field", "--rho", "1.5"}, "--rho"},
+        {{"field", "--rho", "0.1", "--d", "1"}, "--d"},
+        {{"field", "--rho", "0.1", "--d", "2.5"}, "--d"},
+        {{"field", "--rho", "0.1", "--L", "0"}, "--L"},
+        {{"field", "--rho", "0.1", "--R", "1001"}, "--R"},
+        {{"field", "--rho", "0.1", "--theta", "-1"}, "--theta"},
+        {{"field", "--rho", "0.1", "--theta", "inf"}, "--theta"},
+        {{"field", "--rho", "0.1", "--sigma", "0"}, "--sigma"},
+        {{"field", "--rho", "0.1", "--beta", "-2"}, "--beta"},
+        {{"field", "--rho", "0.1", "--beta", "20"}, "--beta"},
+        {{"field", "--rho", "0.1", "--method", "quadrature"}, "--method"},
+        {{"field", "--rho", "0.1", "--method", "montecarlo", "--samples", "1"}, "--samples"},
+        {{"field", "--rho", "0.1", "--rel-tol", "0"}, "--rel-tol"},
+        {{"field", "--rho", "abc"}, "--rho"},
+        {{"ode", "--rho0", "-2"}, "--rho0"},
+        {{"ode", "--t-end", "0"}, "--t-end"},
+        {{"ode", "--points", "1"}, "--points"},
+        {{"ode", "--rtol", "0"}, "--rtol"},
+        {{"ode", "--atol", "-1"}, "--atol"},
+        {{"ode", "--hit", "1.5"}, "--hit"},
+        {{"ode", "--field", "montecarlo"}, "--field"},
+        {{"phase", "--scan", "3"}, "--scan"},
+        {{"phase", "--field", "nope"}, "--field"},
+    };
+    for (const auto& [args, flag] : cases) {
+        std::vector<std::string> a = args;
+        a.insert(a.end(), {"--output", out});
+        CAPTURE(a[1]);
+        CAPTURE(flag);
+        const Run r = rhoflow_cli(a);
+        CHECK(r.code == 2);
+        CHECK(r.err.find(flag) != std::string::npos);
+        CHECK(r.out.empty());
+        CHECK_FALSE(std::filesystem::exists(out));
+    }
+    const Run u = rhoflow_cli({"fields"});
+    CHECK(u.code == 2);
+    CHECK(u.err.find("unknown subcommand 'fields'") != std::string::npos);
+    CHECK(rhoflow_cli({"field", "--rho", "0.1", "--no-such-flag"}).code == 2);
+}
+
+TEST_CASE("cli: a numerical failure exits 3 and leaves no file") {
+    const auto dir = fresh_dir("numerical");
+    const std::string out = (dir / "phase.json").string();
+    // beta theta = 60 makes j' far too sharp for a 33-point Chebyshev table.
+    const Run r = rhoflow_cli({"phase", "--theta", "60", "--table-points", "33", "--output", out});
+    CHECK(r.code == 3);
+    CHECK(r.err.find("not resolved") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("cli: --output writes the JSON document atomically, leaving no temporary files") {
+    const auto dir = fresh_dir("output");
+    const std::string out = (dir / "sub" / "ode.json").string();
+    const Run r = rhoflow_cli({"ode", "--t-end", "5", "--points", "3", "--output", out});
+    REQUIRE(r.code == 0);
+    std::ifstream in(out);
+    const auto doc = nlohmann::json::parse(in);
+    CHECK(doc["command"] == "ode");
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "sub")) {
+        (void)e;
+        ++files;
+    }
+    CHECK(files == 1);
+}
+
+TEST_CASE("cli: --help documents every flag with its default and exits 0") {
+    const Run r = rhoflow_cli({"field", "--help"});
+    CHECK(r.code == 0);
+    for (const char* s : {"--rho", "--method", "--samples", "--seed", "--d", "--L", "--R", "--theta", "--sigma",
+                          "--beta", "--sigma-per-norm", "--json", "--output", "100000"})
+        CHECK(r.out.find(s) != std::string::npos);
+    CHECK(rhoflow_cli({"--help"}).code == 0);
+}
