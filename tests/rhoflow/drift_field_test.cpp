@@ -31,7 +31,7 @@ TEST_CASE("drift field: the exact table reproduces direct exact evaluations with
     }
 }
 
-TEST_CASE("drift field: mean-field is the closed form; flat fields are flagged") {
+TEST_CASE("drift field: mean-field is the closed form, flat fields are flagged") {
     const ModelParams m{10, 1000, 100, 2.0, 1.0, 1.0};
     const DriftField f = DriftField::meanfield(m);
     CHECK(f.dj(0.3) == meanfield_field(m, 0.3).dj);
