@@ -80,13 +80,14 @@ std::unique_ptr<CLI::App> make_app(std::vector<Command>& commands) {
     commands.push_back(add_field_command(*app));
     commands.push_back(add_ode_command(*app));
     commands.push_back(add_phase_command(*app));
+    commands.push_back(add_sga_command(*app));
     return app;
 }
 
 }  // namespace
 
 const std::vector<std::string>& command_names() {
-    static const std::vector<std::string> names = {"field", "ode", "phase"};
+    static const std::vector<std::string> names = {"field", "ode", "phase", "sga"};
     return names;
 }
 

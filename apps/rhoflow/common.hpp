@@ -54,6 +54,7 @@ struct Command {
 Command add_field_command(CLI::App& app);
 Command add_ode_command(CLI::App& app);
 Command add_phase_command(CLI::App& app);
+Command add_sga_command(CLI::App& app);
 
 /// Names of all subcommands, in the order of --help.
 const std::vector<std::string>& command_names();

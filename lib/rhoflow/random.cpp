@@ -27,15 +27,12 @@ ZigguratTables::ZigguratTables() {
     }
 }
 
-const ZigguratTables& ziggurat_tables() {
-    static const ZigguratTables tables;
-    return tables;
-}
+const ZigguratTables ziggurat;
 
 }  // namespace detail
 
 namespace {
-const detail::ZigguratTables& zig = detail::ziggurat_tables();
+const detail::ZigguratTables& zig = detail::ziggurat;
 }  // namespace
 
 RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t substream) noexcept {
@@ -43,23 +40,22 @@ RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64
     key_ = {{seed, stream}};
 }
 
+// Compiled for Haswell (BMI2 mulx) and the baseline, chosen at run time: integer code, so both
+// give the same bits.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=haswell", "default")))
+#endif
 void RandomStream::refill() noexcept {
-    const auto out = Philox()(ctr_, key_);
-    ++ctr_[0];
-    ++blocks_;
-    for (int i = 0; i < 4; ++i) buf_[i] = out[i];
-    pos_ = 0;
-}
-
-double RandomStream::normal() noexcept {
-    const std::uint64_t r = next_u64();
-    const unsigned idx = static_cast<unsigned>(r & 0xff);
-    const std::uint64_t mag = (r >> 9) & ((std::uint64_t{1} << 52) - 1);
-    if (mag < zig.k[idx]) {
-        const double x = static_cast<double>(mag) * zig.w[idx];
-        return (r & 0x100) ? -x : x;
+    const Philox gen;
+    for (unsigned b = 0; b < kBlocks; ++b) {
+        Philox::ctr_type c = ctr_;
+        c[0] += b;
+        const auto out = gen(c, key_);
+        for (unsigned i = 0; i < 4; ++i) buf_[4 * b + i] = out[i];
     }
-    return normal_slow(r);
+    ctr_[0] += kBlocks;
+    blocks_ += kBlocks;
+    pos_ = 0;
 }
 
 double RandomStream::normal_slow(std::uint64_t r) noexcept {

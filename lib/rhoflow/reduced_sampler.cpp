@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "rhoflow/detail/exp_nonpositive.hpp"
+
 namespace rhoflow {
 
 double updated_rho(double rho, double eta, const GradientDraw& g, UpdateRule rule) noexcept {
@@ -31,36 +33,36 @@ GradientDraw ReducedSampler::draw(double rho, RandomStream& rng) {
     const double mean_u = m_.theta * rho;
     const double mean_v = m_.theta * std::sqrt(std::max(0.0, 1.0 - rho * rho));
     const bool has_w = m_.d >= 3;
+    double* u = u_.data();
+    double* v = v_.data();
+    double* z = z_.data();
+    double* a = a_.data();
+    double* c = c_.data();
 
-    // Pass 1: the two in-plane coordinates of every token, and the largest score.
+    // Pass 1 (random): the two in-plane coordinates of every token, and the largest score.
     double umax = -std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < L; ++i) {
-        const double zu = rng.normal(), zv = rng.normal();
-        const double u = sigma * zu + (i < R ? mean_u : 0.0);
-        u_[i] = u;
-        v_[i] = sigma * zv + (i < R ? mean_v : 0.0);
-        umax = std::max(umax, u);
+        const double shift_u = i < R ? mean_u : 0.0, shift_v = i < R ? mean_v : 0.0;
+        u[i] = sigma * rng.normal() + shift_u;
+        v[i] = sigma * rng.normal() + shift_v;
+        umax = std::max(umax, u[i]);
     }
-    // Pass 2: stable softmax (scores shifted by the max) and the first moments; the normal
-    // vector zeta of the conditional law of W W^T a is drawn here too.
-    double Z = 0, Su = 0, Sv = 0, S2 = 0, SI = 0, SIu = 0, SI2 = 0, Sz = 0;
+    // Pass 2: e^{beta (u - max)}, the stable softmax numerators (vectorised exp, see
+    // detail/exp_nonpositive.hpp).
+    for (std::size_t i = 0; i < L; ++i) a[i] = beta * (u[i] - umax);
+    detail::exp_nonpositive(a, a, L);
+    // Pass 3: first moments of the attention weights.
+    double Z = 0, Su = 0, Sv = 0, S2 = 0, SI = 0, SIu = 0, SI2 = 0;
     for (std::size_t i = 0; i < L; ++i) {
-        const double e = std::exp(beta * (u_[i] - umax));
-        a_[i] = e;
-        Z += e;
-        Su += e * u_[i];
-        Sv += e * v_[i];
-        S2 += e * e;
-        if (i < R) {
-            SI += e;
-            SIu += e * u_[i];
-            SI2 += e * e;
-        }
-        if (has_w) {
-            const double z = sigma * rng.normal();
-            z_[i] = z;
-            Sz += e * z;
-        }
+        Z += a[i];
+        Su += a[i] * u[i];
+        Sv += a[i] * v[i];
+        S2 += a[i] * a[i];
+    }
+    for (std::size_t i = 0; i < R; ++i) {
+        SI += a[i];
+        SIu += a[i] * u[i];
+        SI2 += a[i] * a[i];
     }
     const double invZ = 1.0 / Z;
     GradientDraw g;
@@ -71,30 +73,41 @@ GradientDraw ReducedSampler::draw(double rho, RandomStream& rng) {
     g.mass_informative = SI * invZ;
     g.informative_au = SIu * invZ;
     g.informative_a2 = SI2 * invZ * invZ;
-    // H = ||W^T a_hat||^2 ~ sigma^2 chi2_{d-2}; <a_hat, zeta>.
-    const double H = has_w ? sigma * sigma * rng.chi_squared(m_.d - 2) : 0.0;
-    const double sqH = std::sqrt(H);
-    const double ah_z = has_w ? Sz * invZ / na : 0.0;
+
+    // W W^T a = a H + ||a|| sqrt(H) P zeta, with H = ||W^T a_hat||^2 ~ sigma^2 chi2_{d-2},
+    // zeta ~ N(0, sigma^2 I_L) and P the projection orthogonal to a_hat = a / ||a||.
+    double H = 0, sqH = 0, ah_z = 0;
+    if (has_w) {
+        double Sz = 0;
+        for (std::size_t i = 0; i < L; ++i) {  // pass 4 (random)
+            z[i] = sigma * rng.normal();
+            Sz += a[i] * z[i];
+        }
+        H = sigma * sigma * rng.chi_squared(m_.d - 2);
+        sqH = std::sqrt(H);
+        ah_z = Sz * invZ / na;
+    }
     g.f_w_sq = na2 * H;
 
-    // Pass 3: <f, x_i> = f_u u_i + f_v v_i + r_i with r = W W^T a = a H + ||a|| sqrt(H) P zeta;
-    // c_i = 2 beta a_i <f, x_i>, and b = c - (sum c) a enters through sums of c.
+    // Pass 5: c_i = 2 beta a_i <f, x_i>, <f, x_i> = f_u u_i + f_v v_i + r_i; b = c - (sum c) a.
+    // a is normalised here; z becomes P zeta.
+    const double pz_coef = has_w ? ah_z / na : 0.0, r_coef = na * sqH;
     double C = 0, Cu = 0, Cv = 0, Ca = 0, Cpz = 0;
     for (std::size_t i = 0; i < L; ++i) {
-        const double a = a_[i] * invZ;
-        a_[i] = a;
-        double r = 0, pz = 0;
+        const double ai = a[i] * invZ;
+        a[i] = ai;
+        double r = 0;
         if (has_w) {
-            pz = z_[i] - (a / na) * ah_z;
-            r = a * H + na * sqH * pz;
+            z[i] -= pz_coef * ai;
+            r = ai * H + r_coef * z[i];
         }
-        const double c = 2.0 * beta * a * (g.f_u * u_[i] + g.f_v * v_[i] + r);
-        c_[i] = c;
-        C += c;
-        Cu += c * u_[i];
-        Cv += c * v_[i];
-        Ca += c * a;
-        Cpz += c * pz;
+        const double ci = 2.0 * beta * ai * (g.f_u * u[i] + g.f_v * v[i] + r);
+        c[i] = ci;
+        C += ci;
+        Cu += ci * u[i];
+        Cv += ci * v[i];
+        Ca += ci * ai;
+        if (has_w) Cpz += ci * z[i];
     }
     g.g_u = Cu - C * g.f_u;
     g.g_v = Cv - C * g.f_v;
@@ -102,9 +115,10 @@ GradientDraw ReducedSampler::draw(double rho, RandomStream& rng) {
         // b_ah = <b, a_hat>; ||b_perp||^2 summed directly (no cancellation); <P zeta, b> = Cpz
         // because <a, P zeta> = 0.
         const double b_ah = (Ca - C * na2) / na;
+        const double k = C + b_ah / na;
         double bperp2 = 0;
-        for (std::size_t i = 0; i < L; ++i) {
-            const double bp = c_[i] - C * a_[i] - b_ah * (a_[i] / na);
+        for (std::size_t i = 0; i < L; ++i) {  // pass 6
+            const double bp = c[i] - k * a[i];
             bperp2 += bp * bp;
         }
         const double kappa = b_ah * sqH + Cpz;

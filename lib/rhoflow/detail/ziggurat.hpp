@@ -20,7 +20,7 @@ struct ZigguratTables {
     ZigguratTables();
 };
 
-/// The tables, built once.
-const ZigguratTables& ziggurat_tables();
+/// The tables, built once at start-up (before main; nothing random runs earlier).
+extern const ZigguratTables ziggurat;
 
 }  // namespace rhoflow::detail

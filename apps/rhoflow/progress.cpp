@@ -1,0 +1,36 @@
+#include "progress.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace rhoflow::cli {
+
+Progress::Progress(std::atomic<std::int64_t>& counter, std::int64_t total, std::string label)
+    : counter_(counter), total_(total), label_(std::move(label)) {
+    if (!::isatty(STDERR_FILENO) || total_ <= 0) return;
+    thread_ = std::thread([this] {
+        const auto start = std::chrono::steady_clock::now();
+        while (!stop_.load()) {
+            const double f = std::min(1.0, static_cast<double>(counter_.load()) / static_cast<double>(total_));
+            const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const int width = 30, filled = static_cast<int>(f * width);
+            std::string bar(static_cast<std::size_t>(filled), '=');
+            bar.resize(static_cast<std::size_t>(width), ' ');
+            const std::string eta = f > 0.01 ? fmt::format("{:.0f}s left", el * (1 - f) / f) : "";
+            std::fprintf(stderr, "\r%s [%s] %3.0f%% %s   ", label_.c_str(), bar.c_str(), 100 * f, eta.c_str());
+            std::fflush(stderr);
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        std::fprintf(stderr, "\r%*s\r", static_cast<int>(label_.size()) + 60, "");
+        std::fflush(stderr);
+    });
+}
+
+Progress::~Progress() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace rhoflow::cli
