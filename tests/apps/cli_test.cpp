@@ -84,6 +84,24 @@ TEST_CASE("cli: ode and phase JSON") {
     CHECK(ph["equilibria"][1]["stable"] == false);
 }
 
+TEST_CASE("cli: sga --json follows the contract and is reproducible") {
+    const std::vector<std::string> args = {"sga", "--steps", "200", "--trials", "4", "--seed", "5", "--L", "30",
+                                           "--R", "6", "--d", "10", "--json", "--threads", "2"};
+    const Run r = rhoflow_cli(args);
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    REQUIRE(doc["trials"].size() == 4);
+    for (const char* key : {"seed", "rho0", "rho_final", "t_final", "hit_step"}) CHECK(doc["trials"][0].contains(key));
+    CHECK(doc["summary"].contains("mean_abs_rho_final"));
+    CHECK(doc["summary"]["ci95"].size() == 2);
+    CHECK(doc["params"]["seed"] == 5);
+    std::vector<std::string> one = args;
+    one.back() = "1";
+    CHECK(nlohmann::json::parse(rhoflow_cli(one).out)["trials"] == doc["trials"]);
+    const Run c = rhoflow_cli({"sga", "--steps", "10", "--trials", "2", "--gamma", "0", "--json"});
+    CHECK(nlohmann::json::parse(c.out)["warning"].get<std::string>().find("constant step") != std::string::npos);
+}
+
 TEST_CASE("cli: every invalid parameter exits 2 naming it, and leaves no file") {
     const auto dir = fresh_dir("invalid");
     const std::string out = (dir / "result.json").string();
@@ -111,6 +129,16 @@ TEST_CASE("cli: every invalid parameter exits 2 naming it, and leaves no file") 
         {{"ode", "--field", "montecarlo"}, "--field"},
         {{"phase", "--scan", "3"}, "--scan"},
         {{"phase", "--field", "nope"}, "--field"},
+        {{"sga", "--steps", "0"}, "--steps"},
+        {{"sga", "--trials", "-1"}, "--trials"},
+        {{"sga", "--eta0", "0"}, "--eta0"},
+        {{"sga", "--k0", "0"}, "--k0"},
+        {{"sga", "--gamma", "1.2"}, "--gamma"},
+        {{"sga", "--rho0", "1.01"}, "--rho0"},
+        {{"sga", "--sampler", "half"}, "--sampler"},
+        {{"sga", "--update", "projected"}, "--update"},
+        {{"sga", "--record", "20000"}, "--record"},
+        {{"sga", "--seed", "-3"}, "--seed"},
     };
     for (const auto& [args, flag] : cases) {
         std::vector<std::string> a = args;

@@ -1,0 +1,209 @@
+// rhoflow-bench: speed measurements behind docs/benchmarks.md. Every ratio is measured within
+// one run (times are the best of several repetitions, the machine's noise being one-sided),
+// and every accuracy claim is checked in the same run. Nothing here is asserted by the tests.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rhoflow/drift_field.hpp"
+#include "rhoflow/ensemble.hpp"
+#include "rhoflow/exact_field.hpp"
+#include "rhoflow/full_sampler.hpp"
+#include "rhoflow/ode.hpp"
+#include "rhoflow/random.hpp"
+#include "rhoflow/reduced_sampler.hpp"
+#include "rhoflow/version.hpp"
+
+using namespace rhoflow;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Best and median of `reps` timings of f (seconds).
+std::pair<double, double> timed(int reps, const std::function<void()>& f) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = Clock::now();
+        f();
+        t.push_back(seconds_since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return {t.front(), t[t.size() / 2]};
+}
+
+volatile double sink = 0;
+
+void bench_field(bool quick) {
+    fmt::print("\n== exact field: one evaluation of (j, j') at 1e-10 relative accuracy, 1 core\n");
+    ExactFieldParams fast;
+    fast.rel_tol = 1e-10;
+    fast.inner_resolution = 0.25;
+    ExactFieldParams ref;
+    ref.rel_tol = 1e-14;
+    ref.inner_resolution = 0.08;
+    const int reps = quick ? 20 : 300;
+    double t_small = 0, t_large = 0;
+    for (double L : {1e2, 1e4, 1e6}) {
+        const ModelParams m{100, static_cast<std::int64_t>(L), static_cast<std::int64_t>(L / 20), 1.0, 1.0, 1.0};
+        const FieldPoint r = exact_field(m, 0.3, ref);
+        FieldPoint p;
+        ExactFieldStats st;
+        const auto [best, median] = timed(reps, [&] { p = exact_field(m, 0.3, fast, &st); });
+        const auto [best_def, median_def] = timed(reps, [&] { sink = exact_field(m, 0.3).j; });
+        fmt::print("L = {:>8g}: {:.3f} ms (median {:.3f}); error estimate j {:.1e} dj {:.1e} relative; actual "
+                   "j {:.1e} dj {:.1e}; {} outer x {} inner nodes | default rel-tol 1e-12: {:.3f} ms\n",
+                   L, best * 1e3, median * 1e3, p.j_err / p.j, p.dj_err / std::abs(p.dj),
+                   std::abs(p.j - r.j) / r.j, std::abs(p.dj - r.dj) / std::abs(r.dj), st.outer_nodes,
+                   st.inner_nodes, best_def * 1e3);
+        if (L == 1e2) t_small = best;
+        if (L == 1e6) t_large = best;
+    }
+    fmt::print("ratio cost(L = 1e6) / cost(L = 1e2) = {:.2f}\n", t_large / t_small);
+}
+
+void bench_ode(bool quick) {
+    fmt::print("\n== ODE: rho0 = 0.05 to t = 1000, exact field, rtol 1e-10 (default model), all cores\n");
+    const ModelParams m;
+    const int reps = quick ? 2 : 10;
+    DriftField f;
+    const auto [tb, tbm] = timed(reps, [&] { f = DriftField::exact(m); });
+    OdeParams p;
+    p.rtol = 1e-10;
+    p.error_estimate = false;
+    OdeSolution s;
+    const auto [ts, tsm] = timed(reps, [&] { s = solve_ode(f, 0.05, linear_grid(1000, 101), p); });
+    p.error_estimate = true;
+    const auto [te, tem] = timed(reps, [&] { s = solve_ode(f, 0.05, linear_grid(1000, 101), p); });
+    fmt::print("table of the exact field: {:.1f} ms ({} samples, degree {}, error bound on j' {:.1e})\n", tb * 1e3,
+               f.samples(), f.degree(), f.dj_error());
+    fmt::print("solve: {:.2f} ms ({} steps, {} evaluations); with error estimate: {:.2f} ms\n", ts * 1e3, s.steps,
+               s.rhs_evals, te * 1e3);
+    fmt::print("table + solve + error estimate: {:.1f} ms; hit time {:.10g} +- {:.1e}\n", (tb + te) * 1e3,
+               s.hit_time.value_or(-1), s.hit_time_err);
+}
+
+double bench_rng(bool quick) {
+    fmt::print("\n== random numbers (Philox4x64-10 + ziggurat), 1 core\n");
+    const std::size_t n = quick ? 1000000 : 20000000;
+    std::vector<double> x(n);
+    RandomStream rng(1, 1);
+    const auto [tu, tum] = timed(5, [&] {
+        std::uint64_t s = 0;
+        for (std::size_t i = 0; i < n; ++i) s += rng.next_u64();
+        sink = static_cast<double>(s);
+    });
+    const auto [tn, tnm] = timed(5, [&] { rng.fill_normal(x.data(), n); });
+    const double count = static_cast<double>(n);
+    fmt::print("{:.0f} M 64-bit draws/s, {:.0f} M normals/s\n", count / tu / 1e6, count / tn / 1e6);
+    return count / tn;
+}
+
+void bench_reduced(bool quick) {
+    fmt::print("\n== reduced sampler: one SGA step at L = 1e4 (R = 500), 1 core\n");
+    const int steps = quick ? 50 : 500;
+    double rate10 = 0, rate1e4 = 0;
+    for (std::int64_t d : {10, 10000}) {
+        const ModelParams m{d, 10000, 500, 1.0, 1.0, 1.0};
+        ReducedSampler s(m);
+        RandomStream rng(3, 3);
+        const auto [t, tm] = timed(5, [&] {
+            double rho = 0.1;
+            for (int k = 0; k < steps; ++k) rho = s.step(rho, 0.01, UpdateRule::normalized, rng);
+            sink = rho;
+        });
+        const double rate = steps * 1e4 / t;
+        fmt::print("d = {:>6}: {:.1f} M token-steps/s ({:.1f} us per step)\n", d, rate / 1e6, t / steps * 1e6);
+        (d == 10 ? rate10 : rate1e4) = rate;
+    }
+    fmt::print("ratio cost(d = 1e4) / cost(d = 10) = {:.3f}\n", rate10 / rate1e4);
+}
+
+void bench_full(bool quick, double normals_per_s) {
+    fmt::print("\n== full vs reduced sampler at L = 10500 (R = 500), 1 core\n");
+    for (std::int64_t d : {100, 1000}) {
+        const ModelParams m{d, 10500, 500, 1.0, 1.0, 1.0};
+        FullSampler full(m);
+        ReducedSampler red(m);
+        RandomStream rng(4, 4);
+        Eigen::VectorXd q = FullSampler::query_with_alignment(d, 0.1);
+        const int fsteps = quick ? 2 : (d == 100 ? 20 : 4);
+        const auto [tf, tfm] = timed(3, [&] {
+            for (int k = 0; k < fsteps; ++k) full.step(q, 0.001, UpdateRule::normalized, rng);
+        });
+        const int rsteps = quick ? 20 : 200;
+        const auto [tr, trm] = timed(3, [&] {
+            double rho = 0.1;
+            for (int k = 0; k < rsteps; ++k) rho = red.step(rho, 0.001, UpdateRule::normalized, rng);
+            sink = rho;
+        });
+        const double per_full = tf / fsteps, per_red = tr / rsteps;
+        const double full_normals = static_cast<double>(d) * 10500 / per_full;
+        fmt::print("d = {:>5}: full {:.2f} ms/step, reduced {:.3f} ms/step, ratio full/reduced = {:.0f}; full "
+                   "simulator {:.0f} M normals/s = {:.2f} of the generator's own rate\n",
+                   d, per_full * 1e3, per_red * 1e3, per_full / per_red, full_normals / 1e6,
+                   full_normals / normals_per_s);
+    }
+}
+
+void bench_numpy(bool quick) {
+    fmt::print("\n== NumPy reference implementation of one full step (d = 100, L = 10500)\n");
+    if (std::system("/usr/bin/python3 -c 'import numpy' > /dev/null 2>&1") != 0) {
+        fmt::print("python3-numpy not installed: skipped (apt-get install python3-numpy)\n");
+        return;
+    }
+    const std::string script = std::string(RHOFLOW_SOURCE_DIR) + "/scripts/numpy_full_step.py";
+    const ModelParams m{100, 10500, 500, 1.0, 1.0, 1.0};
+    FullSampler full(m);
+    RandomStream rng(5, 5);
+    Eigen::VectorXd q = FullSampler::query_with_alignment(100, 0.1);
+    const int steps = quick ? 2 : 20;
+    const auto [tf, tfm] = timed(3, [&] {
+        for (int k = 0; k < steps; ++k) full.step(q, 0.001, UpdateRule::normalized, rng);
+    });
+    const std::string cmd = "/usr/bin/python3 " + script + " " + std::to_string(steps);
+    FILE* pipe = popen(cmd.c_str(), "r");
+    double numpy_per_step = -1;
+    if (pipe) {
+        if (std::fscanf(pipe, "%lf", &numpy_per_step) != 1) numpy_per_step = -1;
+        pclose(pipe);
+    }
+    if (numpy_per_step <= 0) {
+        fmt::print("the NumPy script failed: skipped\n");
+        return;
+    }
+    fmt::print("NumPy {:.2f} ms/step, rhoflow full sampler {:.2f} ms/step: ratio NumPy/rhoflow = {:.2f}\n",
+               numpy_per_step * 1e3, tf / steps * 1e3, numpy_per_step / (tf / steps));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"rhoflow-bench: the speed figures of docs/benchmarks.md (ratios measured within one run)"};
+    bool quick = false;
+    std::vector<std::string> sections;
+    app.add_flag("--quick", quick, "fewer repetitions (smoke test)");
+    app.add_option("sections", sections, "field ode rng reduced full numpy (default: all)");
+    CLI11_PARSE(app, argc, argv);
+    auto want = [&](const std::string& s) {
+        return sections.empty() || std::find(sections.begin(), sections.end(), s) != sections.end();
+    };
+    fmt::print("rhoflow-bench {} (best of several runs; see docs/benchmarks.md)\n", rhoflow::version);
+    if (want("field")) bench_field(quick);
+    if (want("ode")) bench_ode(quick);
+    double normals = 2e8;
+    if (want("rng") || want("full")) normals = bench_rng(quick);
+    if (want("reduced")) bench_reduced(quick);
+    if (want("full")) bench_full(quick, normals);
+    if (want("numpy")) bench_numpy(quick);
+    return 0;
+}
