@@ -11,6 +11,9 @@
 namespace rhoflow::cli {
 
 namespace {
+struct FieldOptions;
+void work(const FieldOptions& o, const ModelParams& m, FieldMethod method, const MonteCarloParams& mc);
+
 struct FieldOptions {
     ModelFlags model;
     OutputFlags out;
@@ -22,13 +25,19 @@ struct FieldOptions {
     double seed = 1;
 };
 
-void run(const FieldOptions& o) {
+std::function<void()> prepare(const FieldOptions& o) {
     const ModelParams m = o.model.model();
     const FieldMethod method = parse_field_method(o.method);
     for (double r : o.rho) validate_rho(r);
     MonteCarloParams mc = o.mc;
     mc.samples = require_integer("samples", o.samples, 2, 1e12);
     mc.seed = static_cast<std::uint64_t>(require_integer("seed", o.seed, 0, 9007199254740992.0));
+    if (method == FieldMethod::exact) validate_exact_field(m, o.exact);
+    if (method == FieldMethod::montecarlo) mc.validate();
+    return [o, m, method, mc] { work(o, m, method, mc); };
+}
+
+void work(const FieldOptions& o, const ModelParams& m, FieldMethod method, const MonteCarloParams& mc) {
     std::vector<FieldPoint> pts;
     for (double r : o.rho) {
         switch (method) {
@@ -87,7 +96,7 @@ Command add_field_command(CLI::App& app) {
     sub->add_option("--inner-resolution", o->exact.inner_resolution,
                     "exact: inner trapezoid step is min(0.25, this / (beta sigma))")
         ->capture_default_str();
-    return {sub, [o] { run(*o); }};
+    return {sub, [o] { return prepare(*o); }};
 }
 
 }  // namespace rhoflow::cli

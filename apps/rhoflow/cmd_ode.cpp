@@ -21,11 +21,16 @@ struct OdeOptions {
     FieldTableParams table;
 };
 
-void run(const OdeOptions& o) {
+std::function<void()> prepare(const OdeOptions& o) {
     const ModelParams m = o.model.model();
     validate_rho(o.rho0, "rho0");
     const auto times = linear_grid(o.t_end, static_cast<int>(require_integer("points", o.points, 2, 1e7)));
     o.ode.validate();
+    const FieldMethod method = parse_field_method(o.field, "field");
+    if (method == FieldMethod::montecarlo) DriftField::make(m, method);  // throws: names --field
+    o.table.validate();
+    if (method == FieldMethod::exact) validate_exact_field(m, o.table.exact);
+    return [o, m, times] {
     const DriftField f = DriftField::make(m, parse_field_method(o.field, "field"), o.table);
     const OdeSolution s = solve_ode(f, o.rho0, times, o.ode);
     nlohmann::json doc = provenance();
@@ -48,6 +53,7 @@ void run(const OdeOptions& o) {
             r += fmt::format("{:>14.8g} {:>20.15f} {:>9.1e}\n", s.t[i], s.rho[i], s.rho_err[i]);
         return r;
     });
+    };
 }
 }  // namespace
 
@@ -75,7 +81,7 @@ Command add_ode_command(CLI::App& app) {
     sub->add_option("--table-tol", o->table.tol, "Chebyshev table target relative to max |j'|")->capture_default_str();
     sub->add_option("--table-points", o->table.max_points, "largest Chebyshev grid for the exact field")
         ->capture_default_str();
-    return {sub, [o] { run(*o); }};
+    return {sub, [o] { return prepare(*o); }};
 }
 
 }  // namespace rhoflow::cli

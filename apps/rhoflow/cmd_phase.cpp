@@ -22,9 +22,14 @@ std::string interval(const Basin& b) {
     return fmt::format("{}{:.10g}, {:.10g}{}", b.from_closed ? "[" : "(", b.from, b.to, b.to_closed ? "]" : ")");
 }
 
-void run(const PhaseOptions& o) {
+std::function<void()> prepare(const PhaseOptions& o) {
     const ModelParams m = o.model.model();
     o.phase.validate();
+    const FieldMethod method = parse_field_method(o.field, "field");
+    if (method == FieldMethod::montecarlo) DriftField::make(m, method);  // throws: names --field
+    o.table.validate();
+    if (method == FieldMethod::exact) validate_exact_field(m, o.table.exact);
+    return [o, m] {
     const DriftField f = DriftField::make(m, parse_field_method(o.field, "field"), o.table);
     const PhasePortrait p = phase_portrait(f, o.phase);
     nlohmann::json doc = provenance();
@@ -47,6 +52,7 @@ void run(const PhaseOptions& o) {
         r += fmt::format("(scan spacing {:.2e}; field error bound on j' {:.1e})\n", p.scan_spacing, f.dj_error());
         return r;
     });
+    };
 }
 }  // namespace
 
@@ -67,7 +73,7 @@ Command add_phase_command(CLI::App& app) {
     sub->add_option("--table-tol", o->table.tol, "Chebyshev table target relative to max |j'|")->capture_default_str();
     sub->add_option("--table-points", o->table.max_points, "largest Chebyshev grid for the exact field")
         ->capture_default_str();
-    return {sub, [o] { run(*o); }};
+    return {sub, [o] { return prepare(*o); }};
 }
 
 }  // namespace rhoflow::cli

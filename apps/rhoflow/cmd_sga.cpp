@@ -22,7 +22,7 @@ struct SgaOptions {
     std::vector<double> record;
 };
 
-void run(const SgaOptions& o) {
+std::function<void()> prepare(const SgaOptions& o) {
     const ModelParams m = o.model.model();
     SgaParams p = o.sga;
     p.steps = require_integer("steps", o.steps, 1, 1e12);
@@ -34,12 +34,13 @@ void run(const SgaOptions& o) {
     if (!std::isnan(o.rho0)) p.rho0 = o.rho0;
     for (double r : o.record) p.record_steps.push_back(require_integer("record", r, 0, static_cast<double>(p.steps)));
     p.validate();
-
-    std::atomic<std::int64_t> done{0};
+    return [o, m, p] {
+    ProgressCounter progress;
+    progress.total = p.steps * p.trials;
     EnsembleResult res;
     {
-        Progress bar(done, p.steps * p.trials, fmt::format("sga {} x {} steps", p.trials, p.steps));
-        res = run_ensemble(m, p, &done);
+        Progress bar(progress, fmt::format("sga {} x {} steps", p.trials, p.steps));
+        res = run_ensemble(m, p, &progress);
     }
     const auto& s = res.summary;
     nlohmann::json doc = provenance();
@@ -105,6 +106,7 @@ void run(const SgaOptions& o) {
         }
         return r;
     });
+    };
 }
 }  // namespace
 
@@ -137,7 +139,7 @@ Command add_sga_command(CLI::App& app) {
     sub->add_option("--records-per-decade", o->sga.records_per_decade, "log-spaced record steps per decade")
         ->capture_default_str();
     sub->add_option("--threads", o->sga.threads, "worker threads (0 = all cores)")->capture_default_str();
-    return {sub, [o] { run(*o); }};
+    return {sub, [o] { return prepare(*o); }};
 }
 
 }  // namespace rhoflow::cli

@@ -81,24 +81,49 @@ std::unique_ptr<CLI::App> make_app(std::vector<Command>& commands) {
     commands.push_back(add_ode_command(*app));
     commands.push_back(add_phase_command(*app));
     commands.push_back(add_sga_command(*app));
+    commands.push_back(add_compare_command(*app));
+    commands.push_back(add_run_command(*app));
     return app;
 }
 
 }  // namespace
 
 const std::vector<std::string>& command_names() {
-    static const std::vector<std::string> names = {"field", "ode", "phase", "sga"};
+    static const std::vector<std::string> names = {"field", "ode", "phase", "sga", "compare", "run"};
     return names;
 }
 
-int dispatch(const std::vector<std::string>& args) {
+namespace {
+
+Outcome failure(int code, const std::string& message, const std::string& param = "") {
+    return {code, message, param};
+}
+
+template <class F>
+Outcome guarded(F&& f) {
+    try {
+        f();
+        return {};
+    } catch (const InvalidArgument& e) {
+        if (e.param() == "file") return failure(2, e.what(), e.param());  // experiment files: FILE:LINE: ...
+        return failure(2, fmt::format("invalid --{}: {}", e.param(), e.what()), e.param());
+    } catch (const NumericalError& e) {
+        return failure(3, fmt::format("numerical failure: {}", e.what()));
+    } catch (const std::exception& e) {
+        return failure(1, e.what());
+    }
+}
+
+}  // namespace
+
+Outcome prepare(const std::vector<std::string>& args, std::function<void()>* work) {
+    *work = {};
     if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
         const auto& names = command_names();
         if (std::find(names.begin(), names.end(), args[0]) == names.end()) {
             std::string list;
             for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-            std::cerr << "rhoflow: error: unknown subcommand '" << args[0] << "' (accepted: " << list << ")\n";
-            return 2;
+            return failure(2, fmt::format("unknown subcommand '{}' (accepted: {})", args[0], list));
         }
     }
     std::vector<Command> commands;
@@ -107,28 +132,29 @@ int dispatch(const std::vector<std::string>& args) {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
         app->parse(reversed);
     } catch (const CLI::CallForHelp& e) {
-        return app->exit(e);
+        app->exit(e);
+        return {};
     } catch (const CLI::CallForAllHelp& e) {
-        return app->exit(e);
+        app->exit(e);
+        return {};
     } catch (const CLI::ParseError& e) {
-        std::cerr << "rhoflow: error: " << e.what() << "\n";
-        std::cerr << "Run 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.\n";
-        return 2;
+        return failure(2, std::string(e.what()) +
+                              "\nRun 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.");
     }
-    try {
+    return guarded([&] {
         for (auto& c : commands)
-            if (c.app->parsed()) c.run();
-        return 0;
-    } catch (const InvalidArgument& e) {
-        std::cerr << "rhoflow: error: invalid --" << e.param() << ": " << e.what() << "\n";
-        return 2;
-    } catch (const NumericalError& e) {
-        std::cerr << "rhoflow: numerical failure: " << e.what() << "\n";
-        return 3;
-    } catch (const std::exception& e) {
-        std::cerr << "rhoflow: error: " << e.what() << "\n";
-        return 1;
-    }
+            if (c.app->parsed()) *work = c.prepare();
+    });
+}
+
+Outcome execute(const std::function<void()>& work) { return work ? guarded(work) : Outcome{}; }
+
+int dispatch(const std::vector<std::string>& args) {
+    std::function<void()> work;
+    Outcome o = prepare(args, &work);
+    if (o.code == 0) o = execute(work);
+    if (o.code != 0) std::cerr << "rhoflow: " << (o.code == 3 ? "" : "error: ") << o.message << "\n";
+    return o.code;
 }
 
 }  // namespace rhoflow::cli

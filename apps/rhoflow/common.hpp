@@ -44,10 +44,12 @@ void emit(const OutputFlags& out, const nlohmann::json& doc, const std::function
 std::int64_t require_integer(const std::string& name, double value, double lo, double hi,
                              const std::string& range = "");
 
-/// A subcommand and what it does once its flags are parsed.
+/// A subcommand: `prepare` validates the parsed flags (throwing InvalidArgument, doing no work)
+/// and returns the function that does the work. Validation apart from work lets `rhoflow run`
+/// check a whole experiment file before it runs any of it.
 struct Command {
     CLI::App* app = nullptr;
-    std::function<void()> run;
+    std::function<std::function<void()>()> prepare;
 };
 
 /// Registers each subcommand (one function per file cmd_*.cpp).
@@ -55,12 +57,27 @@ Command add_field_command(CLI::App& app);
 Command add_ode_command(CLI::App& app);
 Command add_phase_command(CLI::App& app);
 Command add_sga_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 /// Names of all subcommands, in the order of --help.
 const std::vector<std::string>& command_names();
 
-/// Parses `args` (without the program name) and runs the chosen subcommand; returns the exit
-/// code (0 ok, 1 other, 2 invalid input, 3 numerical failure) after printing any error.
+/// The outcome of one command line: exit code (0 ok, 1 other, 2 invalid input, 3 numerical
+/// failure), the error message, and the offending parameter for code 2 when known.
+struct Outcome {
+    int code = 0;
+    std::string message;
+    std::string param;
+};
+
+/// Parses `args` (without the program name) and validates them; on success `*work` receives
+/// the function that runs the command. Help requests print and return code 0 with no work.
+Outcome prepare(const std::vector<std::string>& args, std::function<void()>* work);
+/// Runs prepared work, mapping exceptions to exit codes.
+Outcome execute(const std::function<void()>& work);
+/// prepare + execute, printing any error on stderr; returns the exit code.
 int dispatch(const std::vector<std::string>& args);
+/// Registers the experiment-file subcommand (cmd_run.cpp).
+Command add_run_command(CLI::App& app);
 
 }  // namespace rhoflow::cli

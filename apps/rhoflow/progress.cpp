@@ -7,13 +7,15 @@
 
 namespace rhoflow::cli {
 
-Progress::Progress(std::atomic<std::int64_t>& counter, std::int64_t total, std::string label)
-    : counter_(counter), total_(total), label_(std::move(label)) {
-    if (!::isatty(STDERR_FILENO) || total_ <= 0) return;
+Progress::Progress(const ProgressCounter& counter, std::string label) : counter_(counter), label_(std::move(label)) {
+    if (!::isatty(STDERR_FILENO)) return;
     thread_ = std::thread([this] {
         const auto start = std::chrono::steady_clock::now();
         while (!stop_.load()) {
-            const double f = std::min(1.0, static_cast<double>(counter_.load()) / static_cast<double>(total_));
+            const std::int64_t total = counter_.total.load();
+            const double f = total > 0 ? std::min(1.0, static_cast<double>(counter_.done.load()) /
+                                                           static_cast<double>(total))
+                                       : 0.0;
             const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             const int width = 30, filled = static_cast<int>(f * width);
             std::string bar(static_cast<std::size_t>(filled), '=');

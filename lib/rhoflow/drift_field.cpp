@@ -30,10 +30,9 @@ double DriftField::mass(double rho) const {
 }
 
 DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& params) {
-    model.validate();
     params.validate();
     // Refuse up front (InvalidArgument) what the exact method cannot do, before any sampling.
-    exact_field(model, 0.0, params.exact);
+    validate_exact_field(model, params.exact);
 
     struct Samples {
         std::vector<double> j, dj, mass;

@@ -92,6 +92,7 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
         r.nuisance_mass.push_back(nuisance);
     }
     if (steps_done) steps_done->fetch_add(done, std::memory_order_relaxed);
+    if (obs) obs->finish();
     r.rho_final = rho;
     r.t_final = t;
     r.mean_nuisance_mass_last_decile = mass_n ? mass_sum / static_cast<double>(mass_n) : 0.0;
@@ -100,8 +101,9 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
 
 }  // namespace
 
-EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, std::atomic<std::int64_t>* steps_done,
+EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
                             const ObserverFactory& observers) {
+    std::atomic<std::int64_t>* steps_done = progress ? &progress->done : nullptr;
     model.validate();
     p.validate();
     EnsembleResult out;

@@ -53,12 +53,20 @@ struct SgaParams {
     void validate() const;
 };
 
+/// Progress of long runs: steps done out of a total that the runner sets before starting.
+struct ProgressCounter {
+    std::atomic<std::int64_t> done{0};   ///< SGA steps completed so far
+    std::atomic<std::int64_t> total{0};  ///< SGA steps the whole run will take (0 = not yet known)
+};
+
 /// Watches every step of one trial (created per trial by the caller's factory).
 class StepObserver {
 public:
     virtual ~StepObserver() = default;
     /// Called for k = 0 (the initial state, t = 0) and after every step k >= 1.
     virtual void on_step(std::int64_t k, double t, double rho, double nuisance_mass) = 0;
+    /// Called once after the trial's last step.
+    virtual void finish() {}
 };
 /// Makes the observer of trial `trial` (stream index), or nullptr.
 using ObserverFactory = std::function<std::unique_ptr<StepObserver>(std::int64_t trial)>;
@@ -100,10 +108,9 @@ struct EnsembleResult {
 /// The record steps for `params`: 0, the log-spaced steps, the user's steps and `steps`.
 std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 
-/// Runs the ensemble. `steps_done`, if given, is incremented as steps complete (progress);
-/// `observers`, if given, makes one StepObserver per trial.
-EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params,
-                            std::atomic<std::int64_t>* steps_done = nullptr,
+/// Runs the ensemble. `progress`, if given, has its `done` incremented as steps complete (its
+/// total is the caller's business); `observers`, if given, makes one StepObserver per trial.
+EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params, ProgressCounter* progress = nullptr,
                             const ObserverFactory& observers = {});
 
 /// Summarises trials (used by run_ensemble; public for tests and for the comparator).

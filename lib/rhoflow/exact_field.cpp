@@ -188,16 +188,20 @@ Combined combine(const Coefs& c, const Moments& I, const Moments& dI, const Mome
 
 }  // namespace
 
-FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldParams& params,
-                       ExactFieldStats* stats) {
+void validate_exact_field(const ModelParams& model, const ExactFieldParams& params) {
     model.validate();
-    validate_rho(rho);
     params.validate();
-    const double tau = model.tau();
-    require(tau <= exact_field_max_tau, "beta", model.beta,
+    require(model.tau() <= exact_field_max_tau, "beta", model.beta,
             fmt::format("tau = beta*sigma <= {} for the exact method (tau = {}); use the "
                         "montecarlo method for sharper attention",
-                        exact_field_max_tau, format_number(tau)));
+                        exact_field_max_tau, format_number(model.tau())));
+}
+
+FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldParams& params,
+                       ExactFieldStats* stats) {
+    validate_exact_field(model, params);
+    validate_rho(rho);
+    const double tau = model.tau();
 
     const std::int64_t R = model.R, N = model.N();
     const double mu = model.beta * model.theta * rho;

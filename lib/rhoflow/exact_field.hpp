@@ -55,6 +55,10 @@ struct ExactFieldStats {
     double tail_err_j = 0;   ///< part of j_err from truncating lambda
 };
 
+/// Throws InvalidArgument when the exact method cannot take `model` or `params` (validation
+/// only, no work): the model's own ranges, the params' ranges and tau = beta sigma <= 12.
+void validate_exact_field(const ModelParams& model, const ExactFieldParams& params = {});
+
 /// j, j', drift and E[A_I] at rho with error estimates; cost independent of L.
 /// Throws InvalidArgument for invalid model/rho/params, NumericalError if the result would not
 /// be finite.

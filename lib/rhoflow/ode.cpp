@@ -6,6 +6,7 @@
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
 
 #include "rhoflow/errors.hpp"
 
@@ -30,6 +31,58 @@ namespace {
 
 using State = std::array<double, 1>;
 
+// Dormand-Prince 5(4) with dense output (odeint) for x' = F(x) from x(0) = x0: the one stepping
+// loop behind solve_ode, flow and FlowTracker. The state passed to F is clamped to [-1, 1]
+// when `clamp` is set (the drift is defined there).
+class DenseSolver {
+public:
+    DenseSolver(std::function<double(double)> F, double x0, double rtol, double atol, bool clamp)
+        : F_(std::move(F)), x0_(x0), clamp_(clamp),
+          stepper_(boost::numeric::odeint::make_dense_output(atol, rtol,
+                                                             boost::numeric::odeint::runge_kutta_dopri5<State>())) {}
+
+    // Advances one accepted step (the first call sets the initial step from |F(x0)| and the
+    // first time of interest); returns the step's interval.
+    std::pair<double, double> step(double t_first) {
+        if (!started_) {
+            const double f0 = std::abs(F_(x0_));
+            const double dt0 = std::min(t_first, f0 > 0 ? 1e-3 / f0 : t_first) * 1e-2 + 1e-12;
+            stepper_.initialize(State{x0_}, 0.0, dt0);
+            started_ = true;
+        }
+        auto sys = [this](const State& x, State& dxdt, double) {
+            ++evals_;
+            dxdt[0] = F_(clamp_ ? std::clamp(x[0], -1.0, 1.0) : x[0]);
+        };
+        const auto interval = stepper_.do_step(sys);
+        ++steps_;
+        if (!std::isfinite(stepper_.current_state()[0]))
+            throw NumericalError("ODE: the solution became non-finite");
+        return interval;
+    }
+    // x(t) by dense output, for t inside the last step.
+    double at(double t) const {
+        if (!started_ || t <= 0) return x0_;
+        State x;
+        stepper_.calc_state(t, x);
+        return clamp_ ? std::clamp(x[0], -1.0, 1.0) : x[0];
+    }
+    double current_time() const { return started_ ? stepper_.current_time() : 0.0; }
+    bool at_rest() const { return F_(x0_) == 0.0; }
+    std::int64_t steps() const { return steps_; }
+    std::int64_t evals() const { return evals_; }
+
+private:
+    using Stepper = decltype(boost::numeric::odeint::make_dense_output(
+        1.0, 1.0, boost::numeric::odeint::runge_kutta_dopri5<State>()));
+    std::function<double(double)> F_;
+    double x0_;
+    bool clamp_;
+    mutable Stepper stepper_;
+    bool started_ = false;
+    std::int64_t steps_ = 0, evals_ = 0;
+};
+
 struct Run {
     std::vector<double> rho;
     std::optional<double> hit;
@@ -40,49 +93,33 @@ struct Run {
 // |rho| = level (if level > 0).
 Run integrate(const std::function<double(double)>& F, double rho0, const std::vector<double>& times,
               double rtol, double atol, double level) {
-    namespace odeint = boost::numeric::odeint;
     Run run;
     run.rho.resize(times.size());
     const double t_end = times.empty() ? 0.0 : times.back();
-    auto sys = [&](const State& x, State& dxdt, double) {
-        ++run.evals;
-        dxdt[0] = F(std::clamp(x[0], -1.0, 1.0));
-    };
     std::size_t next = 0;
     while (next < times.size() && times[next] <= 0.0) run.rho[next++] = rho0;
     if (level > 0 && std::abs(rho0) >= level) run.hit = 0.0;
     if (next == times.size()) return run;
 
-    auto stepper = odeint::make_dense_output(atol, rtol, odeint::runge_kutta_dopri5<State>());
-    const double f0 = std::abs(F(rho0));
-    const double dt0 = std::min(t_end, f0 > 0 ? 1e-3 / f0 : t_end) * 1e-2 + 1e-12;
-    stepper.initialize(State{rho0}, 0.0, dt0);
-    State x;
+    DenseSolver solver(F, rho0, rtol, atol, true);
     while (next < times.size()) {
-        const auto [t0, t1] = stepper.do_step(sys);
-        ++run.steps;
+        const auto [t0, t1] = solver.step(t_end);
         while (next < times.size() && times[next] <= t1) {
-            stepper.calc_state(times[next], x);
-            run.rho[next++] = std::clamp(x[0], -1.0, 1.0);
+            run.rho[next] = solver.at(times[next]);
+            ++next;
         }
-        if (level > 0 && !run.hit && t0 < t_end) {
-            stepper.calc_state(t1, x);
-            if (std::abs(x[0]) >= level) {
-                auto g = [&](double t) {
-                    State y;
-                    stepper.calc_state(t, y);
-                    return std::abs(y[0]) - level;
-                };
-                std::uintmax_t iters = 100;
-                const auto r = boost::math::tools::toms748_solve(
-                    g, t0, t1, g(t0), g(t1), boost::math::tools::eps_tolerance<double>(50), iters);
-                const double th = 0.5 * (r.first + r.second);
-                if (th <= t_end) run.hit = th;
-            }
+        if (level > 0 && !run.hit && t0 < t_end && std::abs(solver.at(t1)) >= level) {
+            // rho(t) is monotone, so |rho| crosses the level once, inside this step.
+            auto g = [&](double t) { return std::abs(solver.at(t)) - level; };
+            std::uintmax_t iters = 100;
+            const auto r = boost::math::tools::toms748_solve(g, t0, t1, g(t0), g(t1),
+                                                             boost::math::tools::eps_tolerance<double>(50), iters);
+            const double th = 0.5 * (r.first + r.second);
+            if (th <= t_end) run.hit = th;
         }
-        if (!std::isfinite(stepper.current_state()[0]))
-            throw NumericalError("ODE: the solution became non-finite");
     }
+    run.steps = solver.steps();
+    run.evals = solver.evals();
     return run;
 }
 
@@ -144,5 +181,28 @@ std::vector<double> flow(const DriftField& field, double rho0, const std::vector
     auto F = [&](double r) { return field.drift(r); };
     return integrate(F, rho0, h, rtol, atol, 0.0).rho;
 }
+
+struct FlowTracker::Impl {
+    DenseSolver solver;
+    double last = 0;
+};
+
+FlowTracker::FlowTracker(std::function<double(double)> F, double x0, double rtol, double atol, bool clamp)
+    : impl_(std::make_unique<Impl>(Impl{DenseSolver(std::move(F), x0, rtol, atol, clamp)})) {}
+
+FlowTracker::~FlowTracker() = default;
+FlowTracker::FlowTracker(FlowTracker&&) noexcept = default;
+FlowTracker& FlowTracker::operator=(FlowTracker&&) noexcept = default;
+
+double FlowTracker::at(double t) {
+    Impl& m = *impl_;
+    if (t < m.last) throw std::logic_error("FlowTracker::at: times must not decrease");
+    m.last = t;
+    if (t <= 0 || m.solver.at_rest()) return m.solver.at(0.0);
+    while (m.solver.current_time() < t) m.solver.step(t);
+    return m.solver.at(t);
+}
+
+std::int64_t FlowTracker::steps() const noexcept { return impl_->solver.steps(); }
 
 }  // namespace rhoflow

@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -55,5 +57,26 @@ std::vector<double> linear_grid(double t_end, int points);
 /// The flow Phi_h(rho0) at ascending offsets h (dense output of one solve, no error estimate).
 std::vector<double> flow(const DriftField& field, double rho0, const std::vector<double>& h,
                          double rtol = 1e-10, double atol = 1e-12);
+
+/// The solution of x' = F(x), x(0) = x0, queried at non-decreasing times: the Dormand-Prince
+/// stepper advances only as far as the queries need, and each answer comes from its dense
+/// output. Serves the comparator, which restarts the flow at many anchors along a run.
+class FlowTracker {
+public:
+    /// Starts at x(0) = x0. The state passed to F is clamped to [-1, 1] when `clamp` is set.
+    FlowTracker(std::function<double(double)> F, double x0, double rtol = 1e-10, double atol = 1e-12,
+                bool clamp = true);
+    ~FlowTracker();
+    FlowTracker(FlowTracker&&) noexcept;
+    FlowTracker& operator=(FlowTracker&&) noexcept;
+    /// x(t); t must not decrease between calls (throws std::logic_error otherwise).
+    double at(double t);
+    /// Accepted steps so far.
+    std::int64_t steps() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rhoflow

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -190,4 +191,66 @@ TEST_CASE("cli: --help documents every flag with its default and exits 0") {
                           "--beta", "--sigma-per-norm", "--json", "--output", "100000"})
         CHECK(r.out.find(s) != std::string::npos);
     CHECK(rhoflow_cli({"--help"}).code == 0);
+}
+
+TEST_CASE("cli: compare writes its files and prints the Markdown table") {
+    const auto dir = fresh_dir("compare");
+    const Run r = rhoflow_cli({"compare", "--d", "10", "--L", "40", "--R", "8", "--theta", "1.5", "--steps", "2000",
+                               "--trials", "6", "--eta0", "0.02", "--k0", "500", "--horizon", "3", "--no-study",
+                               "--no-figures", "--out", dir.string(), "--quiet"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("| step k | t | rho ODE |") != std::string::npos);
+    CHECK(std::filesystem::exists(dir / "compare.json"));
+    CHECK(std::filesystem::exists(dir / "table.tex"));
+    CHECK(std::filesystem::exists(dir / "fig_gap.gp"));
+    const Run bad = rhoflow_cli({"compare", "--horizon", "1e6", "--out", (dir / "bad").string()});
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("--horizon") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "bad"));
+}
+
+TEST_CASE("cli: run validates the whole experiment file first, naming key and line") {
+    const auto dir = fresh_dir("run");
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    };
+    const std::string out = (dir / "out").string();
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"[[task]]\ncommand = \"sga\"\nsteps = 50\ntheta = [1.0, -2.0]\n", ":4: key 'theta'"},
+        {"[[task]]\ncommand = \"sga\"\n\nthetaa = 1\n", ":4: key 'thetaa'"},
+        {"[[task]]\ncommand = \"sgd\"\n", ":2: key 'command'"},
+        {"[[task]]\ncommand = \"sga\"\ntheta = 1 +\n", ":3:"},
+        {"title = \"x\"\nbogus = 3\n[[task]]\ncommand = \"sga\"\n", ":2: key 'bogus'"},
+        {"[[task]]\ncommand = \"phase\"\nscan = [4096, 2]\n", ":3: key 'scan'"},
+        {"[[task]]\ncommand = \"sga\"\nrecord = [[5, 999999]]\nsteps = 100\n", ":3: key 'record'"},
+    };
+    int i = 0;
+    for (const auto& [text, expected] : bad) {
+        CAPTURE(text);
+        const Run r = rhoflow_cli({"run", write(fmt::format("bad{}.toml", i++), text), "--out", out});
+        CHECK(r.code == 2);
+        CHECK(r.err.find(expected) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(out));  // nothing ran, nothing written
+    }
+    const std::string good = write("good.toml",
+                                   "title = \"t\"\n[defaults]\nd = 8\nL = 20\nR = 4\n[[task]]\nname = \"s\"\ncommand = "
+                                   "\"sga\"\nsteps = 200\ntrials = 3\ntheta = [0.5, 1.5]\n[[task]]\nname = \"f\"\n"
+                                   "command = \"field\"\nrho = [[0.0, 0.5]]\n");
+    const Run ok = rhoflow_cli({"run", good, "--out", out});
+    REQUIRE(ok.code == 0);
+    for (const char* f : {"s/summary.csv", "s/summary.md", "s/summary.tex", "s/theta=0.5/result.json",
+                          "s/theta=1.5/result.json", "f/summary.csv", "run.json"})
+        CHECK(std::filesystem::exists(std::filesystem::path(out) / f));
+    CHECK(ok.out.find("## s") != std::string::npos);
+}
+
+TEST_CASE("cli: the shipped experiment files are valid") {
+    for (const char* f : {"paper.toml", "paper_full_sampler_short.toml", "bistable.toml"}) {
+        CAPTURE(f);
+        const Run r = rhoflow_cli({"run", std::string(RHOFLOW_SOURCE_DIR) + "/experiments/" + f, "--dry-run"});
+        CHECK(r.code == 0);
+        CHECK(r.out.find("rhoflow ") != std::string::npos);
+    }
 }
