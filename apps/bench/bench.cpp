@@ -41,6 +41,19 @@ std::pair<double, double> timed(int reps, const std::function<void()>& f) {
     return {t.front(), t[t.size() / 2]};
 }
 
+// Best times of several functions measured in interleaved rounds, so that a slow phase of the
+// machine affects all of them alike and their ratios stay meaningful.
+std::vector<double> timed_interleaved(int rounds, const std::vector<std::function<void()>>& fs) {
+    std::vector<double> best(fs.size(), 1e300);
+    for (int r = 0; r < rounds; ++r)
+        for (std::size_t i = 0; i < fs.size(); ++i) {
+            const auto t0 = Clock::now();
+            fs[i]();
+            best[i] = std::min(best[i], seconds_since(t0));
+        }
+    return best;
+}
+
 volatile double sink = 0;
 
 void bench_field(bool quick) {
@@ -52,23 +65,27 @@ void bench_field(bool quick) {
     ref.rel_tol = 1e-14;
     ref.inner_resolution = 0.08;
     const int reps = quick ? 20 : 300;
-    double t_small = 0, t_large = 0;
-    for (double L : {1e2, 1e4, 1e6}) {
-        const ModelParams m{100, static_cast<std::int64_t>(L), static_cast<std::int64_t>(L / 20), 1.0, 1.0, 1.0};
-        const FieldPoint r = exact_field(m, 0.3, ref);
-        FieldPoint p;
-        ExactFieldStats st;
-        const auto [best, median] = timed(reps, [&] { p = exact_field(m, 0.3, fast, &st); });
-        const auto [best_def, median_def] = timed(reps, [&] { sink = exact_field(m, 0.3).j; });
-        fmt::print("L = {:>8g}: {:.3f} ms (median {:.3f}); error estimate j {:.1e} dj {:.1e} relative; actual "
-                   "j {:.1e} dj {:.1e}; {} outer x {} inner nodes | default rel-tol 1e-12: {:.3f} ms\n",
-                   L, best * 1e3, median * 1e3, p.j_err / p.j, p.dj_err / std::abs(p.dj),
-                   std::abs(p.j - r.j) / r.j, std::abs(p.dj - r.dj) / std::abs(r.dj), st.outer_nodes,
-                   st.inner_nodes, best_def * 1e3);
-        if (L == 1e2) t_small = best;
-        if (L == 1e6) t_large = best;
+    const std::vector<double> Ls = {1e2, 1e4, 1e6};
+    std::vector<ModelParams> models;
+    std::vector<std::function<void()>> fast_runs, default_runs;
+    for (double L : Ls) models.push_back({100, static_cast<std::int64_t>(L), static_cast<std::int64_t>(L / 20), 1.0, 1.0, 1.0});
+    for (const auto& m : models) {
+        fast_runs.push_back([&m, &fast] { sink = exact_field(m, 0.3, fast).j; });
+        default_runs.push_back([&m] { sink = exact_field(m, 0.3).j; });
     }
-    fmt::print("ratio cost(L = 1e6) / cost(L = 1e2) = {:.2f}\n", t_large / t_small);
+    const auto best = timed_interleaved(reps, fast_runs);
+    const auto best_def = timed_interleaved(reps, default_runs);
+    for (std::size_t i = 0; i < models.size(); ++i) {
+        const FieldPoint r = exact_field(models[i], 0.3, ref);
+        ExactFieldStats st;
+        const FieldPoint p = exact_field(models[i], 0.3, fast, &st);
+        fmt::print("L = {:>8g}: {:.3f} ms; error estimate j {:.1e} dj {:.1e} relative; actual j {:.1e} dj {:.1e}; "
+                   "{} outer x {} inner nodes | default rel-tol 1e-12: {:.3f} ms\n",
+                   Ls[i], best[i] * 1e3, p.j_err / p.j, p.dj_err / std::abs(p.dj), std::abs(p.j - r.j) / r.j,
+                   std::abs(p.dj - r.dj) / std::abs(r.dj), st.outer_nodes, st.inner_nodes, best_def[i] * 1e3);
+    }
+    fmt::print("ratio cost(L = 1e6) / cost(L = 1e2) = {:.2f} (default settings: {:.2f})\n", best[2] / best[0],
+               best_def[2] / best_def[0]);
 }
 
 void bench_ode(bool quick) {
@@ -92,7 +109,7 @@ void bench_ode(bool quick) {
                s.hit_time.value_or(-1), s.hit_time_err);
 }
 
-double bench_rng(bool quick) {
+void bench_rng(bool quick) {
     fmt::print("\n== random numbers (Philox4x64-10 + ziggurat), 1 core\n");
     const std::size_t n = quick ? 1000000 : 20000000;
     std::vector<double> x(n);
@@ -105,30 +122,27 @@ double bench_rng(bool quick) {
     const auto [tn, tnm] = timed(5, [&] { rng.fill_normal(x.data(), n); });
     const double count = static_cast<double>(n);
     fmt::print("{:.0f} M 64-bit draws/s, {:.0f} M normals/s\n", count / tu / 1e6, count / tn / 1e6);
-    return count / tn;
 }
 
 void bench_reduced(bool quick) {
     fmt::print("\n== reduced sampler: one SGA step at L = 1e4 (R = 500), 1 core\n");
-    const int steps = quick ? 50 : 500;
-    double rate10 = 0, rate1e4 = 0;
-    for (std::int64_t d : {10, 10000}) {
-        const ModelParams m{d, 10000, 500, 1.0, 1.0, 1.0};
-        ReducedSampler s(m);
-        RandomStream rng(3, 3);
-        const auto [t, tm] = timed(5, [&] {
-            double rho = 0.1;
-            for (int k = 0; k < steps; ++k) rho = s.step(rho, 0.01, UpdateRule::normalized, rng);
-            sink = rho;
-        });
-        const double rate = steps * 1e4 / t;
-        fmt::print("d = {:>6}: {:.1f} M token-steps/s ({:.1f} us per step)\n", d, rate / 1e6, t / steps * 1e6);
-        (d == 10 ? rate10 : rate1e4) = rate;
-    }
-    fmt::print("ratio cost(d = 1e4) / cost(d = 10) = {:.3f}\n", rate10 / rate1e4);
+    const int steps = quick ? 20 : 200;
+    const ModelParams m10{10, 10000, 500, 1.0, 1.0, 1.0}, m1e4{10000, 10000, 500, 1.0, 1.0, 1.0};
+    ReducedSampler s10(m10), s1e4(m1e4);
+    RandomStream rng(3, 3);
+    auto run = [&](ReducedSampler& s) {
+        double rho = 0.1;
+        for (int k = 0; k < steps; ++k) rho = s.step(rho, 0.01, UpdateRule::normalized, rng);
+        sink = rho;
+    };
+    const auto best = timed_interleaved(quick ? 3 : 15, {[&] { run(s10); }, [&] { run(s1e4); }});
+    for (int i = 0; i < 2; ++i)
+        fmt::print("d = {:>6}: {:.1f} M token-steps/s ({:.1f} us per step)\n", i == 0 ? 10 : 10000,
+                   steps * 1e4 / best[static_cast<std::size_t>(i)] / 1e6, best[static_cast<std::size_t>(i)] / steps * 1e6);
+    fmt::print("ratio cost(d = 1e4) / cost(d = 10) = {:.3f}\n", best[1] / best[0]);
 }
 
-void bench_full(bool quick, double normals_per_s) {
+void bench_full(bool quick) {
     fmt::print("\n== full vs reduced sampler at L = 10500 (R = 500), 1 core\n");
     for (std::int64_t d : {100, 1000}) {
         const ModelParams m{d, 10500, 500, 1.0, 1.0, 1.0};
@@ -136,20 +150,23 @@ void bench_full(bool quick, double normals_per_s) {
         ReducedSampler red(m);
         RandomStream rng(4, 4);
         Eigen::VectorXd q = FullSampler::query_with_alignment(d, 0.1);
-        const int fsteps = quick ? 2 : (d == 100 ? 20 : 4);
-        const auto [tf, tfm] = timed(3, [&] {
-            for (int k = 0; k < fsteps; ++k) full.step(q, 0.001, UpdateRule::normalized, rng);
-        });
+        const int fsteps = quick ? 2 : (d == 100 ? 10 : 2);
         const int rsteps = quick ? 20 : 200;
-        const auto [tr, trm] = timed(3, [&] {
-            double rho = 0.1;
-            for (int k = 0; k < rsteps; ++k) rho = red.step(rho, 0.001, UpdateRule::normalized, rng);
-            sink = rho;
-        });
+        std::vector<double> x(static_cast<std::size_t>(d) * 10500);
+        const auto best = timed_interleaved(quick ? 2 : 5, {
+            [&] { for (int k = 0; k < fsteps; ++k) full.step(q, 0.001, UpdateRule::normalized, rng); },
+            [&] {
+                double rho = 0.1;
+                for (int k = 0; k < rsteps; ++k) rho = red.step(rho, 0.001, UpdateRule::normalized, rng);
+                sink = rho;
+            },
+            [&] { for (int k = 0; k < fsteps; ++k) rng.fill_normal(x.data(), x.size()); }});
+        const double tf = best[0], tr = best[1], tg = best[2];
+        const double normals_per_s = fsteps * static_cast<double>(x.size()) / tg;  // the generator alongside
         const double per_full = tf / fsteps, per_red = tr / rsteps;
         const double full_normals = static_cast<double>(d) * 10500 / per_full;
         fmt::print("d = {:>5}: full {:.2f} ms/step, reduced {:.3f} ms/step, ratio full/reduced = {:.0f}; full "
-                   "simulator {:.0f} M normals/s = {:.2f} of the generator's own rate\n",
+                   "simulator {:.0f} M normals/s = {:.2f} of the generator's own rate (measured alongside)\n",
                    d, per_full * 1e3, per_red * 1e3, per_full / per_red, full_normals / 1e6,
                    full_normals / normals_per_s);
     }
@@ -200,10 +217,9 @@ int main(int argc, char** argv) {
     fmt::print("rhoflow-bench {} (best of several runs; see docs/benchmarks.md)\n", rhoflow::version);
     if (want("field")) bench_field(quick);
     if (want("ode")) bench_ode(quick);
-    double normals = 2e8;
-    if (want("rng") || want("full")) normals = bench_rng(quick);
+    if (want("rng")) bench_rng(quick);
     if (want("reduced")) bench_reduced(quick);
-    if (want("full")) bench_full(quick, normals);
+    if (want("full")) bench_full(quick);
     if (want("numpy")) bench_numpy(quick);
     return 0;
 }

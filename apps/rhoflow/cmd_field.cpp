@@ -39,11 +39,15 @@ std::function<void()> prepare(const FieldOptions& o) {
 
 void work(const FieldOptions& o, const ModelParams& m, FieldMethod method, const MonteCarloParams& mc) {
     std::vector<FieldPoint> pts;
+    std::vector<GradientMoments> moments;
     for (double r : o.rho) {
         switch (method) {
             case FieldMethod::exact: pts.push_back(exact_field(m, r, o.exact)); break;
             case FieldMethod::meanfield: pts.push_back(meanfield_field(m, r)); break;
-            case FieldMethod::montecarlo: pts.push_back(montecarlo_field(m, r, mc)); break;
+            case FieldMethod::montecarlo:
+                moments.emplace_back();
+                pts.push_back(montecarlo_field(m, r, mc, &moments.back()));
+                break;
         }
     }
     nlohmann::json doc = provenance();
@@ -53,7 +57,14 @@ void work(const FieldOptions& o, const ModelParams& m, FieldMethod method, const
     if (method == FieldMethod::exact) doc["exact"] = {{"rel_tol", o.exact.rel_tol}, {"inner_resolution", o.exact.inner_resolution}};
     if (method == FieldMethod::montecarlo) doc["montecarlo"] = {{"samples", mc.samples}, {"seed", mc.seed}};
     doc["points"] = nlohmann::json::array();
-    for (const auto& p : pts) doc["points"].push_back(to_json(p));
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        nlohmann::json pj = to_json(pts[i]);
+        if (!moments.empty())
+            pj["gradient"] = {{"g_u", moments[i].g_u},       {"g_u_err", moments[i].g_u_err},
+                              {"g_v", moments[i].g_v},       {"g_v_err", moments[i].g_v_err},
+                              {"g_w_sq", moments[i].g_w_sq}, {"g_w_sq_err", moments[i].g_w_sq_err}};
+        doc["points"].push_back(pj);
+    }
     emit(o.out, doc, [&] {
         std::string s = fmt::format("# rhoflow field, method {}, {}\n", to_string(method), describe(m));
         if (method == FieldMethod::montecarlo)
@@ -67,6 +78,15 @@ void work(const FieldOptions& o, const ModelParams& m, FieldMethod method, const
         for (const auto& p : pts)
             s += fmt::format("{:>8.4g} {:>19.14g} {:>8.1e} {:>19.14g} {:>8.1e} {:>19.14g} {:>15.10g} {:>8.1e}\n", p.rho,
                              p.j, p.j_err, p.dj, p.dj_err, p.drift, p.mass_informative, p.mass_err);
+        if (!moments.empty()) {
+            s += "# per-sample gradient in the frame (q, e, rest): means and standard errors\n";
+            s += fmt::format("{:>8} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}\n", "rho", "E g_u", "+-", "E g_v", "+-",
+                             "E|g_w|^2", "+-");
+            for (std::size_t i = 0; i < pts.size(); ++i)
+                s += fmt::format("{:>8.4g} {:>12.6g} {:>8.1e} {:>12.6g} {:>8.1e} {:>12.6g} {:>8.1e}\n", pts[i].rho,
+                                 moments[i].g_u, moments[i].g_u_err, moments[i].g_v, moments[i].g_v_err,
+                                 moments[i].g_w_sq, moments[i].g_w_sq_err);
+        }
         return s;
     });
 }

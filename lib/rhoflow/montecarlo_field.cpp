@@ -21,11 +21,12 @@ void MonteCarloParams::validate() const {
 namespace {
 constexpr std::int64_t kChunk = 2048;  // samples per independent stream
 struct ChunkStats {
-    RunningStats j, dj, drift, mass;
+    RunningStats j, dj, drift, mass, gu, gv, gw;
 };
 }  // namespace
 
-FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCarloParams& params) {
+FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCarloParams& params,
+                            GradientMoments* moments) {
     model.validate();
     validate_rho(rho);
     params.validate();
@@ -46,6 +47,9 @@ FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCar
             out.j.add(g.norm_f_sq());
             out.drift.add(s * g.g_v);
             out.mass.add(g.mass_informative);
+            out.gu.add(g.g_u);
+            out.gv.add(g.g_v);
+            out.gw.add(g.g_w_sq);
             // Pathwise derivative of h(u); see the header.
             const double G = g.f_u, A = g.mass_informative, S = g.sum_a2;
             const double dG = A + beta * (g.informative_au - G * A);
@@ -62,7 +66,13 @@ FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCar
         all.dj.merge(r.dj);
         all.drift.merge(r.drift);
         all.mass.merge(r.mass);
+        all.gu.merge(r.gu);
+        all.gv.merge(r.gv);
+        all.gw.merge(r.gw);
     }
+    if (moments)
+        *moments = {all.gu.mean(), all.gu.standard_error(), all.gv.mean(), all.gv.standard_error(),
+                    all.gw.mean(), all.gw.standard_error()};
     FieldPoint p;
     p.rho = rho;
     p.j = require_finite_result(all.j.mean(), "j (Monte Carlo)");

@@ -32,8 +32,18 @@ struct MonteCarloParams {
     void validate() const;
 };
 
+/// Means of the per-sample gradient's components in the frame (q, e, rest), with standard errors:
+/// what the projection's O(eta) bias depends on (docs/theory.md section 7).
+struct GradientMoments {
+    double g_u = 0, g_u_err = 0;        ///< E<g, q> (radial: shortens the normalized step)
+    double g_v = 0, g_v_err = 0;        ///< E<g, e>
+    double g_w_sq = 0, g_w_sq_err = 0;  ///< E||g_w||^2 (orthogonal: pulls rho towards 0)
+};
+
 /// Estimates at rho with standard errors in the *_err fields. `drift` is the gradient-identity
-/// estimator, `dj` the pathwise one (see above); they agree in expectation.
-FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCarloParams& params = {});
+/// estimator, `dj` the pathwise one (see above); they agree in expectation. `moments`, if given,
+/// receives the gradient moments from the same samples.
+FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCarloParams& params = {},
+                            GradientMoments* moments = nullptr);
 
 }  // namespace rhoflow
