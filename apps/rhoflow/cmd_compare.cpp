@@ -17,7 +17,9 @@ struct CompareOptions {
     CompareParams params = default_compare_params();
     double steps = static_cast<double>(params.sga.steps), trials = static_cast<double>(params.sga.trials);
     double seed = static_cast<double>(params.sga.seed), study_trials = static_cast<double>(params.study_trials);
-    std::string sampler = "reduced", update = "normalized", field = "exact", rho0 = "0.1";
+    std::string sampler = std::string(to_string(params.sga.sampler)), update = std::string(to_string(params.sga.update));
+    std::string field = std::string(to_string(params.field));
+    std::string rho0 = params.sga.rho0 ? format_number(*params.sga.rho0) : "uniform";
     std::string out = "rhoflow-compare";
     bool no_figures = false, quiet = false;
 };

@@ -26,12 +26,9 @@ std::function<void()> prepare(const OdeOptions& o) {
     validate_rho(o.rho0, "rho0");
     const auto times = linear_grid(o.t_end, static_cast<int>(require_integer("points", o.points, 2, 1e7)));
     o.ode.validate();
-    const FieldMethod method = parse_field_method(o.field, "field");
-    if (method == FieldMethod::montecarlo) DriftField::make(m, method);  // throws: names --field
-    o.table.validate();
-    if (method == FieldMethod::exact) validate_exact_field(m, o.table.exact);
-    return [o, m, times] {
-    const DriftField f = DriftField::make(m, parse_field_method(o.field, "field"), o.table);
+    const FieldMethod method = ode_field_method(o.field, m, o.table);
+    return [o, m, times, method] {
+    const DriftField f = DriftField::make(m, method, o.table);
     const OdeSolution s = solve_ode(f, o.rho0, times, o.ode);
     nlohmann::json doc = provenance();
     doc["command"] = "ode";

@@ -25,12 +25,9 @@ std::string interval(const Basin& b) {
 std::function<void()> prepare(const PhaseOptions& o) {
     const ModelParams m = o.model.model();
     o.phase.validate();
-    const FieldMethod method = parse_field_method(o.field, "field");
-    if (method == FieldMethod::montecarlo) DriftField::make(m, method);  // throws: names --field
-    o.table.validate();
-    if (method == FieldMethod::exact) validate_exact_field(m, o.table.exact);
-    return [o, m] {
-    const DriftField f = DriftField::make(m, parse_field_method(o.field, "field"), o.table);
+    const FieldMethod method = ode_field_method(o.field, m, o.table);
+    return [o, m, method] {
+    const DriftField f = DriftField::make(m, method, o.table);
     const PhasePortrait p = phase_portrait(f, o.phase);
     nlohmann::json doc = provenance();
     doc["command"] = "phase";

@@ -32,6 +32,15 @@ std::int64_t require_integer(const std::string& name, double value, double lo, d
     return static_cast<std::int64_t>(value);
 }
 
+FieldMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table) {
+    const FieldMethod method = parse_field_method(field, "field");
+    if (method == FieldMethod::montecarlo)
+        throw InvalidArgument("field", "field = 'montecarlo' cannot drive the ODE (accepted: exact, meanfield)");
+    table.validate();
+    if (method == FieldMethod::exact) validate_exact_field(model, table.exact);
+    return method;
+}
+
 ModelParams ModelFlags::model() const {
     const std::int64_t di = require_integer("d", d, 2, 1e9);
     const std::int64_t Li = require_integer("L", L, 1, 1e12);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/drift_field.hpp"
+#include "rhoflow/field.hpp"
 #include "rhoflow/model.hpp"
 
 namespace rhoflow::cli {
@@ -38,6 +40,10 @@ struct OutputFlags {
 /// Checks `doc` for non-finite numbers (NumericalError), then writes it: to --output FILE
 /// atomically, or to stdout as JSON (--json) or as the text `text()` renders.
 void emit(const OutputFlags& out, const nlohmann::json& doc, const std::function<std::string()>& text);
+
+/// The ODE's field method from --field, validated for `model` and the table parameters (throws
+/// InvalidArgument naming --field, or the parameter the exact method cannot take).
+FieldMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table);
 
 /// Throws InvalidArgument unless `value` is an integer in [lo, hi]; returns it. `range` replaces
 /// the default description of the accepted range in the message.

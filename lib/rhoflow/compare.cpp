@@ -54,18 +54,6 @@ CompareParams default_compare_params() {
 
 namespace {
 
-// For ascending target times, the first step k <= K with t_k >= target (t_k = sum_{j<k} eta_j).
-std::vector<std::int64_t> steps_at_times(const StepSchedule& s, std::int64_t K, const std::vector<double>& targets) {
-    std::vector<std::int64_t> out;
-    double t = 0;
-    std::int64_t k = 0;
-    for (double target : targets) {
-        while (k < K && t < target) t += s.eta(k++);
-        out.push_back(k);
-    }
-    return out;
-}
-
 double study_horizon_for(const CompareParams& p, const DriftField& F, double rho0, double t_final) {
     if (p.study_horizon > 0) return std::min(p.study_horizon, t_final);
     OdeParams o;
@@ -139,15 +127,10 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
     for (int i = 0; i < p.anchors; ++i)
         anchor_times.push_back(ta0 * std::pow(ta1 / ta0, static_cast<double>(i) / (p.anchors - 1)));
     std::set<std::int64_t> anchor_set;
-    for (auto k : steps_at_times(sch, sg.steps, anchor_times)) anchor_set.insert(k);
-    {  // table rows whose window fits are anchors too
-        double t = 0;
-        std::int64_t k = 0;
-        for (auto r : row_steps) {
-            while (k < r) t += sch.eta(k++);
-            if (t + p.horizon <= t_final * (1 - 1e-12)) anchor_set.insert(r);
-        }
-    }
+    for (auto k : sch.steps_at(anchor_times, sg.steps)) anchor_set.insert(k);
+    const std::vector<double> row_times = sch.times_at(row_steps);
+    for (std::size_t i = 0; i < row_steps.size(); ++i)  // table rows whose window fits are anchors too
+        if (row_times[i] + p.horizon <= t_final * (1 - 1e-12)) anchor_set.insert(row_steps[i]);
     const std::vector<std::int64_t> anchors(anchor_set.begin(), anchor_set.end());
 
     // The step-size study's runs: eta0 k0 fixed so that eta(t) keeps its shape; each run over
@@ -165,7 +148,7 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
             q.trials = p.study_trials;
             q.first_trial = static_cast<std::int64_t>(1000000 * (m + 1));
             q.rho0 = study_rho0;
-            q.steps = std::max<std::int64_t>(1, steps_at_times(q.schedule, std::int64_t{1} << 40, {study_t}).front());
+            q.steps = std::max<std::int64_t>(1, q.schedule.steps_at({study_t}, std::int64_t{1} << 40).front());
             q.record_steps = {};
             q.records_per_decade = 1;
             study.push_back(q);
@@ -197,14 +180,13 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
         double t, eta, mean, median, q90, max;
     };
     std::vector<AnchorStat> astats;
+    const std::vector<double> anchor_t = sch.times_at(anchors);
     for (std::size_t a = 0; a < anchors.size(); ++a) {
         std::vector<double> g;
         for (const auto& s : slots)
             if (s.gaps[a]) g.push_back(*s.gaps[a]);
         if (g.size() != N) continue;  // window not complete (cannot happen by construction)
-        double t = 0;
-        for (std::int64_t j = 0; j < anchors[a]; ++j) t += sch.eta(j);
-        astats.push_back({anchors[a], t, sch.eta(anchors[a]), mean_of(g), quantile(g, 0.5), quantile(g, 0.9),
+        astats.push_back({anchors[a], anchor_t[a], sch.eta(anchors[a]), mean_of(g), quantile(g, 0.5), quantile(g, 0.9),
                           *std::max_element(g.begin(), g.end())});
     }
 

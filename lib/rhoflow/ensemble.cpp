@@ -108,17 +108,7 @@ EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, Progre
     p.validate();
     EnsembleResult out;
     out.record_steps = record_steps_for(p);
-    {
-        double t = 0;
-        std::size_t next = 0;
-        for (std::int64_t k = 0; k <= p.steps && next < out.record_steps.size(); ++k) {
-            if (out.record_steps[next] == k) {
-                out.record_times.push_back(t);
-                ++next;
-            }
-            t += p.schedule.eta(k);
-        }
-    }
+    out.record_times = p.schedule.times_at(out.record_steps);
     out.warning = p.schedule.warning();
     out.trials.resize(static_cast<std::size_t>(p.trials));
 

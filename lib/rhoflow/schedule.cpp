@@ -37,4 +37,28 @@ double StepSchedule::time_at(std::int64_t K) const noexcept {
     return t;
 }
 
+std::vector<double> StepSchedule::times_at(const std::vector<std::int64_t>& ascending_steps) const {
+    std::vector<double> out;
+    out.reserve(ascending_steps.size());
+    double t = 0;
+    std::int64_t k = 0;
+    for (auto target : ascending_steps) {
+        while (k < target) t += eta(k++);
+        out.push_back(t);
+    }
+    return out;
+}
+
+std::vector<std::int64_t> StepSchedule::steps_at(const std::vector<double>& ascending_times, std::int64_t K) const {
+    std::vector<std::int64_t> out;
+    out.reserve(ascending_times.size());
+    double t = 0;
+    std::int64_t k = 0;
+    for (double target : ascending_times) {
+        while (k < K && t < target) t += eta(k++);
+        out.push_back(k);
+    }
+    return out;
+}
+
 }  // namespace rhoflow
