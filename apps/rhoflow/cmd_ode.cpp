@@ -67,17 +67,12 @@ Command add_ode_command(CLI::App& app) {
     sub->add_option("--rho0", o->rho0, "initial alignment in [-1, 1]")->capture_default_str();
     sub->add_option("--t-end", o->t_end, "final time (ODE time t = sum of step sizes)")->capture_default_str();
     sub->add_option("--points", o->points, "output times, evenly spaced on [0, t-end]")->capture_default_str();
-    sub->add_option("--field", o->field, "exact | meanfield")->capture_default_str();
     sub->add_option("--rtol", o->ode.rtol, "relative tolerance per step")->capture_default_str();
     sub->add_option("--atol", o->ode.atol, "absolute tolerance per step")->capture_default_str();
     sub->add_option("--hit", o->ode.hit_eps, "hitting level EPS: first t with |rho| >= 1 - EPS")->capture_default_str();
     sub->add_flag("!--no-error-estimate", o->ode.error_estimate,
                   "skip the tol/100 and perturbed-field solves that give rho_err");
-    sub->add_option("--threads", o->table.threads, "threads tabulating the exact field (0 = all cores)")
-        ->capture_default_str();
-    sub->add_option("--table-tol", o->table.tol, "Chebyshev table target relative to max |j'|")->capture_default_str();
-    sub->add_option("--table-points", o->table.max_points, "largest Chebyshev grid for the exact field")
-        ->capture_default_str();
+    add_ode_field_flags(*sub, o->field, o->table);
     return {sub, [o] { return prepare(*o); }};
 }
 

@@ -63,13 +63,8 @@ Command add_phase_command(CLI::App& app) {
         "and whether F has one sign on (-1, 1). Nothing assumes monotonicity.");
     o->model.add(*sub);
     o->out.add(*sub);
-    sub->add_option("--field", o->field, "exact | meanfield")->capture_default_str();
     sub->add_option("--scan", o->phase.scan_cells, "cells of the uniform scan of [-1, 1]")->capture_default_str();
-    sub->add_option("--threads", o->table.threads, "threads tabulating the exact field (0 = all cores)")
-        ->capture_default_str();
-    sub->add_option("--table-tol", o->table.tol, "Chebyshev table target relative to max |j'|")->capture_default_str();
-    sub->add_option("--table-points", o->table.max_points, "largest Chebyshev grid for the exact field")
-        ->capture_default_str();
+    add_ode_field_flags(*sub, o->field, o->table);
     return {sub, [o] { return prepare(*o); }};
 }
 

@@ -32,6 +32,13 @@ std::int64_t require_integer(const std::string& name, double value, double lo, d
     return static_cast<std::int64_t>(value);
 }
 
+void add_ode_field_flags(CLI::App& app, std::string& field, FieldTableParams& table) {
+    app.add_option("--field", field, "exact | meanfield")->capture_default_str();
+    app.add_option("--threads", table.threads, "threads tabulating the exact field (0 = all cores)")->capture_default_str();
+    app.add_option("--table-tol", table.tol, "Chebyshev table target relative to max |j'|")->capture_default_str();
+    app.add_option("--table-points", table.max_points, "largest Chebyshev grid for the exact field")->capture_default_str();
+}
+
 FieldMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table) {
     const FieldMethod method = parse_field_method(field, "field");
     if (method == FieldMethod::montecarlo)

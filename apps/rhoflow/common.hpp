@@ -41,6 +41,9 @@ struct OutputFlags {
 /// atomically, or to stdout as JSON (--json) or as the text `text()` renders.
 void emit(const OutputFlags& out, const nlohmann::json& doc, const std::function<std::string()>& text);
 
+/// --field, --threads, --table-tol, --table-points: the field the ODE uses and its Chebyshev table.
+void add_ode_field_flags(CLI::App& app, std::string& field, FieldTableParams& table);
+
 /// The ODE's field method from --field, validated for `model` and the table parameters (throws
 /// InvalidArgument naming --field, or the parameter the exact method cannot take).
 FieldMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table);

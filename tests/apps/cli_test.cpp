@@ -2,7 +2,9 @@
 // naming the flag, and no file left behind by a failed run.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
@@ -253,4 +255,19 @@ TEST_CASE("cli: the shipped experiment files are valid") {
         CHECK(r.code == 0);
         CHECK(r.out.find("rhoflow ") != std::string::npos);
     }
+}
+
+TEST_CASE("cli: no progress-bar characters when stderr is not a terminal") {
+    // The bar writes to file descriptor 2 directly, so run the real binary with stderr in a file.
+    const auto dir = fresh_dir("progress");
+    std::filesystem::create_directories(dir);
+    const auto log = dir / "stderr.log";
+    const std::string cmd = std::string(RHOFLOW_CLI_PATH) +
+                            " sga --steps 20000 --trials 2 --L 200 --R 20 --d 10 --json > /dev/null 2> '" +
+                            log.string() + "'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::ifstream in(log);
+    const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(err.find('\r') == std::string::npos);
+    CHECK(err.find("[==") == std::string::npos);
 }

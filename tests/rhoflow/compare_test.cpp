@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "rhoflow/errors.hpp"
+#include "test_util.hpp"
 #include "rhoflow/plot.hpp"
 
 using namespace rhoflow;
@@ -99,14 +100,7 @@ TEST_CASE("compare: writes every file, and figures when gnuplot is there") {
 }
 
 TEST_CASE("compare: invalid parameters are named") {
-    auto param_of = [](CompareParams p) -> std::string {
-        try {
-            p.validate();
-        } catch (const InvalidArgument& e) {
-            return e.param();
-        }
-        return "";
-    };
+    auto param_of = [](CompareParams q) { return test::invalid_param([&] { q.validate(); }); };
     CompareParams p = small();
     p.horizon = 1000;  // longer than the run
     CHECK(param_of(p) == "horizon");

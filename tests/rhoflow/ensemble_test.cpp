@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "rhoflow/errors.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 
@@ -109,14 +110,7 @@ TEST_CASE("ensemble: a schedule without Robbins-Monro carries a warning, bad par
     CHECK(p.schedule.warning().find("Robbins-Monro") != std::string::npos);
     p.schedule.gamma = 0.75;
     CHECK(p.schedule.warning().empty());
-    auto param_of = [](SgaParams q) -> std::string {
-        try {
-            q.validate();
-        } catch (const InvalidArgument& e) {
-            return e.param();
-        }
-        return "";
-    };
+    auto param_of = [](SgaParams q) { return test::invalid_param([&] { q.validate(); }); };
     SgaParams q;
     q.steps = 0;
     CHECK(param_of(q) == "steps");

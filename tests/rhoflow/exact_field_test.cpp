@@ -147,20 +147,12 @@ TEST_CASE("exact field: finite with finite error bars over the whole parameter r
 
 TEST_CASE("exact field: invalid input is refused, naming the parameter") {
     ModelParams m;
-    auto param_of = [](auto&& f) -> std::string {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return e.param();
-        }
-        return "";
-    };
-    CHECK(param_of([&] { exact_field(m, 1.01); }) == "rho");
-    CHECK(param_of([&] { exact_field(m, std::nan("")); }) == "rho");
+    CHECK(test::invalid_param([&] { exact_field(m, 1.01); }) == "rho");
+    CHECK(test::invalid_param([&] { exact_field(m, std::nan("")); }) == "rho");
     m.beta = 13;
-    CHECK(param_of([&] { exact_field(m, 0.5); }) == "beta");
+    CHECK(test::invalid_param([&] { exact_field(m, 0.5); }) == "beta");
     m.beta = 1;
     ExactFieldParams p;
     p.rel_tol = 0;
-    CHECK(param_of([&] { exact_field(m, 0.5, p); }) == "rel-tol");
+    CHECK(test::invalid_param([&] { exact_field(m, 0.5, p); }) == "rel-tol");
 }

@@ -7,19 +7,13 @@
 #include <string>
 
 #include "rhoflow/errors.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 
 namespace {
-// Returns the parameter named by the InvalidArgument that `m.validate()` throws ("" if none).
-std::string offending(const ModelParams& m) {
-    try {
-        m.validate();
-    } catch (const InvalidArgument& e) {
-        return e.param();
-    }
-    return "";
-}
+// The parameter named by the InvalidArgument that `m.validate()` throws ("" if none).
+std::string offending(const ModelParams& m) { return test::invalid_param([&] { m.validate(); }); }
 }  // namespace
 
 TEST_CASE("model: defaults are valid and describe themselves") {

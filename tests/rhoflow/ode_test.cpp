@@ -9,6 +9,7 @@
 
 #include "rhoflow/errors.hpp"
 #include "rhoflow/stats.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 
@@ -118,23 +119,15 @@ TEST_CASE("ode api: equilibria stay put, output at t = 0 is rho0, counts are rep
 }
 
 TEST_CASE("ode api: invalid input names the parameter") {
-    auto param_of = [](auto&& f) -> std::string {
-        try {
-            f();
-        } catch (const InvalidArgument& e) {
-            return e.param();
-        }
-        return "";
-    };
     const DriftField f = constant_field(1.0);
-    CHECK(param_of([&] { solve_ode(f, 1.5, {0.0, 1.0}); }) == "rho0");
-    CHECK(param_of([&] { solve_ode(f, 0.5, {1.0, 0.5}); }) == "t-end");
+    CHECK(test::invalid_param([&] { solve_ode(f, 1.5, {0.0, 1.0}); }) == "rho0");
+    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {1.0, 0.5}); }) == "t-end");
     OdeParams p;
     p.rtol = 0;
-    CHECK(param_of([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "rtol");
+    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "rtol");
     p = {};
     p.hit_eps = 1.0;
-    CHECK(param_of([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "hit");
-    CHECK(param_of([&] { linear_grid(-1.0, 10); }) == "t-end");
-    CHECK(param_of([&] { linear_grid(1.0, 1); }) == "points");
+    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "hit");
+    CHECK(test::invalid_param([&] { linear_grid(-1.0, 10); }) == "t-end");
+    CHECK(test::invalid_param([&] { linear_grid(1.0, 1); }) == "points");
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/errors.hpp"
 #include "rhoflow/model.hpp"
 
 namespace rhoflow::test {
@@ -47,5 +48,16 @@ inline std::vector<ReferenceRow> reference_rows() {
 }
 
 inline double rel_diff(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+/// The parameter named by the InvalidArgument that f() throws, or "" if it throws none.
+template <class F>
+std::string invalid_param(F&& f) {
+    try {
+        f();
+    } catch (const InvalidArgument& e) {
+        return e.param();
+    }
+    return "";
+}
 
 }  // namespace rhoflow::test
