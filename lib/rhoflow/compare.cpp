@@ -495,12 +495,13 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
         out.figures.push_back(
             {"fig_study",
              fmt::format("set title \"step-size study: sup tracking error, slope {:.3f} +- {:.3f}\" noenhanced\n"
-                         "set logscale xy\nset xlabel 'eta0'\nset ylabel 'mean sup_k |rho_k - rho_ODE(t_k)|'\nset grid\n"
+                         "set logscale xy\nset xlabel 'eta_0'\nset ylabel 'mean sup_k |rho_k - rho_{{ODE}}(t_k)|'\nset grid\n"
                          "set key top left\nplot 'fig_study.dat' using 1:2:3:4 with yerrorbars pt 7 title 'mean, 95% CI', "
                          "exp({:.17g}) * x**{:.17g} with lines lw 2 title 'least-squares fit', "
-                         "exp({:.17g}) * x**0.5 with lines dt 2 lc rgb 'gray40' title 'slope 1/2'",
+                         "{:.17g} * (x / {:.17g})**0.5 with lines dt 2 lc rgb 'gray40' title 'slope 1/2 through the "
+                         "smallest eta_0'",
                          study_fit->slope, study_fit->slope_se, study_fit->intercept, study_fit->slope,
-                         study_fit->intercept + (study_fit->slope - 0.5) * std::log(study_rows.front()[0]))});
+                         study_rows.back()[1], study_rows.back()[0])});
     }
     return out;
 }
