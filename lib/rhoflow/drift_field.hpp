@@ -55,7 +55,7 @@ public:
     /// E[A_I] at rho (throws NumericalError if this field has no mass).
     double mass(double rho) const;
     /// F(rho) = (1 - rho^2) j'(rho).
-    double drift(double rho) const { return (1 - rho * rho) * dj_(rho); }
+    double drift(double rho) const { return drift_of(rho, dj_(rho)); }
     /// F'(rho) = -2 rho j'(rho) + (1 - rho^2) j''(rho).
     double drift_derivative(double rho) const { return -2 * rho * dj_(rho) + (1 - rho * rho) * d2j_(rho); }
     /// Uniform bound on |j'_used - j'_true| over [-1, 1].

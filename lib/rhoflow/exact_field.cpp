@@ -328,7 +328,7 @@ FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldPar
     fp.j_err = err[0];
     fp.dj_err = fp.dj == 0.0 && (R == 0 || model.theta == 0) ? 0.0 : err[1];
     fp.mass_err = err[2];
-    fp.drift = (1 - rho * rho) * fp.dj + 0.0;  // + 0.0: no -0 at rho = +-1
+    fp.drift = drift_of(rho, fp.dj);
     fp.drift_err = (1 - rho * rho) * fp.dj_err;
     if (stats) {
         stats->segments = static_cast<int>(segs.size());

@@ -25,6 +25,9 @@ struct FieldPoint {
     double mass_err = 0;          ///< error estimate of mass_informative
 };
 
+/// The ODE drift F(rho) = (1 - rho^2) j'(rho); 0 (never -0) at rho = +-1.
+inline double drift_of(double rho, double dj) noexcept { return (1 - rho * rho) * dj + 0.0; }
+
 /// Which way the field is computed.
 enum class FieldMethod {
     exact,       ///< Laplace-transform quadrature for finite d, L, R (exact_field.hpp)

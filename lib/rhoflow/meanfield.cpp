@@ -42,7 +42,7 @@ FieldPoint meanfield_field(const ModelParams& model, double rho) {
     p.rho = rho;
     p.j = require_finite_result(y.derivative(0), "j (mean-field)");
     p.dj = require_finite_result(y.derivative(1), "dj (mean-field)");
-    p.drift = (1 - rho * rho) * p.dj + 0.0;  // + 0.0: no -0 at rho = +-1
+    p.drift = drift_of(rho, p.dj);
     p.mass_informative = attention_weight(model, rho);
     // Closed form: only rounding, a few ulps of the largest term.
     constexpr double ulp = 2.220446049250313e-16;

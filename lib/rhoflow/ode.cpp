@@ -32,7 +32,7 @@ namespace {
 using State = std::array<double, 1>;
 
 // Dormand-Prince 5(4) with dense output (odeint) for x' = F(x) from x(0) = x0: the one stepping
-// loop behind solve_ode, flow and FlowTracker. The state passed to F is clamped to [-1, 1]
+// loop behind solve_ode and FlowTracker. The state passed to F is clamped to [-1, 1]
 // when `clamp` is set (the drift is defined there).
 class DenseSolver {
 public:
@@ -173,13 +173,6 @@ OdeSolution solve_ode(const DriftField& field, double rho0, const std::vector<do
         sol.hit_time_err = e;
     }
     return sol;
-}
-
-std::vector<double> flow(const DriftField& field, double rho0, const std::vector<double>& h,
-                         double rtol, double atol) {
-    validate_rho(rho0, "rho0");
-    auto F = [&](double r) { return field.drift(r); };
-    return integrate(F, rho0, h, rtol, atol, 0.0).rho;
 }
 
 struct FlowTracker::Impl {

@@ -54,10 +54,6 @@ OdeSolution solve_ode(const DriftField& field, double rho0, const std::vector<do
 /// `points` equally spaced times from 0 to t_end inclusive (points >= 2).
 std::vector<double> linear_grid(double t_end, int points);
 
-/// The flow Phi_h(rho0) at ascending offsets h (dense output of one solve, no error estimate).
-std::vector<double> flow(const DriftField& field, double rho0, const std::vector<double>& h,
-                         double rtol = 1e-10, double atol = 1e-12);
-
 /// The solution of x' = F(x), x(0) = x0, queried at non-decreasing times: the Dormand-Prince
 /// stepper advances only as far as the queries need, and each answer comes from its dense
 /// output. Serves the comparator, which restarts the flow at many anchors along a run.
