@@ -107,8 +107,10 @@ Command add_field_command(CLI::App& app) {
         ->required()
         ->delimiter(',');
     sub->add_option("--method", o->method, "exact | meanfield | montecarlo")->capture_default_str();
-    sub->add_option("--samples", o->samples, "montecarlo: number of samples X")->capture_default_str();
-    sub->add_option("--seed", o->seed, "montecarlo: master seed (same seed, same numbers)")->capture_default_str();
+    sub->add_option("--samples", o->samples, "montecarlo: number of samples X")->type_name("INT")->capture_default_str();
+    sub->add_option("--seed", o->seed, "montecarlo: master seed (same seed, same numbers)")
+        ->type_name("INT")
+        ->capture_default_str();
     sub->add_option("--threads", o->mc.threads, "montecarlo: threads (0 = all cores); results do not depend on it")
         ->capture_default_str();
     sub->add_option("--rel-tol", o->exact.rel_tol, "exact: target error relative to each integral's L1 norm")

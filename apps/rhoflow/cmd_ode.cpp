@@ -66,7 +66,7 @@ Command add_ode_command(CLI::App& app) {
     o->out.add(*sub);
     sub->add_option("--rho0", o->rho0, "initial alignment in [-1, 1]")->capture_default_str();
     sub->add_option("--t-end", o->t_end, "final time (ODE time t = sum of step sizes)")->capture_default_str();
-    sub->add_option("--points", o->points, "output times, evenly spaced on [0, t-end]")->capture_default_str();
+    sub->add_option("--points", o->points, "output times, evenly spaced on [0, t-end]")->type_name("INT")->capture_default_str();
     sub->add_option("--rtol", o->ode.rtol, "relative tolerance per step")->capture_default_str();
     sub->add_option("--atol", o->ode.atol, "absolute tolerance per step")->capture_default_str();
     sub->add_option("--hit", o->ode.hit_eps, "hitting level EPS: first t with |rho| >= 1 - EPS")->capture_default_str();

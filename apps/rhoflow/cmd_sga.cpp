@@ -120,10 +120,11 @@ Command add_sga_command(CLI::App& app) {
         "Trial k uses the counter-based stream (seed, k): results do not depend on --threads.");
     o->model.add(*sub);
     o->out.add(*sub);
-    sub->add_option("--steps", o->steps, "SGA steps per trial")->capture_default_str();
-    sub->add_option("--trials", o->trials, "independent trials")->capture_default_str();
-    sub->add_option("--seed", o->seed, "master seed")->capture_default_str();
+    sub->add_option("--steps", o->steps, "SGA steps per trial")->type_name("INT")->capture_default_str();
+    sub->add_option("--trials", o->trials, "independent trials")->type_name("INT")->capture_default_str();
+    sub->add_option("--seed", o->seed, "master seed")->type_name("INT")->capture_default_str();
     sub->add_option("--first-trial", o->first_trial, "stream index of the first trial (rerun trial k alone)")
+        ->type_name("INT")
         ->capture_default_str();
     sub->add_option("--sampler", o->sampler, "reduced | full")->capture_default_str();
     sub->add_option("--eta0", o->sga.schedule.eta0, "initial step size, > 0")->capture_default_str();
@@ -135,7 +136,8 @@ Command add_sga_command(CLI::App& app) {
         ->capture_default_str();
     sub->add_option("--rho0", o->rho0, "initial alignment in [-1, 1] (default: query uniform on the sphere)");
     sub->add_option("--hit", o->sga.hit_eps, "hit step: first k with |rho_k| >= 1 - EPS")->capture_default_str();
-    sub->add_option("--record", o->record, "extra steps at which to record rho (comma-separated)")->delimiter(',');
+    sub->add_option("--record", o->record, "extra steps at which to record rho (comma-separated)")
+        ->type_name("INT")->delimiter(',');
     sub->add_option("--records-per-decade", o->sga.records_per_decade, "log-spaced record steps per decade")
         ->capture_default_str();
     sub->add_option("--threads", o->sga.threads, "worker threads (0 = all cores)")->capture_default_str();

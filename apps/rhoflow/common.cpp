@@ -13,9 +13,9 @@ namespace rhoflow::cli {
 
 void ModelFlags::add(CLI::App& app) {
     auto* g = "Model (defaults: the embedded default experiment)";
-    app.add_option("--d", d, "ambient dimension, integer >= 2")->capture_default_str()->group(g);
-    app.add_option("--L", L, "number of tokens, integer >= 1 (1e6 accepted)")->capture_default_str()->group(g);
-    app.add_option("--R", R, "informative tokens, integer 0 <= R <= L")->capture_default_str()->group(g);
+    app.add_option("--d", d, "ambient dimension, integer >= 2")->type_name("INT")->capture_default_str()->group(g);
+    app.add_option("--L", L, "number of tokens, integer >= 1 (1e6 accepted)")->type_name("INT")->capture_default_str()->group(g);
+    app.add_option("--R", R, "informative tokens, integer 0 <= R <= L")->type_name("INT")->capture_default_str()->group(g);
     app.add_option("--theta", theta, "signal strength, >= 0")->capture_default_str()->group(g);
     app.add_option("--sigma", sigma, "noise standard deviation per coordinate, > 0")->capture_default_str()->group(g);
     app.add_option("--beta", beta, "inverse temperature of the softmax, > 0")->capture_default_str()->group(g);
