@@ -21,7 +21,8 @@ void GapTracker::on_step(std::int64_t k, double t, double rho, double) {
         ode_records_.push_back(ode_rho);
         ++next_record_;
     }
-    // Close the windows this step lies beyond; update the others.
+    // Close the windows this step lies beyond; update the others, closing those whose end this
+    // step reaches (up to rounding of the time sum).
     for (auto it = open_.begin(); it != open_.end();) {
         if (t > it->end) {
             gaps_[it->anchor] = it->sup;
@@ -29,26 +30,25 @@ void GapTracker::on_step(std::int64_t k, double t, double rho, double) {
             continue;
         }
         it->sup = std::max(it->sup, std::abs(rho - it->flow.at(t - it->t0)));
-        ++it;
-    }
-    // Open the windows anchored at this step (the flow restarted from this state).
-    while (next_anchor_ < cfg_.anchors.size() && cfg_.anchors[next_anchor_] <= k) {
-        if (cfg_.anchors[next_anchor_] == k) {
-            anchor_t_[next_anchor_] = t;
-            open_.push_back(Window{next_anchor_, t, t + cfg_.horizon,
-                                   FlowTracker(drift_, rho, cfg_.rtol, cfg_.atol, clamp_), 0.0});
-        }
-        ++next_anchor_;
-    }
-    // A window that ends exactly at the last step is closed by the caller's final step: the
-    // tolerance below accepts windows whose end is reached up to rounding of the time sum.
-    for (auto it = open_.begin(); it != open_.end();) {
         if (t >= it->end * (1 - 1e-12)) {
             gaps_[it->anchor] = it->sup;
             it = open_.erase(it);
         } else {
             ++it;
         }
+    }
+    // Open the windows anchored at this step (the flow restarted from this state); a window of
+    // zero length is complete at once with gap 0.
+    while (next_anchor_ < cfg_.anchors.size() && cfg_.anchors[next_anchor_] <= k) {
+        if (cfg_.anchors[next_anchor_] == k) {
+            anchor_t_[next_anchor_] = t;
+            const double end = t + cfg_.horizon;
+            if (t >= end * (1 - 1e-12))
+                gaps_[next_anchor_] = 0.0;
+            else
+                open_.push_back(Window{next_anchor_, t, end, FlowTracker(drift_, rho, cfg_.rtol, cfg_.atol, clamp_), 0.0});
+        }
+        ++next_anchor_;
     }
 }
 
