@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "rhoflow/drift_field.hpp"
-#include "rhoflow/ensemble.hpp"
-#include "rhoflow/exact_field.hpp"
-#include "rhoflow/full_sampler.hpp"
-#include "rhoflow/ode.hpp"
-#include "rhoflow/random.hpp"
-#include "rhoflow/reduced_sampler.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/stochastic/ensemble.hpp"
+#include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/stochastic/full_sampler.hpp"
+#include "rhoflow/ode/ode.hpp"
+#include "rhoflow/core/random.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "rhoflow/version.hpp"
 
 using namespace rhoflow;

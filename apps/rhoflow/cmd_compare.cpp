@@ -6,8 +6,8 @@
 
 #include "common.hpp"
 #include "progress.hpp"
-#include "rhoflow/compare.hpp"
-#include "rhoflow/errors.hpp"
+#include "rhoflow/compare/compare.hpp"
+#include "rhoflow/core/errors.hpp"
 
 namespace rhoflow::cli {
 

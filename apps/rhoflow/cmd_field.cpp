@@ -2,11 +2,11 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "rhoflow/errors.hpp"
-#include "rhoflow/exact_field.hpp"
-#include "rhoflow/meanfield.hpp"
-#include "rhoflow/montecarlo_field.hpp"
-#include "rhoflow/report.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/field/meanfield.hpp"
+#include "rhoflow/field/montecarlo_field.hpp"
+#include "rhoflow/io/report.hpp"
 
 namespace rhoflow::cli {
 

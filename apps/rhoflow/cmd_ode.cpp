@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "rhoflow/drift_field.hpp"
-#include "rhoflow/errors.hpp"
-#include "rhoflow/ode.hpp"
-#include "rhoflow/report.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/ode/ode.hpp"
+#include "rhoflow/io/report.hpp"
 
 namespace rhoflow::cli {
 

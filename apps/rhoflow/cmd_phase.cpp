@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "rhoflow/drift_field.hpp"
-#include "rhoflow/errors.hpp"
-#include "rhoflow/phase.hpp"
-#include "rhoflow/report.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/ode/phase.hpp"
+#include "rhoflow/io/report.hpp"
 
 namespace rhoflow::cli {
 

@@ -12,10 +12,10 @@
 #include <sstream>
 
 #include "common.hpp"
-#include "rhoflow/atomic_file.hpp"
-#include "rhoflow/errors.hpp"
-#include "rhoflow/report.hpp"
-#include "rhoflow/table.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/table.hpp"
 
 namespace rhoflow::cli {
 

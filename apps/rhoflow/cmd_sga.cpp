@@ -5,9 +5,9 @@
 
 #include "common.hpp"
 #include "progress.hpp"
-#include "rhoflow/ensemble.hpp"
-#include "rhoflow/errors.hpp"
-#include "rhoflow/report.hpp"
+#include "rhoflow/stochastic/ensemble.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/report.hpp"
 
 namespace rhoflow::cli {
 

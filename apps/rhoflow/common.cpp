@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <iostream>
 
-#include "rhoflow/atomic_file.hpp"
-#include "rhoflow/errors.hpp"
-#include "rhoflow/report.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/report.hpp"
 
 namespace rhoflow::cli {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "rhoflow/drift_field.hpp"
-#include "rhoflow/field.hpp"
-#include "rhoflow/model.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/field/field.hpp"
+#include "rhoflow/model/model.hpp"
 
 namespace rhoflow::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "rhoflow/ensemble.hpp"
+#include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow::cli {
 

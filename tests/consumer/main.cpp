@@ -1,6 +1,6 @@
 // Uses the installed library: exact and mean-field field at one point; exits 0 if sensible.
-#include <rhoflow/exact_field.hpp>
-#include <rhoflow/meanfield.hpp>
+#include <rhoflow/field/exact_field.hpp>
+#include <rhoflow/field/meanfield.hpp>
 #include <rhoflow/version.hpp>
 
 #include <cmath>

@@ -1,0 +1,123 @@
+#include "rhoflow/core/random.hpp"
+
+#include <cmath>
+
+#include "rhoflow/core/detail/ziggurat.hpp"
+
+namespace rhoflow {
+
+namespace detail {
+
+ZigguratTables::ZigguratTables() {
+    constexpr double m = 0x1.0p52;
+    double dn = r, tn = r;
+    const double q = v / std::exp(-0.5 * dn * dn);
+    k[0] = static_cast<std::uint64_t>((dn / q) * m);
+    k[1] = 0;
+    w[0] = q / m;
+    w[255] = dn / m;
+    f[0] = 1.0;
+    f[255] = std::exp(-0.5 * dn * dn);
+    for (int i = 254; i >= 1; --i) {
+        dn = std::sqrt(-2.0 * std::log(v / dn + std::exp(-0.5 * dn * dn)));
+        k[i + 1] = static_cast<std::uint64_t>((dn / tn) * m);
+        tn = dn;
+        f[i] = std::exp(-0.5 * dn * dn);
+        w[i] = dn / m;
+    }
+}
+
+const ZigguratTables ziggurat;
+
+}  // namespace detail
+
+namespace {
+const detail::ZigguratTables& zig = detail::ziggurat;
+}  // namespace
+
+RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t substream) noexcept {
+    ctr_ = {{0, substream, 0, 0}};
+    key_ = {{seed, stream}};
+}
+
+// Compiled for Haswell (BMI2 mulx) and the baseline, chosen at run time: integer code, so both
+// give the same bits.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=haswell", "default")))
+#endif
+void RandomStream::refill() noexcept {
+    const Philox gen;
+    for (unsigned b = 0; b < kBlocks; ++b) {
+        Philox::ctr_type c = ctr_;
+        c[0] += b;
+        const auto out = gen(c, key_);
+        for (unsigned i = 0; i < 4; ++i) buf_[4 * b + i] = out[i];
+    }
+    ctr_[0] += kBlocks;
+    blocks_ += kBlocks;
+    pos_ = 0;
+}
+
+double RandomStream::normal_slow(std::uint64_t r) noexcept {
+    for (;;) {
+        const unsigned idx = static_cast<unsigned>(r & 0xff);
+        const std::uint64_t mag = (r >> 9) & ((std::uint64_t{1} << 52) - 1);
+        const bool negative = (r & 0x100) != 0;
+        double x = static_cast<double>(mag) * zig.w[idx];
+        if (mag < zig.k[idx]) return negative ? -x : x;
+        if (idx == 0) {
+            // Tail beyond r: Marsaglia's exact method.
+            for (;;) {
+                const double xx = -std::log(uniform()) / detail::ZigguratTables::r;
+                const double yy = -std::log(uniform());
+                if (yy + yy > xx * xx) {
+                    x = detail::ZigguratTables::r + xx;
+                    return negative ? -x : x;
+                }
+            }
+        }
+        if (zig.f[idx] + uniform() * (zig.f[idx - 1] - zig.f[idx]) < std::exp(-0.5 * x * x))
+            return negative ? -x : x;
+        r = next_u64();
+    }
+}
+
+void RandomStream::fill_normal(double* out, std::size_t n) noexcept {
+    for (std::size_t i = 0; i < n; ++i) out[i] = normal();
+}
+
+double RandomStream::gamma(double shape) noexcept {
+    if (shape < 1.0) {
+        // Gamma(a) = Gamma(a + 1) U^{1/a}.
+        const double g = gamma(shape + 1.0);
+        return g * std::pow(uniform(), 1.0 / shape);
+    }
+    const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+        double x, v;
+        do {
+            x = normal();
+            v = 1.0 + c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        const double u = uniform();
+        const double x2 = x * x;
+        if (u < 1.0 - 0.0331 * x2 * x2) return d * v;
+        if (std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v))) return d * v;
+    }
+}
+
+double RandomStream::chi_squared(std::int64_t k) noexcept {
+    if (k <= 0) return 0.0;
+    if (k <= 4) {
+        double s = 0;
+        for (std::int64_t i = 0; i < k; ++i) {
+            const double z = normal();
+            s += z * z;
+        }
+        return s;
+    }
+    return 2.0 * gamma(0.5 * static_cast<double>(k));
+}
+
+}  // namespace rhoflow

@@ -1,0 +1,24 @@
+#include "rhoflow/field/field.hpp"
+
+#include "rhoflow/core/errors.hpp"
+
+namespace rhoflow {
+
+std::string_view to_string(FieldMethod m) {
+    switch (m) {
+        case FieldMethod::exact: return "exact";
+        case FieldMethod::meanfield: return "meanfield";
+        case FieldMethod::montecarlo: return "montecarlo";
+    }
+    return "?";
+}
+
+FieldMethod parse_field_method(std::string_view s, const std::string& param) {
+    if (s == "exact") return FieldMethod::exact;
+    if (s == "meanfield") return FieldMethod::meanfield;
+    if (s == "montecarlo") return FieldMethod::montecarlo;
+    throw InvalidArgument(param, param + " = '" + std::string(s) +
+                                     "' is not a field method (accepted: exact, meanfield, montecarlo)");
+}
+
+}  // namespace rhoflow

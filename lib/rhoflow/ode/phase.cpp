@@ -1,0 +1,132 @@
+#include "rhoflow/ode/phase.hpp"
+
+#include <algorithm>
+#include <boost/math/tools/minima.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
+#include <cmath>
+
+#include "rhoflow/core/errors.hpp"
+
+namespace rhoflow {
+
+void PhaseParams::validate() const {
+    require(scan_cells >= 16 && scan_cells <= 10000000, "scan", scan_cells, "16 <= scan <= 1e7");
+}
+
+namespace {
+
+double refine_root(const DriftField& f, double a, double b, double fa, double fb) {
+    if (fa == 0) return a;
+    if (fb == 0) return b;
+    std::uintmax_t iters = 200;
+    auto g = [&](double x) { return f.dj(x); };
+    const auto r = boost::math::tools::toms748_solve(g, a, b, fa, fb,
+                                                     boost::math::tools::eps_tolerance<double>(52), iters);
+    return 0.5 * (r.first + r.second);
+}
+
+Equilibrium classify(const DriftField& f, double rho, bool endpoint) {
+    Equilibrium e;
+    e.rho = rho;
+    if (endpoint) {
+        e.dfdrho = (rho > 0 ? -2.0 : 2.0) * f.dj(rho);
+        e.dfdrho_err = 2.0 * f.dj_error();
+    } else {
+        const double d2 = f.d2j(rho);
+        e.dfdrho = (1 - rho * rho) * d2;
+        e.dfdrho_err = (1 - rho * rho) * f.d2j_error() + 2 * std::abs(rho) * f.dj_error();
+        e.rho_err = std::abs(d2) > 0 ? f.dj_error() / std::abs(d2) : 1.0;
+    }
+    if (e.dfdrho < -e.dfdrho_err) {
+        e.stable = true;
+        e.kind = "attractor";
+    } else if (e.dfdrho > e.dfdrho_err) {
+        e.kind = "repeller";
+    } else {
+        e.kind = "degenerate";
+    }
+    return e;
+}
+
+}  // namespace
+
+PhasePortrait phase_portrait(const DriftField& field, const PhaseParams& params) {
+    params.validate();
+    PhasePortrait p;
+    const int n = params.scan_cells;
+    p.scan_spacing = 2.0 / n;
+    if (field.flat()) {
+        // Every point is an equilibrium; nothing flows anywhere.
+        p.flat = true;
+        p.monotone = false;
+        return p;
+    }
+    std::vector<double> x(static_cast<std::size_t>(n) + 1), y(x.size());
+    for (int k = 0; k <= n; ++k) {
+        x[static_cast<std::size_t>(k)] = -1.0 + 2.0 * k / n;
+        y[static_cast<std::size_t>(k)] = field.dj(x[static_cast<std::size_t>(k)]);
+        if (!std::isfinite(y[static_cast<std::size_t>(k)]))
+            throw NumericalError("phase portrait: j' is not finite at rho = " + format_number(x[static_cast<std::size_t>(k)]));
+    }
+    const double tol = field.dj_error();
+    std::vector<double> roots;
+    auto sgn = [](double v) { return (v > 0) - (v < 0); };
+    for (std::size_t k = 0; k + 1 < x.size(); ++k) {
+        const int s0 = sgn(y[k]), s1 = sgn(y[k + 1]);
+        if (s0 != 0 && s1 != 0 && s0 != s1) roots.push_back(refine_root(field, x[k], x[k + 1], y[k], y[k + 1]));
+        if (s1 == 0 && k + 2 < x.size()) roots.push_back(x[k + 1]);
+    }
+    // Local minima of |j'| with no sign change: look inside the two adjacent cells for an
+    // extremum of the other sign (a pair of roots closer than the grid spacing).
+    for (std::size_t k = 1; k + 1 < x.size(); ++k) {
+        const double a = std::abs(y[k]);
+        if (!(a <= std::abs(y[k - 1]) && a <= std::abs(y[k + 1]))) continue;
+        if (sgn(y[k - 1]) != sgn(y[k]) || sgn(y[k + 1]) != sgn(y[k]) || y[k] == 0) continue;
+        const double s = sgn(y[k]);
+        auto g = [&](double r) { return s * field.dj(r); };
+        const auto m = boost::math::tools::brent_find_minima(g, x[k - 1], x[k + 1], 52);
+        if (m.second < 0) {
+            // Two sign changes around the minimiser m.first.
+            const double xm = m.first, ym = field.dj(xm);
+            roots.push_back(refine_root(field, x[k - 1], xm, y[k - 1], ym));
+            roots.push_back(refine_root(field, xm, x[k + 1], ym, y[k + 1]));
+        } else if (m.second <= tol) {
+            p.near_tangencies.push_back(m.first);
+        }
+    }
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end(),
+                            [](double a, double b) { return std::abs(a - b) < 1e-12; }),
+                roots.end());
+
+    p.equilibria.push_back(classify(field, -1.0, true));
+    for (double r : roots)
+        if (r > -1.0 + 1e-12 && r < 1.0 - 1e-12) p.equilibria.push_back(classify(field, r, false));
+    p.equilibria.push_back(classify(field, 1.0, true));
+    p.monotone = p.equilibria.size() == 2;
+
+    // Flow direction on each open interval between consecutive equilibria.
+    const std::size_t E = p.equilibria.size();
+    std::vector<int> dir(E - 1);  // +1: flows right (to the upper end), -1: flows left
+    for (std::size_t i = 0; i + 1 < E; ++i) {
+        const double mid = 0.5 * (p.equilibria[i].rho + p.equilibria[i + 1].rho);
+        dir[i] = field.drift(mid) > 0 ? 1 : -1;
+    }
+    // Each equilibrium that receives flow from at least one side has a basin: itself plus the
+    // adjacent intervals that flow into it.
+    for (std::size_t i = 0; i < E; ++i) {
+        const bool from_left = i > 0 && dir[i - 1] == 1;
+        const bool from_right = i + 1 < E && dir[i] == -1;
+        if (!from_left && !from_right && !p.equilibria[i].stable) continue;
+        Basin b;
+        b.attractor = p.equilibria[i].rho;
+        b.from = from_left ? p.equilibria[i - 1].rho : p.equilibria[i].rho;
+        b.to = from_right ? p.equilibria[i + 1].rho : p.equilibria[i].rho;
+        b.from_closed = !from_left;
+        b.to_closed = !from_right;
+        p.basins.push_back(b);
+    }
+    return p;
+}
+
+}  // namespace rhoflow

@@ -1,0 +1,66 @@
+// Phase portrait of the reduced ODE on [-1, 1]: all equilibria, their stability, the basin of
+// each attractor, and whether the drift has one sign on (-1, 1).
+//
+// rho = +-1 are always equilibria (F has the factor 1 - rho^2); interior equilibria are the
+// zeros of j'. Method: j' is evaluated on a uniform grid of `scan_cells` cells over [-1, 1]; every
+// sign change is refined by Boost.Math's TOMS 748 bracketing solver to full precision. At every
+// grid point where |j'| has a local minimum without a sign change, Brent's minimiser
+// (boost::math::tools::brent_find_minima) looks for an extremum of j' of the other sign in the
+// two adjacent cells; if there is one, the two roots it separates are bracketed and refined too.
+// What it can miss: a pair of zeros inside one cell (width 2/scan_cells) next to which |j'|
+// shows no local minimum on the grid (impossible when j' is monotone on the neighbouring
+// cells), and zeros where |j'| never exceeds the field's error bound (a tangency within error,
+// reported in `near_tangencies`, not as an equilibrium).
+// Stability: F'(1) = -2 j'(1), F'(-1) = 2 j'(-1), F'(r) = (1 - r^2) j''(r) at interior zeros;
+// stable when F' < 0 by more than its error bound, unstable when F' > 0 by more, otherwise
+// "degenerate".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rhoflow/field/drift_field.hpp"
+
+namespace rhoflow {
+
+/// Controls of the phase-portrait search; `scan_cells` maps to --scan.
+struct PhaseParams {
+    int scan_cells = 4096;  ///< uniform cells of [-1, 1] scanned for sign changes of j'
+
+    /// Throws InvalidArgument naming the field out of range.
+    void validate() const;
+};
+
+/// One equilibrium of d rho/dt = F(rho).
+struct Equilibrium {
+    double rho = 0;          ///< location
+    double rho_err = 0;      ///< error bound of the location (0 for rho = +-1)
+    double dfdrho = 0;       ///< F'(rho), the linearised rate
+    double dfdrho_err = 0;   ///< error bound of F'(rho)
+    bool stable = false;     ///< F'(rho) < 0 beyond its error bound
+    std::string kind;        ///< "attractor", "repeller" or "degenerate"
+};
+
+/// The set of initial conditions that flow to one attractor: an interval of [-1, 1].
+struct Basin {
+    double from = 0;       ///< left end
+    double to = 0;         ///< right end
+    double attractor = 0;  ///< the equilibrium reached
+    bool from_closed = false;  ///< whether `from` belongs to the basin
+    bool to_closed = false;    ///< whether `to` belongs to the basin
+};
+
+/// The phase portrait.
+struct PhasePortrait {
+    std::vector<Equilibrium> equilibria;  ///< ascending in rho
+    std::vector<Basin> basins;            ///< ascending in rho
+    bool monotone = false;      ///< F has one strict sign on (-1, 1) (no interior equilibrium)
+    bool flat = false;          ///< j' is identically 0 (R = 0 or theta = 0): every rho is fixed
+    double scan_spacing = 0;    ///< grid spacing of the scan
+    std::vector<double> near_tangencies;  ///< points where |j'| dips within its error but no sign change was found
+};
+
+/// Finds the phase portrait of `field`.
+PhasePortrait phase_portrait(const DriftField& field, const PhaseParams& params = {});
+
+}  // namespace rhoflow

@@ -1,0 +1,182 @@
+#include "rhoflow/stochastic/ensemble.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/stochastic/full_sampler.hpp"
+#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/random.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
+
+namespace rhoflow {
+
+std::string_view to_string(SamplerKind s) { return s == SamplerKind::reduced ? "reduced" : "full"; }
+
+SamplerKind parse_sampler(std::string_view s, const std::string& param) {
+    if (s == "reduced") return SamplerKind::reduced;
+    if (s == "full") return SamplerKind::full;
+    throw InvalidArgument(param, param + " = '" + std::string(s) + "' is not a sampler (accepted: reduced, full)");
+}
+
+void SgaParams::validate() const {
+    require(steps >= 1 && steps <= (std::int64_t{1} << 40), "steps", static_cast<double>(steps), "1 <= steps <= 2^40");
+    require(trials >= 1 && trials <= 10000000, "trials", static_cast<double>(trials), "1 <= trials <= 1e7");
+    require(first_trial >= 0, "first-trial", static_cast<double>(first_trial), "first-trial >= 0");
+    schedule.validate();
+    if (rho0) validate_rho(*rho0, "rho0");
+    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit", hit_eps, "0 < hit < 1");
+    require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
+    require(records_per_decade >= 1 && records_per_decade <= 1000, "records-per-decade", records_per_decade,
+            "1 <= records-per-decade <= 1000");
+    for (auto k : record_steps)
+        require(k >= 0 && k <= steps, "record", static_cast<double>(k), "0 <= record <= steps");
+}
+
+std::vector<std::int64_t> record_steps_for(const SgaParams& p) {
+    std::set<std::int64_t> s = {0, p.steps};
+    const double decades = std::log10(static_cast<double>(p.steps));
+    for (int j = 0; j <= static_cast<int>(std::ceil(decades * p.records_per_decade)); ++j) {
+        const auto k = static_cast<std::int64_t>(std::llround(std::pow(10.0, static_cast<double>(j) / p.records_per_decade)));
+        if (k <= p.steps) s.insert(k);
+    }
+    for (auto k : p.record_steps) s.insert(k);
+    return {s.begin(), s.end()};
+}
+
+namespace {
+
+// Runs one trial with either sampler through the common loop. `step(rho, eta, nuisance)`
+// returns rho_{k+1} and sets the nuisance attention mass of the sample drawn at state k.
+// Record j holds rho at step records[j] and the nuisance mass of the draw made in that state
+// (for the final step, which makes no draw, that of the last draw).
+template <class StepFn>
+TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const std::vector<std::int64_t>& records,
+                      StepFn&& step, StepObserver* obs, std::atomic<std::int64_t>* steps_done) {
+    TrialResult r;
+    r.trial = trial;
+    r.rho0 = rho0;
+    r.rho.reserve(records.size());
+    r.nuisance_mass.reserve(records.size());
+    const double level = 1.0 - p.hit_eps;
+    double rho = rho0, t = 0, mass_sum = 0, nuisance = 0;
+    std::int64_t mass_n = 0, done = 0;
+    const std::int64_t decile_start = p.steps - std::max<std::int64_t>(1, p.steps / 10);
+    std::size_t next = 0;
+    if (std::abs(rho) >= level) r.hit_step = 0;
+    if (obs) obs->on_step(0, 0.0, rho, 0.0);
+    for (std::int64_t k = 0; k < p.steps; ++k) {
+        const double eta = p.schedule.eta(k);
+        const double rho_next = step(rho, eta, nuisance);
+        if (next < records.size() && records[next] == k) {
+            r.rho.push_back(rho);
+            r.nuisance_mass.push_back(nuisance);
+            ++next;
+        }
+        rho = rho_next;
+        t += eta;
+        if (k >= decile_start) {
+            mass_sum += nuisance;
+            ++mass_n;
+        }
+        if (!r.hit_step && std::abs(rho) >= level) r.hit_step = k + 1;
+        if (obs) obs->on_step(k + 1, t, rho, nuisance);
+        if (steps_done && ++done == 1000) {
+            steps_done->fetch_add(done, std::memory_order_relaxed);
+            done = 0;
+        }
+    }
+    if (next < records.size() && records[next] == p.steps) {
+        r.rho.push_back(rho);
+        r.nuisance_mass.push_back(nuisance);
+    }
+    if (steps_done) steps_done->fetch_add(done, std::memory_order_relaxed);
+    if (obs) obs->finish();
+    r.rho_final = rho;
+    r.t_final = t;
+    r.mean_nuisance_mass_last_decile = mass_n ? mass_sum / static_cast<double>(mass_n) : 0.0;
+    return r;
+}
+
+}  // namespace
+
+EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
+                            const ObserverFactory& observers) {
+    std::atomic<std::int64_t>* steps_done = progress ? &progress->done : nullptr;
+    model.validate();
+    p.validate();
+    EnsembleResult out;
+    out.record_steps = record_steps_for(p);
+    out.record_times = p.schedule.times_at(out.record_steps);
+    out.warning = p.schedule.warning();
+    out.trials.resize(static_cast<std::size_t>(p.trials));
+
+    parallel_for(p.trials, p.threads, [&](std::int64_t i) {
+        const std::int64_t trial = p.first_trial + i;
+        RandomStream rng(p.seed, static_cast<std::uint64_t>(trial));
+        std::unique_ptr<StepObserver> obs = observers ? observers(trial) : nullptr;
+        TrialResult r;
+        if (p.sampler == SamplerKind::reduced) {
+            ReducedSampler sampler(model);
+            double rho0;
+            if (p.rho0) {
+                rho0 = *p.rho0;
+            } else {
+                // Exact law of <q, xi> for q uniform on the sphere: Z / sqrt(Z^2 + chi2_{d-1}).
+                const double z = rng.normal();
+                rho0 = z / std::sqrt(z * z + rng.chi_squared(model.d - 1));
+            }
+            r = run_trial(trial, rho0, p, out.record_steps,
+                          [&](double rho, double eta, double& nuisance) {
+                              GradientDraw g;
+                              const double next = sampler.step(rho, eta, p.update, rng, &g);
+                              nuisance = 1.0 - g.mass_informative;
+                              return next;
+                          },
+                          obs.get(), steps_done);
+        } else {
+            FullSampler sampler(model);
+            Eigen::VectorXd q = p.rho0 ? FullSampler::query_with_alignment(model.d, *p.rho0)
+                                       : FullSampler::random_query(model.d, rng);
+            r = run_trial(trial, q[0], p, out.record_steps,
+                          [&](double, double eta, double& nuisance) {
+                              GradientDraw g;
+                              const double next = sampler.step(q, eta, p.update, rng, &g);
+                              nuisance = 1.0 - g.mass_informative;
+                              return next;
+                          },
+                          obs.get(), steps_done);
+        }
+        out.trials[static_cast<std::size_t>(i)] = std::move(r);
+    });
+    out.summary = summarise(out.trials);
+    return out;
+}
+
+EnsembleSummary summarise(const std::vector<TrialResult>& trials) {
+    EnsembleSummary s;
+    std::vector<double> rf, arf, hits, mass;
+    for (const auto& t : trials) {
+        rf.push_back(t.rho_final);
+        arf.push_back(std::abs(t.rho_final));
+        mass.push_back(t.mean_nuisance_mass_last_decile);
+        if (t.hit_step) hits.push_back(static_cast<double>(*t.hit_step));
+    }
+    s.abs_rho_final = mean_ci(arf);
+    s.rho_final = mean_ci(rf);
+    s.quantile_levels = {0.05, 0.25, 0.5, 0.75, 0.95};
+    for (double q : s.quantile_levels) {
+        s.rho_final_quantiles.push_back(quantile(rf, q));
+        s.abs_rho_final_quantiles.push_back(quantile(arf, q));
+    }
+    s.hits = static_cast<std::int64_t>(hits.size());
+    if (!hits.empty()) {
+        s.hit_step = mean_ci(hits);
+        s.hit_step_median = quantile(hits, 0.5);
+    }
+    s.nuisance_mass = mean_ci(mass);
+    return s;
+}
+
+}  // namespace rhoflow

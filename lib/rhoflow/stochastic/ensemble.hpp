@@ -1,0 +1,119 @@
+// Ensembles of independent SGA trials (../shared/spec/model.md sections 2 and 6) on all cores.
+//
+// Reproducibility: trial k of master seed S draws every random number from
+// RandomStream(S, k), so its path is bit-identical whatever the thread count and whatever
+// other trials run; results are stored per trial index and summarised in index order.
+// Memory: per trial, rho and the sample nuisance attention mass are kept only at the record
+// steps (log-spaced, `records_per_decade` per decade, plus user-requested steps), so it does
+// not grow with the number of steps. A StepObserver can watch every step (the comparator
+// computes the pseudotrajectory gap that way).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rhoflow/model/model.hpp"
+#include "rhoflow/stochastic/schedule.hpp"
+#include "rhoflow/core/stats.hpp"
+#include "rhoflow/model/update_rule.hpp"
+
+namespace rhoflow {
+
+/// Which simulator runs the trials.
+enum class SamplerKind {
+    reduced,  ///< exact O(L) sampler of the rho-chain (reduced_sampler.hpp)
+    full      ///< full d-dimensional simulation (full_sampler.hpp)
+};
+/// "reduced" or "full".
+std::string_view to_string(SamplerKind s);
+/// Parses a sampler name; throws InvalidArgument naming `param` otherwise.
+SamplerKind parse_sampler(std::string_view s, const std::string& param = "sampler");
+
+/// Controls of an ensemble; each field maps to a flag of `rhoflow sga`.
+struct SgaParams {
+    std::int64_t steps = 10000;          ///< SGA steps per trial, >= 1
+    std::int64_t trials = 30;            ///< independent trials, >= 1
+    std::int64_t first_trial = 0;        ///< stream index of the first trial (rerun one trial alone)
+    std::uint64_t seed = 1;              ///< master seed
+    SamplerKind sampler = SamplerKind::reduced;  ///< simulator
+    StepSchedule schedule;               ///< step sizes eta_k
+    UpdateRule update = UpdateRule::normalized;  ///< projection to the sphere
+    std::optional<double> rho0;          ///< initial alignment; empty: query uniform on the sphere
+    double hit_eps = 0.01;               ///< hit: first step with |rho| >= 1 - hit_eps
+    int threads = 0;                     ///< worker threads (0 = all cores)
+    int records_per_decade = 20;         ///< log-spaced record steps per decade of k
+    std::vector<std::int64_t> record_steps;  ///< extra steps at which to record rho
+
+    /// Throws InvalidArgument naming the first field out of range.
+    void validate() const;
+};
+
+/// Progress of long runs: steps done out of a total that the runner sets before starting.
+struct ProgressCounter {
+    std::atomic<std::int64_t> done{0};   ///< SGA steps completed so far
+    std::atomic<std::int64_t> total{0};  ///< SGA steps the whole run will take (0 = not yet known)
+};
+
+/// Watches every step of one trial (created per trial by the caller's factory).
+class StepObserver {
+public:
+    virtual ~StepObserver() = default;
+    /// Called for k = 0 (the initial state, t = 0) and after every step k >= 1.
+    virtual void on_step(std::int64_t k, double t, double rho, double nuisance_mass) = 0;
+    /// Called once after the trial's last step.
+    virtual void finish() {}
+};
+/// Makes the observer of trial `trial` (stream index), or nullptr.
+using ObserverFactory = std::function<std::unique_ptr<StepObserver>(std::int64_t trial)>;
+
+/// What one trial leaves behind.
+struct TrialResult {
+    std::int64_t trial = 0;       ///< stream index (the trial's RandomStream is (seed, trial))
+    double rho0 = 0;              ///< initial alignment
+    double rho_final = 0;         ///< alignment after the last step
+    double t_final = 0;           ///< ODE time sum eta_k at the end
+    std::optional<std::int64_t> hit_step;  ///< first k with |rho_k| >= 1 - hit_eps
+    std::vector<double> rho;      ///< rho at the ensemble's record steps
+    std::vector<double> nuisance_mass;  ///< sample attention mass 1 - A_I on nuisance tokens of the draw made at each record step (the last draw for the final step)
+    double mean_nuisance_mass_last_decile = 0;  ///< average sample nuisance mass over the last 10% of steps
+};
+
+/// Summary statistics of an ensemble.
+struct EnsembleSummary {
+    MeanCI abs_rho_final;         ///< mean |rho_final| with 95% CI
+    MeanCI rho_final;             ///< mean rho_final with 95% CI
+    std::vector<double> quantile_levels;  ///< 0.05, 0.25, 0.5, 0.75, 0.95
+    std::vector<double> rho_final_quantiles;      ///< quantiles of rho_final
+    std::vector<double> abs_rho_final_quantiles;  ///< quantiles of |rho_final|
+    std::int64_t hits = 0;        ///< trials that reached |rho| >= 1 - hit_eps
+    MeanCI hit_step;              ///< hit step among trials that hit (n = hits)
+    double hit_step_median = 0;   ///< median hit step among trials that hit (0 if none)
+    MeanCI nuisance_mass;         ///< mean over trials of the last-decile nuisance mass, 95% CI
+};
+
+/// An ensemble's records and summary.
+struct EnsembleResult {
+    std::vector<std::int64_t> record_steps;  ///< steps at which rho was recorded (ascending)
+    std::vector<double> record_times;        ///< their ODE times t_k
+    std::vector<TrialResult> trials;         ///< by trial index
+    EnsembleSummary summary;                 ///< statistics across trials
+    std::string warning;                     ///< the schedule's Robbins-Monro warning, if any
+};
+
+/// The record steps for `params`: 0, the log-spaced steps, the user's steps and `steps`.
+std::vector<std::int64_t> record_steps_for(const SgaParams& params);
+
+/// Runs the ensemble. `progress`, if given, has its `done` incremented as steps complete (its
+/// total is the caller's business); `observers`, if given, makes one StepObserver per trial.
+EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params, ProgressCounter* progress = nullptr,
+                            const ObserverFactory& observers = {});
+
+/// Summarises trials (used by run_ensemble; public for tests and for the comparator).
+EnsembleSummary summarise(const std::vector<TrialResult>& trials);
+
+}  // namespace rhoflow

@@ -1,0 +1,50 @@
+// The full d-dimensional stochastic recursion (../shared/spec/model.md section 2): fresh tokens
+// x_i = theta xi 1{i <= R} + z_i, z_i ~ N(0, sigma^2 I_d), every step; softmax attention, the
+// per-sample gradient g = sum_i b_i x_i, and the projected update. xi = e_1.
+//
+// Cost O(L d) per step, organised so that the random-number generation dominates: each token
+// row is generated into a reusable L x d buffer and, while still in cache, its score is taken
+// and folded into f by an online softmax (running maximum, rescaling the partial sum when the
+// maximum grows); a second pass forms c_i = 2 beta a_i <x_i, f> and sum_i c_i x_i, whence
+// g = sum_i c_i x_i - (sum_i c_i) f. The buffer is written once and read once per step.
+// This simulator is the reference the reduced sampler is tested against; it makes no use of
+// the rotational reduction.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "rhoflow/model/model.hpp"
+#include "rhoflow/core/random.hpp"
+#include "rhoflow/model/sample.hpp"
+#include "rhoflow/model/update_rule.hpp"
+
+namespace rhoflow {
+
+/// The full simulator; keeps an L x d workspace, so use one per thread.
+class FullSampler {
+public:
+    /// Validates `model` (throws InvalidArgument) and allocates the workspace.
+    explicit FullSampler(const ModelParams& model);
+    /// The model simulated.
+    const ModelParams& model() const noexcept { return m_; }
+    /// One fresh sample X at unit query q: f and g, decomposed in the frame (q, e, rest) with
+    /// e = (xi - rho q)/||xi - rho q|| (any unit vector orthogonal to q when rho = +-1).
+    GradientDraw draw(const Eigen::VectorXd& q, RandomStream& rng);
+    /// One SGA step: q <- normalise(q + eta g) (or the tangent variant); returns <q, xi>.
+    double step(Eigen::VectorXd& q, double eta, UpdateRule rule, RandomStream& rng, GradientDraw* g = nullptr);
+    /// The gradient g of the last draw (length d).
+    const Eigen::VectorXd& last_gradient() const noexcept { return g_; }
+    /// The attention output f of the last draw (length d).
+    const Eigen::VectorXd& last_output() const noexcept { return f_; }
+    /// A unit query with <q, xi> = rho (rho e_1 + sqrt(1 - rho^2) e_2).
+    static Eigen::VectorXd query_with_alignment(std::int64_t d, double rho);
+    /// A query uniform on the sphere, drawn from `rng`.
+    static Eigen::VectorXd random_query(std::int64_t d, RandomStream& rng);
+
+private:
+    ModelParams m_;
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> X_;
+    Eigen::VectorXd s_, f_, g_;
+};
+
+}  // namespace rhoflow

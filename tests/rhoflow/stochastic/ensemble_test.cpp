@@ -1,0 +1,132 @@
+#include "rhoflow/stochastic/ensemble.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "rhoflow/core/errors.hpp"
+#include "test_util.hpp"
+
+using namespace rhoflow;
+
+TEST_CASE("ensemble: same seed gives bit-identical trials on 1 and 2 threads, other seeds differ") {
+    const ModelParams m{20, 50, 8, 1.0, 1.0, 1.0};
+    for (SamplerKind k : {SamplerKind::reduced, SamplerKind::full}) {
+        CAPTURE(to_string(k));
+        SgaParams p;
+        p.sampler = k;
+        p.steps = 300;
+        p.trials = 7;
+        p.seed = 2024;
+        p.threads = 1;
+        const EnsembleResult a = run_ensemble(m, p);
+        p.threads = 2;
+        const EnsembleResult b = run_ensemble(m, p);
+        for (std::size_t i = 0; i < a.trials.size(); ++i) {
+            CHECK(a.trials[i].rho0 == b.trials[i].rho0);
+            CHECK(a.trials[i].rho_final == b.trials[i].rho_final);
+            CHECK(a.trials[i].rho == b.trials[i].rho);
+            CHECK(a.trials[i].hit_step == b.trials[i].hit_step);
+        }
+        // A trial does not depend on what runs beside it: trial 3 alone reproduces it.
+        p.first_trial = 3;
+        p.trials = 1;
+        const EnsembleResult c = run_ensemble(m, p);
+        CHECK(c.trials[0].rho_final == a.trials[3].rho_final);
+        p.first_trial = 0;
+        p.trials = 7;
+        p.seed = 2025;
+        const EnsembleResult d = run_ensemble(m, p);
+        CHECK(d.trials[0].rho_final != a.trials[0].rho_final);
+    }
+}
+
+TEST_CASE("ensemble: recovery at theta = 1, d = 50, L = 1000, R = 100 (all 10 trials above 0.95)") {
+    // An independent implementation gives |rho| between 0.977 and 0.993 here.
+    const ModelParams m{50, 1000, 100, 1.0, 1.0, 1.0};
+    SgaParams p;
+    p.steps = 10000;
+    p.trials = 10;
+    p.schedule = {0.5, 100, 1.0};
+    p.seed = 7;
+    const EnsembleResult r = run_ensemble(m, p);
+    for (const auto& t : r.trials) {
+        CAPTURE(t.trial);
+        CHECK(std::abs(t.rho_final) > 0.95);
+        CHECK(std::abs(t.rho_final) < 0.999);
+        CHECK(t.hit_step.has_value() == (std::abs(t.rho_final) >= 0.99 || t.hit_step.has_value()));
+    }
+    CHECK(r.summary.abs_rho_final.mean > 0.95);
+    CHECK(r.summary.abs_rho_final.lo <= r.summary.abs_rho_final.mean);
+    CHECK(r.trials[0].t_final == doctest::Approx(p.schedule.time_at(p.steps)).epsilon(1e-12));
+    // Nuisance tokens hold most of the attention (R/L = 0.1) but less than 1 - alpha.
+    CHECK(r.summary.nuisance_mass.mean < 0.9);
+    CHECK(r.summary.nuisance_mass.mean > 0.5);
+}
+
+TEST_CASE("ensemble: records are log-spaced plus requested, and their number does not grow with steps") {
+    SgaParams p;
+    p.steps = 100000;
+    p.records_per_decade = 10;
+    p.record_steps = {12345};
+    const auto rec = record_steps_for(p);
+    CHECK(rec.front() == 0);
+    CHECK(rec.back() == 100000);
+    CHECK(std::find(rec.begin(), rec.end(), 12345) != rec.end());
+    CHECK(rec.size() < 60);
+    const ModelParams m{10, 20, 5, 1.0, 1.0, 1.0};
+    p.steps = 2000;
+    p.trials = 2;
+    p.record_steps = {};
+    const EnsembleResult r = run_ensemble(m, p);
+    CHECK(r.trials[0].rho.size() == r.record_steps.size());
+    CHECK(r.trials[0].nuisance_mass.size() == r.record_steps.size());
+    CHECK(r.record_times.size() == r.record_steps.size());
+    CHECK(r.trials[0].rho.front() == r.trials[0].rho0);
+    CHECK(r.trials[0].rho.back() == r.trials[0].rho_final);
+}
+
+TEST_CASE("ensemble: random initial queries follow the uniform-sphere law of rho0") {
+    // E[rho0] = 0 and E[rho0^2] = 1/d for q uniform on the sphere.
+    const ModelParams m{25, 10, 2, 1.0, 1.0, 1.0};
+    SgaParams p;
+    p.steps = 1;
+    p.trials = 20000;
+    const EnsembleResult r = run_ensemble(m, p);
+    RunningStats s, s2;
+    for (const auto& t : r.trials) {
+        s.add(t.rho0);
+        s2.add(t.rho0 * t.rho0);
+    }
+    CHECK(std::abs(s.mean()) < 4 * s.standard_error());
+    CHECK(std::abs(s2.mean() - 1.0 / 25) < 4 * s2.standard_error());
+}
+
+TEST_CASE("ensemble: a schedule without Robbins-Monro carries a warning, bad params are named") {
+    SgaParams p;
+    p.schedule.gamma = 0.0;
+    CHECK(p.schedule.warning().find("constant step") != std::string::npos);
+    p.schedule.gamma = 0.4;
+    CHECK(p.schedule.warning().find("Robbins-Monro") != std::string::npos);
+    p.schedule.gamma = 0.75;
+    CHECK(p.schedule.warning().empty());
+    auto param_of = [](SgaParams q) { return test::invalid_param([&] { q.validate(); }); };
+    SgaParams q;
+    q.steps = 0;
+    CHECK(param_of(q) == "steps");
+    q = {};
+    q.schedule.eta0 = 0;
+    CHECK(param_of(q) == "eta0");
+    q = {};
+    q.schedule.k0 = -1;
+    CHECK(param_of(q) == "k0");
+    q = {};
+    q.schedule.gamma = 1.5;
+    CHECK(param_of(q) == "gamma");
+    q = {};
+    q.rho0 = 2.0;
+    CHECK(param_of(q) == "rho0");
+    q = {};
+    q.trials = 0;
+    CHECK(param_of(q) == "trials");
+}

@@ -1,0 +1,63 @@
+// Helpers shared by the test files: the reference table and small numeric utilities.
+#pragma once
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/model/model.hpp"
+
+namespace rhoflow::test {
+
+/// One row of tests/data/field_values.csv (independent implementation, see data/README.md).
+struct ReferenceRow {
+    ModelParams model;
+    double rho, j, dj, drift, mass, j_mf, dj_mf, mass_mf, dj_err;
+};
+
+inline std::vector<ReferenceRow> reference_rows() {
+    std::ifstream in(std::string(RHOFLOW_TEST_DATA_DIR) + "/field_values.csv");
+    if (!in) throw std::runtime_error("cannot open reference data");
+    std::string line;
+    std::getline(in, line);
+    std::vector<ReferenceRow> rows;
+    while (std::getline(in, line)) {
+        std::stringstream ss(line);
+        std::string tok;
+        std::vector<double> v;
+        while (std::getline(ss, tok, ',')) v.push_back(std::stod(tok));
+        ReferenceRow r;
+        r.model = ModelParams{static_cast<std::int64_t>(v[0]), static_cast<std::int64_t>(v[1]),
+                              static_cast<std::int64_t>(v[2]), v[3], v[4], v[5]};
+        r.rho = v[6];
+        r.j = v[7];
+        r.dj = v[8];
+        r.drift = v[9];
+        r.mass = v[10];
+        r.j_mf = v[11];
+        r.dj_mf = v[12];
+        r.mass_mf = v[13];
+        r.dj_err = v[14];
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+inline double rel_diff(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+/// The parameter named by the InvalidArgument that f() throws, or "" if it throws none.
+template <class F>
+std::string invalid_param(F&& f) {
+    try {
+        f();
+    } catch (const InvalidArgument& e) {
+        return e.param();
+    }
+    return "";
+}
+
+}  // namespace rhoflow::test
