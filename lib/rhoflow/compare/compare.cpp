@@ -147,7 +147,9 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
             q.schedule.eta0 = eta0s[m];
             q.schedule.k0 = sch.k0 * sch.eta0 / eta0s[m];
             q.trials = p.study_trials;
-            q.first_trial = static_cast<std::int64_t>(1000000 * (m + 1));
+            q.first_trial = 0;
+            q.purpose = StreamPurpose::step_size_study;
+            q.purpose_sub = m;
             q.rho0 = study_rho0;
             q.steps = std::max<std::int64_t>(1, q.schedule.steps_at({study_t}, std::int64_t{1} << 40).front());
             q.record_steps = {};
@@ -336,7 +338,7 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
                                             quantile(sup, 0.5)});
             srows.push_back({{"eta0", e0}, {"k0", q.schedule.k0}, {"steps", q.steps}, {"sup_err_mean", ci.mean},
                              {"sup_err_se", ci.se}, {"sup_err_ci95", {ci.lo, ci.hi}},
-                             {"sup_err_median", quantile(sup, 0.5)}, {"first_stream", q.first_trial}});
+                             {"sup_err_median", quantile(sup, 0.5)}, {"stream_run", q.purpose_sub}});
             lx.push_back(std::log(e0));
             ly.push_back(std::log(ci.mean));
         }

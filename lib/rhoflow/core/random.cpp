@@ -35,8 +35,9 @@ namespace {
 const detail::ZigguratTables& zig = detail::ziggurat;
 }  // namespace
 
-RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t substream) noexcept {
-    ctr_ = {{0, substream, 0, 0}};
+RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t word1,
+                           std::uint64_t word2) noexcept {
+    ctr_ = {{0, word1, word2, 0}};
     key_ = {{seed, stream}};
 }
 

@@ -1,9 +1,13 @@
-// Counter-based random streams: one independent, reproducible stream per (seed, stream id).
+// Counter-based random streams: one independent, reproducible stream per (seed, purpose, index).
 //
 // Generator: Random123's Philox4x64-10 (Salmon et al., "Parallel random numbers: as easy as
-// 1, 2, 3", SC'11), keyed by {seed, stream id} and run on the counter {block, substream, 0, 0}.
-// A trial's numbers therefore depend only on (seed, trial), never on which thread runs it or
-// on what runs beside it; pure integer arithmetic makes the bits the same on every platform.
+// 1, 2, 3", SC'11), keyed by {seed, index} and run on the counter {block, purpose, sub, 0}.
+// Every use of randomness in rhoflow has its own StreamPurpose, and the purpose occupies a
+// counter word that the block counter never reaches, so streams of two purposes never coincide
+// whatever the seed, the indices and the run length (the list is in docs/cli.md,
+// "Reproducibility"). A trial's numbers therefore depend only on (seed, purpose, trial), never
+// on which thread or process runs it or on what runs beside it; pure integer arithmetic makes
+// the bits the same on every platform.
 // Normals: a 256-layer ziggurat (Marsaglia & Tsang, J. Stat. Softw. 5(8), 2000) on one 64-bit
 // draw per variate (8 bits layer, 1 bit sign, 52 bits magnitude), with the exact tail of
 // Marsaglia (1964); about 99% of variates cost one draw and no transcendental call. Its tables
@@ -21,11 +25,35 @@
 
 namespace rhoflow {
 
-/// A reproducible stream of random numbers identified by (seed, stream, substream).
+/// What a stream is used for. Each purpose is a distinct counter word, so two purposes never
+/// share a stream. Never renumber: the numbers of published results depend on these values.
+enum class StreamPurpose : std::uint64_t {
+    sga_trial = 0,         ///< trial `index` of an SGA ensemble (also its random initial query)
+    montecarlo_field = 1,  ///< chunk `index` of the Monte Carlo field estimator
+    step_size_study = 2,   ///< trial `index` of run `sub` (eta0 rank) of the comparator's step-size study
+    one_step_moments = 3,  ///< grid point `index` of the one-step moment table of the rho-chain
+    effective_sde = 4,     ///< path block `index` of the effective-dynamics (1-D SDE) ensemble
+};
+
+/// The identity of one stream: master seed, purpose, and indices within the purpose.
+struct StreamId {
+    std::uint64_t seed = 0;      ///< master seed (the user's --seed)
+    StreamPurpose purpose = StreamPurpose::sga_trial;  ///< what the stream is for
+    std::uint64_t index = 0;     ///< trial, chunk or grid point (Philox key word 1)
+    std::uint64_t sub = 0;       ///< second index within the purpose (counter word 2)
+    /// Two ids are equal iff they name the same stream.
+    bool operator==(const StreamId&) const = default;
+};
+
+/// A reproducible stream of random numbers.
 class RandomStream {
 public:
-    /// The stream `stream` of master seed `seed`; `substream` separates uses inside one stream.
-    RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t substream = 0) noexcept;
+    /// The stream of `id`: key {seed, index}, counter {block, purpose, sub, 0}.
+    explicit RandomStream(const StreamId& id) noexcept
+        : RandomStream(id.seed, id.index, static_cast<std::uint64_t>(id.purpose), id.sub) {}
+    /// A raw stream: key {seed, stream}, counter {block, word1, word2, 0} (tests and benchmarks;
+    /// library code names its purpose through StreamId).
+    RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t word1 = 0, std::uint64_t word2 = 0) noexcept;
 
     /// Next 64 uniformly random bits.
     std::uint64_t next_u64() noexcept {

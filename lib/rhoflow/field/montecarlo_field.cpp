@@ -39,7 +39,7 @@ FieldPoint montecarlo_field(const ModelParams& model, double rho, const MonteCar
 
     parallel_for(chunks, params.threads, [&](std::int64_t c) {
         SampleDrawer sampler(model);  // workspace of 5 L doubles, small next to 2048 samples
-        RandomStream rng(params.seed, static_cast<std::uint64_t>(c));
+        RandomStream rng({params.seed, StreamPurpose::montecarlo_field, static_cast<std::uint64_t>(c)});
         ChunkStats& out = results[static_cast<std::size_t>(c)];
         const std::int64_t n = std::min(kChunk, params.samples - c * kChunk);
         for (std::int64_t k = 0; k < n; ++k) {

@@ -11,7 +11,7 @@
 //            u_i = theta rho 1{i <= R} + sigma Z_i: dh/drho = theta sum_{i<=R} dh/du_i
 //            - 2 rho theta^2 A_I^2. Unlike drift / (1 - rho^2) it is finite at rho = +-1.
 //  - E[A_I]: the sample attention mass on informative tokens.
-// Reproducibility: samples are grouped in fixed chunks, chunk c uses RandomStream(seed, c), and
+// Reproducibility: samples are grouped in fixed chunks, chunk c uses the stream (seed, montecarlo_field, c), and
 // chunk results are merged in chunk order, so the numbers do not depend on the thread count.
 #pragma once
 

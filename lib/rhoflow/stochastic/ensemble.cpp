@@ -114,7 +114,7 @@ EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, Progre
 
     parallel_for(p.trials, p.threads, [&](std::int64_t i) {
         const std::int64_t trial = p.first_trial + i;
-        RandomStream rng(p.seed, static_cast<std::uint64_t>(trial));
+        RandomStream rng({p.seed, p.purpose, static_cast<std::uint64_t>(trial), p.purpose_sub});
         std::unique_ptr<StepObserver> obs = observers ? observers(trial) : nullptr;
         TrialResult r;
         if (p.sampler == SamplerKind::reduced) {

@@ -1,7 +1,7 @@
 // Ensembles of independent SGA trials (../shared/spec/model.md sections 2 and 6) on all cores.
 //
-// Reproducibility: trial k of master seed S draws every random number from
-// RandomStream(S, k), so its path is bit-identical whatever the thread count and whatever
+// Reproducibility: trial k of master seed S draws every random number from the stream
+// (S, sga_trial, k) (core/random.hpp), so its path is bit-identical whatever the thread count and whatever
 // other trials run; results are stored per trial index and summarised in index order.
 // Memory: per trial, rho and the sample nuisance attention mass are kept only at the record
 // steps (log-spaced, `records_per_decade` per decade, plus user-requested steps), so it does
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/core/random.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
 #include "rhoflow/core/stats.hpp"
@@ -40,6 +41,8 @@ struct SgaParams {
     std::int64_t trials = 30;            ///< independent trials, >= 1
     std::int64_t first_trial = 0;        ///< stream index of the first trial (rerun one trial alone)
     std::uint64_t seed = 1;              ///< master seed
+    StreamPurpose purpose = StreamPurpose::sga_trial;  ///< stream purpose of the trials (the comparator's study uses its own)
+    std::uint64_t purpose_sub = 0;       ///< second stream index within the purpose (the study's run)
     SamplerKind sampler = SamplerKind::reduced;  ///< simulator
     StepSchedule schedule;               ///< step sizes eta_k
     UpdateRule update = UpdateRule::normalized;  ///< projection to the sphere
