@@ -55,7 +55,7 @@ std::string invalid_param(F&& f) {
     try {
         f();
     } catch (const InvalidArgument& e) {
-        return e.param();
+        return e.field();
     }
     return "";
 }

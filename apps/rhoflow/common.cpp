@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/core/errors.hpp"
@@ -109,6 +110,25 @@ const std::vector<std::string>& command_names() {
     return names;
 }
 
+std::string flag_for_field(const std::string& path) {
+    // Fields whose flag is not their name with dashes; keyed by the last one or two components.
+    static const std::map<std::string, std::string> special = {
+        {"hit_eps", "hit"},       {"scan_cells", "scan"},          {"table.tol", "table-tol"},
+        {"table.max_points", "table-points"}, {"record_steps", "record"}, {"times", "t-end"},
+        {"exact.rel_tol", "rel-tol"}, {"exact.inner_resolution", "inner-resolution"}};
+    const auto dot = path.rfind('.');
+    const std::string last = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (dot != std::string::npos) {
+        const auto dot2 = path.rfind('.', dot - 1);
+        const std::string two = path.substr(dot2 == std::string::npos ? 0 : dot2 + 1);
+        if (auto it = special.find(two); it != special.end()) return it->second;
+    }
+    if (auto it = special.find(last); it != special.end()) return it->second;
+    std::string flag = last;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
 namespace {
 
 Outcome failure(int code, const std::string& message, const std::string& param = "") {
@@ -121,8 +141,9 @@ Outcome guarded(F&& f) {
         f();
         return {};
     } catch (const InvalidArgument& e) {
-        if (e.param() == "file") return failure(2, e.what(), e.param());  // experiment files: FILE:LINE: ...
-        return failure(2, fmt::format("invalid --{}: {}", e.param(), e.what()), e.param());
+        if (e.field() == "file") return failure(2, e.what(), e.field());  // experiment files: FILE:LINE: ...
+        const std::string flag = flag_for_field(e.field());
+        return failure(2, fmt::format("invalid --{}: {}", flag, e.what()), flag);
     } catch (const NumericalError& e) {
         return failure(3, fmt::format("numerical failure: {}", e.what()));
     } catch (const std::exception& e) {

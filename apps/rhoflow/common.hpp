@@ -68,6 +68,10 @@ Command add_phase_command(CLI::App& app);
 Command add_sga_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 
+/// The command-line flag (without dashes) of a params-struct field path from InvalidArgument:
+/// the one place where the library's field names meet the CLI's flag names.
+std::string flag_for_field(const std::string& path);
+
 /// Names of all subcommands, in the order of --help.
 const std::vector<std::string>& command_names();
 

@@ -21,22 +21,22 @@ namespace rhoflow {
 using nlohmann::json;
 
 void CompareParams::validate() const {
-    model.validate();
-    sga.validate();
-    table.validate();
+    validate_member("model", [&] { model.validate(); });
+    validate_member("sga", [&] { sga.validate(); });
+    validate_member("table", [&] { table.validate(); });
     require(std::isfinite(horizon) && horizon > 0, "horizon", horizon, "finite horizon > 0");
     require(anchors >= 3 && anchors <= 10000, "anchors", anchors, "3 <= anchors <= 10000");
     require(rows >= 3 && rows <= 1000, "rows", rows, "3 <= rows <= 1000");
-    for (double e : study_eta0) require(std::isfinite(e) && e > 0, "study-eta0", e, "finite study-eta0 > 0");
-    require(study_eta0.empty() || study_eta0.size() >= 3, "study-eta0", static_cast<double>(study_eta0.size()),
+    for (double e : study_eta0) require(std::isfinite(e) && e > 0, "study_eta0", e, "finite study-eta0 > 0");
+    require(study_eta0.empty() || study_eta0.size() >= 3, "study_eta0", static_cast<double>(study_eta0.size()),
             "a list of at least 3 values (or none)");
-    require(study_trials >= 2 && study_trials <= 1000000, "study-trials", static_cast<double>(study_trials),
-            "2 <= study-trials <= 1e6");
-    require(std::isfinite(study_horizon) && study_horizon >= 0, "study-horizon", study_horizon,
-            "study-horizon >= 0 (0 = automatic)");
+    require(study_trials >= 2 && study_trials <= 1000000, "study_trials", static_cast<double>(study_trials),
+            "2 <= study_trials <= 1e6");
+    require(std::isfinite(study_horizon) && study_horizon >= 0, "study_horizon", study_horizon,
+            "study_horizon >= 0 (0 = automatic)");
     if (field == FieldMethod::montecarlo)
         throw InvalidArgument("field", "field = 'montecarlo' cannot drive the ODE (accepted: exact, meanfield)");
-    if (field == FieldMethod::exact) validate_exact_field(model, table.exact);
+    if (field == FieldMethod::exact) validate_member("model", [&] { validate_exact_field(model, table.exact); });
     const double t_final = sga.schedule.time_at(sga.steps);
     require(horizon < t_final, "horizon", horizon,
             fmt::format("horizon < the run's ODE time t_final = {} (more --steps or a shorter --horizon)",

@@ -13,10 +13,10 @@
 namespace rhoflow {
 
 void FieldTableParams::validate() const {
-    require_in("table-tol", tol, 1e-15, 1e-3);
-    require(max_points >= 33 && max_points <= 8193, "table-points", max_points, "33 <= table-points <= 8193");
+    require_in("tol", tol, 1e-15, 1e-3);
+    require(max_points >= 33 && max_points <= 8193, "max_points", max_points, "33 <= max_points <= 8193");
     require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
-    exact.validate();
+    validate_member("exact", [&] { exact.validate(); });
 }
 
 double DriftField::j(double rho) const {

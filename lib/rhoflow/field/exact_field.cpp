@@ -13,11 +13,11 @@
 namespace rhoflow {
 
 void ExactFieldParams::validate() const {
-    require_in("rel-tol", rel_tol, 1e-15, 1e-2);
-    require_in("inner-resolution", inner_resolution, 0.01, 0.5);
-    require_in("z-range", z_range, 5.0, 40.0);
-    require(max_segments >= 16 && max_segments <= 100000, "max-segments", max_segments,
-            "16 <= max-segments <= 100000");
+    require_in("rel_tol", rel_tol, 1e-15, 1e-2);
+    require_in("inner_resolution", inner_resolution, 0.01, 0.5);
+    require_in("z_range", z_range, 5.0, 40.0);
+    require(max_segments >= 16 && max_segments <= 100000, "max_segments", max_segments,
+            "16 <= max_segments <= 100000");
 }
 
 namespace {
@@ -191,10 +191,11 @@ Combined combine(const Coefs& c, const Moments& I, const Moments& dI, const Mome
 void validate_exact_field(const ModelParams& model, const ExactFieldParams& params) {
     model.validate();
     params.validate();
-    require(model.tau() <= exact_field_max_tau, "beta", model.beta,
-            fmt::format("tau = beta*sigma <= {} for the exact method (tau = {}); use the "
-                        "montecarlo method for sharper attention",
-                        exact_field_max_tau, format_number(model.tau())));
+    // tau = beta sigma: blame the factor that is further from 1 (the one the user moved).
+    const char* culprit = std::abs(std::log(model.beta)) >= std::abs(std::log(model.sigma)) ? "beta" : "sigma";
+    require(model.tau() <= exact_field_max_tau, culprit, culprit[0] == 'b' ? model.beta : model.sigma,
+            fmt::format("beta*sigma <= {} for the exact field (here beta*sigma = {})", exact_field_max_tau,
+                        format_number(model.tau())));
 }
 
 FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldParams& params,

@@ -15,11 +15,11 @@ namespace rhoflow {
 void OdeParams::validate() const {
     require_in("rtol", rtol, 1e-14, 0.1);
     require_in("atol", atol, 1e-16, 0.1);
-    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit", hit_eps, "0 < hit < 1");
+    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
 }
 
 std::vector<double> linear_grid(double t_end, int points) {
-    require(std::isfinite(t_end) && t_end > 0, "t-end", t_end, "finite t-end > 0");
+    require(std::isfinite(t_end) && t_end > 0, "t_end", t_end, "finite t_end > 0");
     require(points >= 2 && points <= 10000000, "points", points, "2 <= points <= 1e7");
     std::vector<double> t(static_cast<std::size_t>(points));
     for (int i = 0; i < points; ++i) t[static_cast<std::size_t>(i)] = t_end * i / (points - 1);
@@ -129,10 +129,10 @@ OdeSolution solve_ode(const DriftField& field, double rho0, const std::vector<do
                       const OdeParams& params) {
     validate_rho(rho0, "rho0");
     params.validate();
-    require(!times.empty(), "points", 0, "at least one output time");
+    require(!times.empty(), "times", 0, "at least one output time");
     for (std::size_t i = 0; i < times.size(); ++i) {
-        require(std::isfinite(times[i]) && times[i] >= 0, "t-end", times[i], "finite times >= 0");
-        if (i > 0) require(times[i] >= times[i - 1], "t-end", times[i], "ascending output times");
+        require(std::isfinite(times[i]) && times[i] >= 0, "times", times[i], "finite times >= 0");
+        if (i > 0) require(times[i] >= times[i - 1], "times", times[i], "ascending output times");
     }
     const double level = 1.0 - params.hit_eps;
     auto F = [&](double r) { return field.drift(r); };

@@ -10,7 +10,7 @@
 namespace rhoflow {
 
 void PhaseParams::validate() const {
-    require(scan_cells >= 16 && scan_cells <= 10000000, "scan", scan_cells, "16 <= scan <= 1e7");
+    require(scan_cells >= 16 && scan_cells <= 10000000, "scan_cells", scan_cells, "16 <= scan_cells <= 1e7");
 }
 
 namespace {

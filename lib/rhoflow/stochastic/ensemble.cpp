@@ -23,15 +23,15 @@ SamplerKind parse_sampler(std::string_view s, const std::string& param) {
 void SgaParams::validate() const {
     require(steps >= 1 && steps <= (std::int64_t{1} << 40), "steps", static_cast<double>(steps), "1 <= steps <= 2^40");
     require(trials >= 1 && trials <= 10000000, "trials", static_cast<double>(trials), "1 <= trials <= 1e7");
-    require(first_trial >= 0, "first-trial", static_cast<double>(first_trial), "first-trial >= 0");
-    schedule.validate();
+    require(first_trial >= 0, "first_trial", static_cast<double>(first_trial), "first_trial >= 0");
+    validate_member("schedule", [&] { schedule.validate(); });
     if (rho0) validate_rho(*rho0, "rho0");
-    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit", hit_eps, "0 < hit < 1");
+    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
     require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
-    require(records_per_decade >= 1 && records_per_decade <= 1000, "records-per-decade", records_per_decade,
-            "1 <= records-per-decade <= 1000");
+    require(records_per_decade >= 1 && records_per_decade <= 1000, "records_per_decade", records_per_decade,
+            "1 <= records_per_decade <= 1000");
     for (auto k : record_steps)
-        require(k >= 0 && k <= steps, "record", static_cast<double>(k), "0 <= record <= steps");
+        require(k >= 0 && k <= steps, "record_steps", static_cast<double>(k), "0 <= record_steps <= steps");
 }
 
 std::vector<std::int64_t> record_steps_for(const SgaParams& p) {

@@ -109,7 +109,7 @@ TEST_CASE("compare: invalid parameters are named") {
     CHECK(param_of(p) == "anchors");
     p = small();
     p.study_eta0 = {0.1, -0.1, 0.2};
-    CHECK(param_of(p) == "study-eta0");
+    CHECK(param_of(p) == "study_eta0");
     p = small();
     p.field = FieldMethod::montecarlo;
     CHECK(param_of(p) == "field");

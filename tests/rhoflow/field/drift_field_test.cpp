@@ -46,6 +46,6 @@ TEST_CASE("drift field: montecarlo cannot drive the ODE") {
         DriftField::make(ModelParams{}, FieldMethod::montecarlo);
         FAIL("no exception");
     } catch (const InvalidArgument& e) {
-        CHECK(e.param() == "field");
+        CHECK(e.field() == "field");
     }
 }

@@ -154,5 +154,5 @@ TEST_CASE("exact field: invalid input is refused, naming the parameter") {
     m.beta = 1;
     ExactFieldParams p;
     p.rel_tol = 0;
-    CHECK(test::invalid_param([&] { exact_field(m, 0.5, p); }) == "rel-tol");
+    CHECK(test::invalid_param([&] { exact_field(m, 0.5, p); }) == "rel_tol");
 }

@@ -81,6 +81,6 @@ TEST_CASE("Monte Carlo field: invalid controls are named") {
         montecarlo_field(ModelParams{}, 0.1, p);
         FAIL("no exception");
     } catch (const InvalidArgument& e) {
-        CHECK(e.param() == "samples");
+        CHECK(e.field() == "samples");
     }
 }

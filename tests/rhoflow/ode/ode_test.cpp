@@ -121,13 +121,13 @@ TEST_CASE("ode api: equilibria stay put, output at t = 0 is rho0, counts are rep
 TEST_CASE("ode api: invalid input names the parameter") {
     const DriftField f = constant_field(1.0);
     CHECK(test::invalid_param([&] { solve_ode(f, 1.5, {0.0, 1.0}); }) == "rho0");
-    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {1.0, 0.5}); }) == "t-end");
+    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {1.0, 0.5}); }) == "times");
     OdeParams p;
     p.rtol = 0;
     CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "rtol");
     p = {};
     p.hit_eps = 1.0;
-    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "hit");
-    CHECK(test::invalid_param([&] { linear_grid(-1.0, 10); }) == "t-end");
+    CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "hit_eps");
+    CHECK(test::invalid_param([&] { linear_grid(-1.0, 10); }) == "t_end");
     CHECK(test::invalid_param([&] { linear_grid(1.0, 1); }) == "points");
 }

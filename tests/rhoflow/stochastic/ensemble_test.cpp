@@ -116,13 +116,13 @@ TEST_CASE("ensemble: a schedule without Robbins-Monro carries a warning, bad par
     CHECK(param_of(q) == "steps");
     q = {};
     q.schedule.eta0 = 0;
-    CHECK(param_of(q) == "eta0");
+    CHECK(param_of(q) == "schedule.eta0");
     q = {};
     q.schedule.k0 = -1;
-    CHECK(param_of(q) == "k0");
+    CHECK(param_of(q) == "schedule.k0");
     q = {};
     q.schedule.gamma = 1.5;
-    CHECK(param_of(q) == "gamma");
+    CHECK(param_of(q) == "schedule.gamma");
     q = {};
     q.rho0 = 2.0;
     CHECK(param_of(q) == "rho0");
