@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/model/model.hpp"
@@ -45,6 +47,16 @@ inline std::vector<ReferenceRow> reference_rows() {
         rows.push_back(r);
     }
     return rows;
+}
+
+/// A fresh, empty temporary directory unique to this test process and `name`, so that two
+/// suites running at once never share one.
+inline std::filesystem::path temp_dir(const std::string& name) {
+    const auto d = std::filesystem::temp_directory_path() /
+                   ("rhoflow_test_" + std::to_string(::getpid()) + "_" + name);
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    return d;
 }
 
 inline double rel_diff(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }

@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "progress.hpp"
 #include "rhoflow/compare/compare.hpp"
+#include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow::cli {
@@ -27,14 +28,13 @@ struct CompareOptions {
 std::function<void()> prepare(const CompareOptions& o) {
     CompareParams p = o.params;
     p.model = o.model.model();
-    p.convention = o.model.convention();
     p.sga.steps = require_integer("steps", o.steps, 1, 1e12);
     p.sga.trials = require_integer("trials", o.trials, 2, 1e7);
     p.sga.seed = static_cast<std::uint64_t>(require_integer("seed", o.seed, 0, 9007199254740992.0));
     p.study_trials = require_integer("study-trials", o.study_trials, 2, 1e6);
     p.sga.sampler = parse_sampler(o.sampler);
     p.sga.update = parse_update_rule(o.update);
-    p.field = parse_field_method(o.field, "field");
+    p.field = parse_drift_method(o.field, "field");
     if (o.rho0 == "uniform") {
         p.sga.rho0.reset();
     } else {
@@ -58,7 +58,7 @@ std::function<void()> prepare(const CompareOptions& o) {
         r = run_compare(p, &progress);
     }
     const auto lines = write_compare(r, o.out, !o.no_figures);
-    std::cout << r.markdown;
+    std::cout << compare_markdown(r);
     if (!o.quiet) {
         std::cerr << "rhoflow compare: wrote into " << o.out << "/:\n";
         for (const auto& l : lines) std::cerr << "  " << l << "\n";

@@ -6,7 +6,7 @@
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/field/meanfield.hpp"
 #include "rhoflow/field/montecarlo_field.hpp"
-#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/json.hpp"
 
 namespace rhoflow::cli {
 
@@ -50,15 +50,15 @@ void work(const FieldOptions& o, const ModelParams& m, FieldMethod method, const
                 break;
         }
     }
-    nlohmann::json doc = provenance();
+    nlohmann::json doc = provenance("");
     doc["command"] = "field";
-    doc["model"] = to_json(m, o.model.convention());
+    doc["model"] = m;
     doc["method"] = std::string(to_string(method));
     if (method == FieldMethod::exact) doc["exact"] = {{"rel_tol", o.exact.rel_tol}, {"inner_resolution", o.exact.inner_resolution}};
     if (method == FieldMethod::montecarlo) doc["montecarlo"] = {{"samples", mc.samples}, {"seed", mc.seed}};
     doc["points"] = nlohmann::json::array();
     for (std::size_t i = 0; i < pts.size(); ++i) {
-        nlohmann::json pj = to_json(pts[i]);
+        nlohmann::json pj = pts[i];
         if (!moments.empty())
             pj["gradient"] = {{"g_u", moments[i].g_u},       {"g_u_err", moments[i].g_u_err},
                               {"g_v", moments[i].g_v},       {"g_v_err", moments[i].g_v_err},

@@ -5,7 +5,7 @@
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/ode/ode.hpp"
-#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/json.hpp"
 
 namespace rhoflow::cli {
 
@@ -26,17 +26,17 @@ std::function<void()> prepare(const OdeOptions& o) {
     validate_rho(o.rho0, "rho0");
     const auto times = linear_grid(o.t_end, static_cast<int>(require_integer("points", o.points, 2, 1e7)));
     o.ode.validate();
-    const FieldMethod method = ode_field_method(o.field, m, o.table);
+    const DriftMethod method = ode_field_method(o.field, m, o.table);
     return [o, m, times, method] {
     const DriftField f = DriftField::make(m, method, o.table);
     const OdeSolution s = solve_ode(f, o.rho0, times, o.ode);
-    nlohmann::json doc = provenance();
+    nlohmann::json doc = provenance("");
     doc["command"] = "ode";
-    doc["model"] = to_json(m, o.model.convention());
-    doc["field"] = to_json(f);
+    doc["model"] = m;
+    doc["field"] = f.info();
     doc["params"] = {{"rho0", o.rho0}, {"t_end", o.t_end}, {"rtol", o.ode.rtol}, {"atol", o.ode.atol},
                      {"hit", o.ode.hit_eps}};
-    doc.update(to_json(s));
+    doc.update(nlohmann::json(s));
     emit(o.out, doc, [&] {
         std::string r = fmt::format("# rhoflow ode, field {}, {}, rho0 = {}\n", f.name(), describe(m), o.rho0);
         r += fmt::format("# dopri5 rtol {} atol {}: {} steps, {} evaluations; field error bound on j' {:.1e}\n",

@@ -5,7 +5,7 @@
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/ode/phase.hpp"
-#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/json.hpp"
 
 namespace rhoflow::cli {
 
@@ -25,15 +25,15 @@ std::string interval(const Basin& b) {
 std::function<void()> prepare(const PhaseOptions& o) {
     const ModelParams m = o.model.model();
     o.phase.validate();
-    const FieldMethod method = ode_field_method(o.field, m, o.table);
+    const DriftMethod method = ode_field_method(o.field, m, o.table);
     return [o, m, method] {
     const DriftField f = DriftField::make(m, method, o.table);
     const PhasePortrait p = phase_portrait(f, o.phase);
-    nlohmann::json doc = provenance();
+    nlohmann::json doc = provenance("");
     doc["command"] = "phase";
-    doc["model"] = to_json(m, o.model.convention());
-    doc["field"] = to_json(f);
-    doc.update(to_json(p));
+    doc["model"] = m;
+    doc["field"] = f.info();
+    doc.update(nlohmann::json(p));
     emit(o.out, doc, [&] {
         std::string r = fmt::format("# rhoflow phase, field {}, {}\n", f.name(), describe(m));
         if (p.flat) return r + "j' is identically 0 (no signal: R = 0 or theta = 0): every rho is an equilibrium.\n";

@@ -14,7 +14,7 @@
 #include "common.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/json.hpp"
 #include "rhoflow/io/table.hpp"
 
 namespace rhoflow::cli {
@@ -289,7 +289,7 @@ std::function<void()> prepare_run(const RunOptions& o) {
             }
             return;
         }
-        json index = provenance();
+        json index = provenance("run");
         index["command"] = "run";
         index["file"] = o.file;
         index["title"] = title;

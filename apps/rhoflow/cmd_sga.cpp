@@ -7,7 +7,7 @@
 #include "progress.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/json.hpp"
 
 namespace rhoflow::cli {
 
@@ -43,9 +43,9 @@ std::function<void()> prepare(const SgaOptions& o) {
         res = run_ensemble(m, p, &progress);
     }
     const auto& s = res.summary;
-    nlohmann::json doc = provenance();
+    nlohmann::json doc = provenance("");
     doc["command"] = "sga";
-    doc["model"] = to_json(m, o.model.convention());
+    doc["model"] = m;
     doc["params"] = {{"steps", p.steps},         {"trials", p.trials},   {"first_trial", p.first_trial},
                      {"seed", p.seed},           {"sampler", to_string(p.sampler)},
                      {"update", to_string(p.update)}, {"eta0", p.schedule.eta0}, {"k0", p.schedule.k0},

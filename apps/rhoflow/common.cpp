@@ -6,9 +6,10 @@
 #include <iostream>
 #include <map>
 
+#include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/io/report.hpp"
+#include "rhoflow/io/json.hpp"
 
 namespace rhoflow::cli {
 
@@ -40,12 +41,10 @@ void add_ode_field_flags(CLI::App& app, std::string& field, FieldTableParams& ta
     app.add_option("--table-points", table.max_points, "largest Chebyshev grid for the exact field")->capture_default_str();
 }
 
-FieldMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table) {
-    const FieldMethod method = parse_field_method(field, "field");
-    if (method == FieldMethod::montecarlo)
-        throw InvalidArgument("field", "field = 'montecarlo' cannot drive the ODE (accepted: exact, meanfield)");
+DriftMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table) {
+    const DriftMethod method = parse_drift_method(field, "field");
     table.validate();
-    if (method == FieldMethod::exact) validate_exact_field(model, table.exact);
+    if (method == DriftMethod::exact) validate_exact_field(model, table.exact);
     return method;
 }
 

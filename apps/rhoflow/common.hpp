@@ -46,7 +46,7 @@ void add_ode_field_flags(CLI::App& app, std::string& field, FieldTableParams& ta
 
 /// The ODE's field method from --field, validated for `model` and the table parameters (throws
 /// InvalidArgument naming --field, or the parameter the exact method cannot take).
-FieldMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table);
+DriftMethod ode_field_method(const std::string& field, const ModelParams& model, const FieldTableParams& table);
 
 /// Throws InvalidArgument unless `value` is an integer in [lo, hi]; returns it. `range` replaces
 /// the default description of the accepted range in the message.

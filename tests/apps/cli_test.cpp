@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -36,8 +37,8 @@ Run rhoflow_cli(const std::vector<std::string>& args) {
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
-    auto d = std::filesystem::temp_directory_path() / ("rhoflow_cli_test_" + name);
-    std::filesystem::remove_all(d);
+    auto d = rhoflow::test::temp_dir("cli_" + name);
+    std::filesystem::remove_all(d);  // the tests check that failed runs do not create it
     return d;
 }
 

@@ -1,5 +1,5 @@
 // The comparator, rhoflow's main job: the SGA ensemble against the mean-field ODE
-// (../shared/spec/model.md section 7).
+// (docs/theory.md section 7).
 //  - Per trial (GapTracker): D_T at anchors spread geometrically in t over the run (the flow
 //    restarted from the trial's own state at each anchor) and the tracking error
 //    |rho_k - rho_ODE(t_k)| from the trial's own start.
@@ -10,31 +10,31 @@
 //  - The step-size study: for each eta0 (k0 scaled so that eta(t) keeps its shape, eta0 k0
 //    fixed) the sup over [0, t_study] of the tracking error from a shared start, and the
 //    fitted slope of log(mean sup) against log(eta0), over all eta0 and over the smaller half
-//    (about 1/2 for small eta0; larger eta0 add the O(eta) bias of the projection).
-// Outputs: compare.json, tables (CSV, Markdown, LaTeX), figure data, gnuplot scripts, figures.
+//    (about 1/2 for small eta0; larger eta0 add the O(eta) bias of the projection). Its trials
+//    draw from their own streams (StreamPurpose::step_size_study), apart from the main run's.
+// The result is typed (CompareResult); io/compare_output.hpp turns it into JSON, tables and
+// figures. Nothing here writes files.
 #pragma once
 
-#include <atomic>
-#include <filesystem>
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/drift_field.hpp"
-#include "rhoflow/stochastic/ensemble.hpp"
-#include "rhoflow/field/field.hpp"
 #include "rhoflow/model/model.hpp"
-#include "rhoflow/io/plot.hpp"
-#include "rhoflow/io/table.hpp"
+#include "rhoflow/ode/phase.hpp"
+#include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {
 
-/// Everything a comparison needs; fields map to `rhoflow compare` flags.
+/// Everything a comparison needs.
 struct CompareParams {
     ModelParams model;                                 ///< the model
-    NoiseConvention convention = NoiseConvention::per_coordinate;  ///< how sigma was given
     SgaParams sga;                                     ///< the ensemble (sampler, schedule, seed...)
-    FieldMethod field = FieldMethod::exact;            ///< ODE field: exact or meanfield
+    DriftMethod field = DriftMethod::exact;            ///< the field driving the ODE
     FieldTableParams table;                            ///< exact-field table accuracy
     double horizon = 10.0;                             ///< T of D_T, in ODE time
     int anchors = 24;                                  ///< anchors, geometric in t over [eta0, t_final - T]
@@ -43,7 +43,7 @@ struct CompareParams {
     std::int64_t study_trials = 100;                   ///< trials per eta0 in the study
     double study_horizon = 0.0;                        ///< t_study; 0 = 3 x the ODE hitting time, at least 5
 
-    /// Throws InvalidArgument naming the first field out of range.
+    /// Throws InvalidArgument naming the first field out of range (path, e.g. "sga.steps").
     void validate() const;
 };
 
@@ -52,24 +52,148 @@ struct CompareParams {
 /// T = 10; step-size study over eta0 = 0.08 ... 0.0025 with 100 trials each.
 CompareParams default_compare_params();
 
-/// A finished comparison, ready to be written.
-struct CompareResult {
-    nlohmann::json doc;               ///< all numbers and parameters (compare.json)
-    Table table;                      ///< ODE vs SGA on a time grid
-    Table gap_table;                  ///< D_T statistics per anchor
-    Table study_table;                ///< step-size study (empty when no study)
-    std::string markdown;             ///< what the CLI prints: the table and the headline numbers
-    std::vector<std::pair<std::string, std::string>> data_files;  ///< figure data: name, content
-    std::vector<Figure> figures;      ///< gnuplot figures over those data files
+/// One row of the ODE-vs-SGA table (a log-spaced step k).
+struct CompareRow {
+    std::int64_t step = 0;             ///< step k
+    double t = 0;                      ///< ODE time t_k
+    double rho_ode = 0;                ///< the ODE from each trial's start, averaged over trials
+    MeanCI rho_sga;                    ///< SGA mean of rho_k with its 95% CI
+    double rho_sga_q10 = 0;            ///< 10% quantile of rho_k over trials
+    double rho_sga_median = 0;         ///< median of rho_k over trials
+    double rho_sga_q90 = 0;            ///< 90% quantile of rho_k over trials
+    std::optional<double> gap_mean;    ///< mean D_T anchored at this step (empty if its window did not fit)
+    std::optional<double> gap_q90;     ///< 90% quantile of D_T anchored at this step
+    MeanCI nuisance_mass_sga;          ///< sample attention mass on nuisance tokens, mean over trials
+    double nuisance_mass_population = 0;  ///< 1 - E[A_I] at rho_ODE (exact field), averaged over trials
 };
 
-/// Runs the comparison. `field`, if given, replaces the ODE's field (tests use a wrong one);
+/// D_T across trials at one anchor.
+struct GapAnchor {
+    std::int64_t step = 0;  ///< anchor step
+    double t = 0;           ///< its ODE time
+    double eta = 0;         ///< eta at the anchor
+    double mean = 0;        ///< mean D_T over trials
+    double median = 0;      ///< median D_T
+    double q90 = 0;         ///< 90% quantile of D_T
+    double max = 0;         ///< largest D_T
+};
+
+/// The fitted log-log slope of mean D_T against eta(t).
+struct GapFit {
+    LineFit fit;         ///< log mean D_T = intercept + slope log eta
+    double from_t = 0;   ///< anchors with t >= from_t were used
+};
+
+/// Hitting times of |rho| >= level: the ODE from each trial's start and the SGA trials.
+struct HittingTimes {
+    double level = 0.99;            ///< the level 1 - hit_eps
+    std::optional<MeanCI> ode;      ///< over trials whose ODE reaches the level within the run
+    std::optional<MeanCI> sga;      ///< over trials that reached it
+    std::int64_t sga_hits = 0;      ///< trials that reached it
+    std::int64_t trials = 0;        ///< trials in all
+};
+
+/// One eta0 of the step-size study.
+struct StudyRow {
+    double eta0 = 0;             ///< initial step
+    double k0 = 0;               ///< decay onset (eta0 k0 fixed across rows)
+    std::int64_t steps = 0;      ///< steps to reach t_study
+    MeanCI sup_err;              ///< mean over trials of sup_k |rho_k - rho_ODE(t_k)|, 95% CI
+    double sup_err_median = 0;   ///< median of the sup
+    std::uint64_t stream_run = 0;  ///< stream index `sub` of its trials (purpose step_size_study)
+};
+
+/// The step-size study.
+struct StepSizeStudy {
+    double horizon = 0;            ///< t_study
+    double rho0 = 0;               ///< shared start
+    std::int64_t trials = 0;       ///< trials per eta0
+    std::vector<StudyRow> rows;    ///< by decreasing eta0
+    LineFit fit;                   ///< log mean sup against log eta0, all rows
+    LineFit fit_small_eta0;        ///< the same over the smaller half of eta0 (at least 3)
+};
+
+/// One record step of the trajectory figure.
+struct TrajectoryPoint {
+    double t = 0;                 ///< ODE time
+    double rho_ode = 0;           ///< ODE (mean over trials' starts)
+    double sga_mean = 0;          ///< SGA mean
+    double sga_q10 = 0;           ///< SGA 10% quantile
+    double sga_q90 = 0;           ///< SGA 90% quantile
+    std::vector<double> trials;   ///< the first (up to 5) trials
+};
+
+/// F and j' sampled on [-1, 1] (the field figure).
+struct FieldCurvePoint {
+    double rho = 0;    ///< alignment
+    double drift = 0;  ///< F(rho)
+    double dj = 0;     ///< j'(rho)
+};
+
+/// A finished comparison.
+struct CompareResult {
+    CompareParams params;                   ///< what was run
+    DriftFieldInfo field;                   ///< the ODE's field and its error bounds
+    PhasePortrait phase;                    ///< equilibria and basins of that field
+    double t_final = 0;                     ///< ODE time of the run's last step
+    std::vector<CompareRow> table;          ///< ODE against SGA on log-spaced steps
+    std::vector<GapAnchor> gap;             ///< D_T statistics per anchor
+    std::optional<GapFit> gap_fit;          ///< slope of mean D_T against eta(t) (none for a constant step)
+    MeanCI tracking_error;                  ///< sup_k |rho_k - rho_ODE(t_k)| over trials, 95% CI
+    double tracking_error_max = 0;          ///< the largest such sup
+    HittingTimes hitting_time;              ///< ODE against SGA
+    EnsembleSummary summary;                ///< the ensemble's final state
+    double rho_ode_final = 0;               ///< the ODE at t_final
+    std::optional<StepSizeStudy> study;     ///< the step-size study, if requested
+    std::vector<TrajectoryPoint> trajectory;  ///< every record step (figure data)
+    std::vector<FieldCurvePoint> field_curve;  ///< F on [-1, 1] (figure data)
+    std::string warning;                    ///< the schedule's Robbins-Monro warning, if any
+};
+
+/// Runs the comparison. `field`, if given, replaces the ODE's field (tests pass a wrong one);
 /// `progress`, if given, receives the total number of SGA steps and counts them.
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress = nullptr,
                           const DriftField* field = nullptr);
 
-/// Writes every output into `dir` (atomically, file by file) and renders the figures when
-/// `render` and gnuplot is available. Returns a line per file group written.
-std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const CompareParams& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, CompareParams& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const CompareRow& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, CompareRow& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GapAnchor& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GapAnchor& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GapFit& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GapFit& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const HittingTimes& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, HittingTimes& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const StudyRow& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, StudyRow& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const StepSizeStudy& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, StepSizeStudy& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const TrajectoryPoint& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, TrajectoryPoint& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const FieldCurvePoint& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, FieldCurvePoint& v);
+/// JSON hooks: one key per field (compare.json is {provenance..., this}).
+void to_json(nlohmann::json& j, const CompareResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, CompareResult& v);
 
 }  // namespace rhoflow

@@ -67,23 +67,41 @@ Chebyshev Chebyshev::from_lobatto(const std::vector<double>& y, double tol, doub
     const double rounding = eps * ymax + 2 * eps * std::sqrt(static_cast<double>(c.size())) * magnitude;
     Chebyshev r(std::move(c), 2 * tail_sum + dropped + sample_error + rounding);
     r.samples_ = static_cast<int>(n + 1);
+    r.sample_max_ = ymax;
     r.converged_ = converged;
     return r;
 }
 
-Chebyshev Chebyshev::fit(const BatchFunction& f, double tol, int max_points, double scale_floor,
-                         double sample_error) {
+std::vector<Chebyshev> Chebyshev::fit_jointly(const JointBatchFunction& f, std::size_t lead, double tol,
+                                              int max_points) {
     int n = 16;
-    std::vector<double> y;
-    f(lobatto_points(n), y);
+    std::vector<std::vector<double>> y;
+    std::vector<double> err;
+    f(lobatto_points(n), y, err);
     for (;;) {
-        Chebyshev r = from_lobatto(y, tol, scale_floor, sample_error);
-        if (r.converged_ || 2 * n + 1 > max_points) return r;
-        std::vector<double> added;
-        f(lobatto_refinement(n), added);
-        y = merge_refinement(y, added);
+        Chebyshev r = from_lobatto(y[lead], tol, 0.0, err[lead]);
+        if (r.converged_ || 2 * n + 1 > max_points) break;
+        std::vector<std::vector<double>> added;
+        std::vector<double> added_err;
+        f(lobatto_refinement(n), added, added_err);
+        for (std::size_t k = 0; k < y.size(); ++k) {
+            y[k] = merge_refinement(y[k], added[k]);
+            err[k] = std::max(err[k], added_err[k]);
+        }
         n *= 2;
     }
+    std::vector<Chebyshev> out;
+    for (std::size_t k = 0; k < y.size(); ++k) out.push_back(from_lobatto(y[k], tol, 0.0, err[k]));
+    return out;
+}
+
+Chebyshev Chebyshev::fit(const BatchFunction& f, double tol, int max_points, double sample_error) {
+    auto joint = [&](const std::vector<double>& x, std::vector<std::vector<double>>& values, std::vector<double>& errors) {
+        values.assign(1, {});
+        f(x, values[0]);
+        errors.assign(1, sample_error);
+    };
+    return fit_jointly(joint, 0, tol, max_points).front();
 }
 
 double Chebyshev::operator()(double x) const {
@@ -105,7 +123,7 @@ Chebyshev Chebyshev::derivative() const {
     Chebyshev r(std::move(d), deg * deg * err_);  // Markov: max |p'| <= n^2 max |p| on [-1, 1]
     r.samples_ = samples_;
     r.converged_ = converged_;
-    return r;
+    return r;  // sample_max_ stays 0: no samples of the derivative
 }
 
 }  // namespace rhoflow

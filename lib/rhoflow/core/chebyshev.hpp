@@ -22,6 +22,10 @@ class Chebyshev {
 public:
     /// Evaluates f at all points of `x` into `y` (lets callers parallelise the samples).
     using BatchFunction = std::function<void(const std::vector<double>& x, std::vector<double>& y)>;
+    /// Evaluates several functions together at all points of `x`: values[f][i] is function f at
+    /// x[i], errors[f] bounds the error of every value of function f in this batch.
+    using JointBatchFunction = std::function<void(const std::vector<double>& x, std::vector<std::vector<double>>& values,
+                                                  std::vector<double>& errors)>;
 
     Chebyshev() = default;
     /// The n+1 Chebyshev-Lobatto points cos(pi k / n), k = 0..n (from +1 down to -1).
@@ -38,8 +42,12 @@ public:
     static Chebyshev from_lobatto(const std::vector<double>& y, double tol, double scale_floor = 0.0,
                                   double sample_error = 0.0);
     /// Fits the function sampled by `f`, doubling the grid from 16 up to max_points - 1.
-    static Chebyshev fit(const BatchFunction& f, double tol, int max_points = 1025,
-                         double scale_floor = 0.0, double sample_error = 0.0);
+    static Chebyshev fit(const BatchFunction& f, double tol, int max_points = 1025, double sample_error = 0.0);
+    /// Fits several functions sampled together, doubling the grid from 16 up to max_points - 1
+    /// until the function `lead` converges; returns one interpolant per function, each with its
+    /// samples' error in its bound (the others need not have converged: see converged()).
+    static std::vector<Chebyshev> fit_jointly(const JointBatchFunction& f, std::size_t lead, double tol,
+                                              int max_points = 1025);
     /// Interpolant with the given coefficients (Boost convention: the first is halved on use).
     explicit Chebyshev(std::vector<double> coefficients, double error_bound = 0.0);
 
@@ -51,6 +59,8 @@ public:
     double error_bound() const noexcept { return err_; }
     /// Polynomial degree.
     int degree() const noexcept { return static_cast<int>(c_.size()) - 1; }
+    /// Largest |value| among the samples it was built from (the function's scale).
+    double sample_max() const noexcept { return sample_max_; }
     /// Number of samples of f used to build it.
     int samples() const noexcept { return samples_; }
     /// Whether the tail criterion was met before max_points.
@@ -62,6 +72,7 @@ private:
     std::vector<double> c_;
     double err_ = 0;
     int samples_ = 0;
+    double sample_max_ = 0;
     bool converged_ = true;
 };
 

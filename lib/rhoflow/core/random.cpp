@@ -1,8 +1,12 @@
 #include "rhoflow/core/random.hpp"
 
+#include <array>
 #include <cmath>
+#include <string>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/detail/ziggurat.hpp"
+#include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
 
@@ -34,6 +38,30 @@ const ZigguratTables ziggurat;
 namespace {
 const detail::ZigguratTables& zig = detail::ziggurat;
 }  // namespace
+
+namespace {
+constexpr std::array<std::pair<StreamPurpose, std::string_view>, 5> kPurposes = {{
+    {StreamPurpose::sga_trial, "sga_trial"},
+    {StreamPurpose::montecarlo_field, "montecarlo_field"},
+    {StreamPurpose::step_size_study, "step_size_study"},
+    {StreamPurpose::one_step_moments, "one_step_moments"},
+    {StreamPurpose::effective_sde, "effective_sde"},
+}};
+}  // namespace
+
+std::string_view to_string(StreamPurpose p) {
+    for (const auto& [v, name] : kPurposes)
+        if (v == p) return name;
+    return "unknown";
+}
+
+StreamPurpose parse_stream_purpose(std::string_view s, const std::string& field) {
+    for (const auto& [v, name] : kPurposes)
+        if (name == s) return v;
+    throw InvalidArgument(field, field + " = '" + std::string(s) + "' is not a stream purpose");
+}
+
+RHOFLOW_JSON_ENUM_HOOKS(StreamPurpose, parse_stream_purpose)
 
 RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64_t word1,
                            std::uint64_t word2) noexcept {

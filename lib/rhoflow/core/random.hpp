@@ -20,6 +20,9 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
 
 #include "rhoflow/core/detail/ziggurat.hpp"
 
@@ -34,6 +37,15 @@ enum class StreamPurpose : std::uint64_t {
     one_step_moments = 3,  ///< grid point `index` of the one-step moment table of the rho-chain
     effective_sde = 4,     ///< path block `index` of the effective-dynamics (1-D SDE) ensemble
 };
+
+/// "sga_trial", "montecarlo_field", ...
+std::string_view to_string(StreamPurpose p);
+/// Parses a purpose name; throws InvalidArgument naming `field` otherwise.
+StreamPurpose parse_stream_purpose(std::string_view s, const std::string& field = "purpose");
+/// The purpose's name.
+void to_json(nlohmann::json& j, const StreamPurpose& p);
+/// Parses a purpose's name.
+void from_json(const nlohmann::json& j, StreamPurpose& p);
 
 /// The identity of one stream: master seed, purpose, and indices within the purpose.
 struct StreamId {

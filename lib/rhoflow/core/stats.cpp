@@ -5,9 +5,13 @@
 #include <cmath>
 #include <numbers>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
+
+RHOFLOW_JSON_HOOKS(MeanCI, mean, se, lo, hi, n)
+RHOFLOW_JSON_HOOKS(LineFit, slope, intercept, slope_se, intercept_se, n)
 
 void RunningStats::add(double x) noexcept {
     ++n_;

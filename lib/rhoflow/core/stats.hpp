@@ -9,6 +9,8 @@
 // accurate to about 1% in the p-value for n >= 5.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +46,11 @@ struct MeanCI {
     std::int64_t n = 0;  ///< number of observations
 };
 
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const MeanCI& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, MeanCI& v);
+
 /// Mean with a Student-t confidence interval at `level` (default 95%); n = 1 gives lo = hi = mean.
 MeanCI mean_ci(const std::vector<double>& x, double level = 0.95);
 
@@ -72,6 +79,11 @@ struct LineFit {
     double slope_se = 0, intercept_se = 0; ///< their standard errors
     std::int64_t n = 0;                    ///< points used
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const LineFit& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, LineFit& v);
 
 /// Fits a line by ordinary least squares; throws NumericalError for < 3 points or constant x.
 LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rhoflow/core/chebyshev.hpp"
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/meanfield.hpp"
 #include "rhoflow/core/parallel.hpp"
@@ -33,53 +34,36 @@ DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& p
     params.validate();
     // Refuse up front (InvalidArgument) what the exact method cannot do, before any sampling.
     validate_exact_field(model, params.exact);
-
-    struct Samples {
-        std::vector<double> j, dj, mass;
-        double dj_err = 0, j_err = 0, mass_err = 0;
-    };
-    auto sample = [&](const std::vector<double>& x) {
+    enum { kJ, kDj, kMass, kFunctions };
+    // Samples j, j' and E[A_I] together (one quadrature gives all three), in parallel over rho.
+    auto sample = [&](const std::vector<double>& x, std::vector<std::vector<double>>& y, std::vector<double>& err) {
         std::vector<FieldPoint> pts(x.size());
         parallel_for(static_cast<std::int64_t>(x.size()), params.threads, [&](std::int64_t i) {
             pts[static_cast<std::size_t>(i)] = exact_field(model, x[static_cast<std::size_t>(i)], params.exact);
         });
-        Samples s;
+        y.assign(kFunctions, {});
+        err.assign(kFunctions, 0.0);
         for (const auto& p : pts) {
-            s.j.push_back(p.j);
-            s.dj.push_back(p.dj);
-            s.mass.push_back(p.mass_informative);
-            s.dj_err = std::max(s.dj_err, p.dj_err);
-            s.j_err = std::max(s.j_err, p.j_err);
-            s.mass_err = std::max(s.mass_err, p.mass_err);
+            y[kJ].push_back(p.j);
+            y[kDj].push_back(p.dj);
+            y[kMass].push_back(p.mass_informative);
+            err[kJ] = std::max(err[kJ], p.j_err);
+            err[kDj] = std::max(err[kDj], p.dj_err);
+            err[kMass] = std::max(err[kMass], p.mass_err);
         }
-        return s;
     };
-
-    int n = 16;
-    Samples s = sample(Chebyshev::lobatto_points(n));
-    Chebyshev dj_fit;
-    for (;;) {
-        dj_fit = Chebyshev::from_lobatto(s.dj, params.tol, 0.0, s.dj_err);
-        if (dj_fit.converged() || 2 * n + 1 > params.max_points) break;
-        Samples add = sample(Chebyshev::lobatto_refinement(n));
-        s.j = Chebyshev::merge_refinement(s.j, add.j);
-        s.dj = Chebyshev::merge_refinement(s.dj, add.dj);
-        s.mass = Chebyshev::merge_refinement(s.mass, add.mass);
-        s.dj_err = std::max(s.dj_err, add.dj_err);
-        s.j_err = std::max(s.j_err, add.j_err);
-        s.mass_err = std::max(s.mass_err, add.mass_err);
-        n *= 2;
-    }
-    const double jmax = *std::max_element(s.j.begin(), s.j.end());
+    const std::vector<Chebyshev> fits = Chebyshev::fit_jointly(sample, kDj, params.tol, params.max_points);
+    const Chebyshev& dj_fit = fits[kDj];
+    const double jmax = fits[kJ].sample_max();
     if (dj_fit.error_bound() > 1e-8 * jmax)
         throw NumericalError(fmt::format(
             "exact field table: j' not resolved on {} Chebyshev points (error bound {} relative "
             "to max j); the field varies too sharply in rho (beta*theta = {})",
-            n + 1, format_number(dj_fit.error_bound() / jmax), format_number(model.beta * model.theta)));
-    auto jt = std::make_shared<Chebyshev>(Chebyshev::from_lobatto(s.j, params.tol, 0.0, s.j_err));
+            dj_fit.samples(), format_number(dj_fit.error_bound() / jmax), format_number(model.beta * model.theta)));
+    auto jt = std::make_shared<Chebyshev>(fits[kJ]);
     auto djt = std::make_shared<Chebyshev>(dj_fit);
     auto d2jt = std::make_shared<Chebyshev>(dj_fit.derivative());
-    auto mt = std::make_shared<Chebyshev>(Chebyshev::from_lobatto(s.mass, params.tol, 0.0, s.mass_err));
+    auto mt = std::make_shared<Chebyshev>(fits[kMass]);
 
     DriftField f;
     f.name_ = "exact";
@@ -90,7 +74,7 @@ DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& p
     f.mass_ = [mt](double r) { return (*mt)(r); };
     f.dj_error_ = djt->error_bound();
     f.d2j_error_ = d2jt->error_bound();
-    f.samples_ = n + 1;
+    f.samples_ = dj_fit.samples();
     f.degree_ = djt->degree();
     return f;
 }
@@ -116,14 +100,34 @@ DriftField DriftField::meanfield(const ModelParams& model) {
     return f;
 }
 
-DriftField DriftField::make(const ModelParams& model, FieldMethod method, const FieldTableParams& params) {
-    switch (method) {
-        case FieldMethod::exact: return exact(model, params);
-        case FieldMethod::meanfield: return meanfield(model);
-        case FieldMethod::montecarlo: break;
-    }
-    throw InvalidArgument("field", "field = 'montecarlo' cannot drive the ODE (accepted: exact, meanfield)");
+DriftField DriftField::make(const ModelParams& model, DriftMethod method, const FieldTableParams& params) {
+    return method == DriftMethod::exact ? exact(model, params) : meanfield(model);
 }
+
+DriftField DriftField::scaled(double s) const {
+    DriftField f = *this;
+    f.dj_ = [g = dj_, s](double r) { return s * g(r); };
+    f.d2j_ = [g = d2j_, s](double r) { return s * g(r); };
+    f.dj_error_ = std::abs(s) * dj_error_;
+    f.d2j_error_ = std::abs(s) * d2j_error_;
+    f.scale_ = s * scale_;
+    return f;
+}
+
+DriftFieldInfo DriftField::info() const { return {name_, dj_error_, d2j_error_, degree_, samples_, scale_}; }
+
+std::string_view to_string(DriftMethod m) { return m == DriftMethod::exact ? "exact" : "meanfield"; }
+
+DriftMethod parse_drift_method(std::string_view s, const std::string& field) {
+    if (s == "exact") return DriftMethod::exact;
+    if (s == "meanfield") return DriftMethod::meanfield;
+    throw InvalidArgument(field, fmt::format("{} = '{}' is not a field that can drive the ODE (accepted: exact, "
+                                             "meanfield)", field, s));
+}
+
+RHOFLOW_JSON_HOOKS(FieldTableParams, tol, max_points, threads, exact)
+RHOFLOW_JSON_HOOKS(DriftFieldInfo, method, dj_error, d2j_error, table_degree, table_samples, scale)
+RHOFLOW_JSON_ENUM_HOOKS(DriftMethod, parse_drift_method)
 
 DriftField DriftField::from_functions(std::function<double(double)> dj, std::function<double(double)> d2j,
                                       double dj_error, std::string name, std::function<double(double)> j,

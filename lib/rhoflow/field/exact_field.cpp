@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rhoflow/core/detail/gauss_kronrod_vector.hpp"
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
@@ -19,6 +20,9 @@ void ExactFieldParams::validate() const {
     require(max_segments >= 16 && max_segments <= 100000, "max_segments", max_segments,
             "16 <= max_segments <= 100000");
 }
+
+RHOFLOW_JSON_HOOKS(ExactFieldParams, rel_tol, inner_resolution, z_range, max_segments)
+RHOFLOW_JSON_HOOKS(ExactFieldStats, segments, outer_nodes, inner_nodes, inner_err_j, outer_err_j, tail_err_j)
 
 namespace {
 

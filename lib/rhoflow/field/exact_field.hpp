@@ -1,5 +1,5 @@
 // Exact population field for finite d, L, R by the Laplace-transform representation
-// (../shared/spec/model.md section 4; derivation in docs/theory.md).
+// (docs/theory.md section 4).
 //
 // Method. With scores s_i = beta <q, x_i> (class I: N(mu, tau^2), mu = beta theta rho; class N:
 // N(0, tau^2); tau = beta sigma) and S = sum_i e^{s_i}, the identities 1/S^2 = int t e^{-tS} dt and
@@ -20,18 +20,20 @@
 //  - j'(rho): d/dmu E[h(s)] = E[h(s) z]/tau (Stein), applied node by node, then the chain rule
 //    through the outer products; rho also enters through theta^2 (1 - rho^2).
 // When it fails: for tau = beta*sigma > 12 (the Gaussian rule would need thousands of nodes and
-// e^{s} leaves the double range); it refuses such input with InvalidArgument. If the outer
+// e^{s} leaves the double range); it refuses such input with InvalidArgument naming beta or sigma. If the outer
 // refinement hits max_segments the result carries the larger error estimate it reached.
 // Reference: the Laplace representation is standard for ratio moments (e.g. Cressie et al.,
 // "The moment-generating function and negative integer moments", Am. Stat. 35 (1981)).
 #pragma once
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "rhoflow/field/field.hpp"
 #include "rhoflow/model/model.hpp"
 
 namespace rhoflow {
 
-/// Accuracy controls of the exact field; each maps to a CLI flag of `rhoflow field`.
+/// Accuracy controls of the exact field.
 struct ExactFieldParams {
     double rel_tol = 1e-12;          ///< target error of each integral relative to its L1 norm
     double inner_resolution = 0.165; ///< inner trapezoid step is min(0.25, this / tau)
@@ -54,6 +56,15 @@ struct ExactFieldStats {
     double outer_err_j = 0;  ///< part of j_err from the outer rule (sum |K - G|)
     double tail_err_j = 0;   ///< part of j_err from truncating lambda
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const ExactFieldParams& p);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ExactFieldParams& p);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const ExactFieldStats& s);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ExactFieldStats& s);
 
 /// Throws InvalidArgument when the exact method cannot take `model` or `params` (validation
 /// only, no work): the model's own ranges, the params' ranges and tau = beta sigma <= 12.

@@ -16,13 +16,14 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 
 #include "rhoflow/field/field.hpp"
 #include "rhoflow/model/model.hpp"
 
 namespace rhoflow {
 
-/// Controls of the Monte Carlo estimator; fields map to --samples, --seed, --threads.
+/// Controls of the Monte Carlo estimator.
 struct MonteCarloParams {
     std::int64_t samples = 100000;  ///< number of independent samples X, >= 2
     std::uint64_t seed = 1;         ///< master seed
@@ -39,6 +40,15 @@ struct GradientMoments {
     double g_v = 0, g_v_err = 0;        ///< E<g, e>
     double g_w_sq = 0, g_w_sq_err = 0;  ///< E||g_w||^2 (orthogonal: pulls rho towards 0)
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const MonteCarloParams& p);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, MonteCarloParams& p);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GradientMoments& m);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GradientMoments& m);
 
 /// Estimates at rho with standard errors in the *_err fields. `drift` is the gradient-identity
 /// estimator, `dj` the pathwise one (see above); they agree in expectation. `moments`, if given,

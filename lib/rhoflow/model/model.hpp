@@ -1,9 +1,10 @@
-// The data model of ../shared/spec/model.md section 1: L tokens in R^d, the first R of which
-// carry the hidden direction xi with strength theta, all with N(0, sigma^2 I_d) noise; softmax
-// attention at inverse temperature beta.
+// The data model (docs/theory.md section 1): L tokens in R^d, the first R of which carry the
+// hidden direction xi with strength theta, all with N(0, sigma^2 I_d) noise; softmax attention
+// at inverse temperature beta.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace rhoflow {
@@ -23,6 +24,7 @@ struct ModelParams {
     double theta = 1.0;      ///< signal strength, finite, theta >= 0
     double sigma = 1.0;      ///< per-coordinate noise standard deviation, finite, sigma > 0
     double beta = 1.0;       ///< inverse temperature, finite, beta > 0
+    NoiseConvention convention = NoiseConvention::per_coordinate;  ///< how the user gave sigma (provenance only)
 
     /// Number of nuisance tokens N = L - R.
     std::int64_t N() const noexcept { return L - R; }
@@ -30,8 +32,10 @@ struct ModelParams {
     double tau() const noexcept { return beta * sigma; }
     /// Fraction of informative tokens alpha = R / L (the mean-field parameter).
     double alpha() const noexcept { return static_cast<double>(R) / static_cast<double>(L); }
+    /// sigma as the user gave it: sigma sqrt(d) under the per-norm convention.
+    double sigma_input() const noexcept;
 
-    /// Throws InvalidArgument naming the first parameter out of range.
+    /// Throws InvalidArgument naming the first field out of range.
     void validate() const;
 
     /// Builds parameters from a user's sigma under `convention` (per_norm divides by sqrt(d)).
@@ -40,9 +44,18 @@ struct ModelParams {
 };
 
 /// Throws InvalidArgument unless rho is finite and -1 <= rho <= 1.
-void validate_rho(double rho, const std::string& name = "rho");
+void validate_rho(double rho, const std::string& field = "rho");
 
-/// One-line description "d=50 L=1000 R=100 theta=1 sigma=1 beta=1" for captions and logs.
+/// One line "d = 50, L = 1000, R = 100, theta = 1, sigma = 1, beta = 1" for captions and logs
+/// (notes the per-norm convention when it was used).
 std::string describe(const ModelParams& m);
+
+/// "per_coordinate" or "per_norm".
+const char* to_string(NoiseConvention c) noexcept;
+
+/// {"d","L","R","theta","sigma","beta","noise_convention","sigma_input"}; sigma per coordinate.
+void to_json(nlohmann::json& j, const ModelParams& m);
+/// Reads what to_json writes (sigma per coordinate; sigma_input is ignored).
+void from_json(const nlohmann::json& j, ModelParams& m);
 
 }  // namespace rhoflow

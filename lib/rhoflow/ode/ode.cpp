@@ -8,6 +8,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
@@ -17,6 +18,9 @@ void OdeParams::validate() const {
     require_in("atol", atol, 1e-16, 0.1);
     require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
 }
+
+RHOFLOW_JSON_HOOKS(OdeParams, rtol, atol, hit_eps, error_estimate)
+RHOFLOW_JSON_HOOKS(OdeSolution, t, rho, rho_err, hit_time, hit_time_err, steps, rhs_evals)
 
 std::vector<double> linear_grid(double t_end, int points) {
     require(std::isfinite(t_end) && t_end > 0, "t_end", t_end, "finite t_end > 0");

@@ -1,5 +1,5 @@
 // Integration of the reduced mean-field ODE d rho/dt = F(rho) = (1 - rho^2) j'(rho)
-// (../shared/spec/model.md section 3) with Boost.Odeint.
+// (docs/theory.md (3.3)) with Boost.Odeint.
 //
 // Method: Dormand-Prince 5(4) with error control (|err| <= atol + rtol |rho|) and its dense
 // output (Hairer, Norsett & Wanner, "Solving ODEs I", II.6), via odeint's make_dense_output. The
@@ -15,6 +15,8 @@
 // solution lies between those two, so half their spread bounds the effect of the field error.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,7 +27,7 @@
 
 namespace rhoflow {
 
-/// Integrator controls; fields map to the CLI flags --rtol, --atol, --hit.
+/// Integrator controls.
 struct OdeParams {
     double rtol = 1e-10;        ///< relative tolerance per step
     double atol = 1e-12;        ///< absolute tolerance per step
@@ -46,6 +48,15 @@ struct OdeSolution {
     std::int64_t steps = 0;       ///< accepted steps of the main solve
     std::int64_t rhs_evals = 0;   ///< evaluations of F by the main solve
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const OdeParams& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, OdeParams& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const OdeSolution& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, OdeSolution& v);
 
 /// Integrates from rho(0) = rho0 and reports rho at `times` (ascending, >= 0).
 OdeSolution solve_ode(const DriftField& field, double rho0, const std::vector<double>& times,

@@ -5,6 +5,7 @@
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
@@ -12,6 +13,11 @@ namespace rhoflow {
 void PhaseParams::validate() const {
     require(scan_cells >= 16 && scan_cells <= 10000000, "scan_cells", scan_cells, "16 <= scan_cells <= 1e7");
 }
+
+RHOFLOW_JSON_HOOKS(PhaseParams, scan_cells)
+RHOFLOW_JSON_HOOKS(Equilibrium, rho, rho_err, dfdrho, dfdrho_err, stable, kind)
+RHOFLOW_JSON_HOOKS(Basin, from, to, attractor, from_closed, to_closed)
+RHOFLOW_JSON_HOOKS(PhasePortrait, equilibria, basins, monotone, flat, scan_spacing, near_tangencies)
 
 namespace {
 

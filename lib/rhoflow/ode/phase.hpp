@@ -16,6 +16,8 @@
 // "degenerate".
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <vector>
 
@@ -23,7 +25,7 @@
 
 namespace rhoflow {
 
-/// Controls of the phase-portrait search; `scan_cells` maps to --scan.
+/// Controls of the phase-portrait search.
 struct PhaseParams {
     int scan_cells = 4096;  ///< uniform cells of [-1, 1] scanned for sign changes of j'
 
@@ -59,6 +61,23 @@ struct PhasePortrait {
     double scan_spacing = 0;    ///< grid spacing of the scan
     std::vector<double> near_tangencies;  ///< points where |j'| dips within its error but no sign change was found
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const PhaseParams& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, PhaseParams& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const Equilibrium& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, Equilibrium& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const Basin& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, Basin& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const PhasePortrait& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, PhasePortrait& v);
 
 /// Finds the phase portrait of `field`.
 PhasePortrait phase_portrait(const DriftField& field, const PhaseParams& params = {});

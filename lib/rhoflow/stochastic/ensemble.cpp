@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <set>
+
+#include "rhoflow/core/detail/json_hooks.hpp"
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/stochastic/full_sampler.hpp"
@@ -19,6 +22,15 @@ SamplerKind parse_sampler(std::string_view s, const std::string& param) {
     if (s == "full") return SamplerKind::full;
     throw InvalidArgument(param, param + " = '" + std::string(s) + "' is not a sampler (accepted: reduced, full)");
 }
+
+RHOFLOW_JSON_ENUM_HOOKS(SamplerKind, parse_sampler)
+RHOFLOW_JSON_HOOKS(SgaParams, steps, trials, first_trial, seed, purpose, purpose_sub, sampler, schedule, update, rho0,
+                   hit_eps, threads, records_per_decade, record_steps)
+RHOFLOW_JSON_HOOKS(TrialResult, trial, rho0, rho_final, t_final, hit_step, rho, nuisance_mass,
+                   mean_nuisance_mass_last_decile)
+RHOFLOW_JSON_HOOKS(EnsembleSummary, abs_rho_final, rho_final, quantile_levels, rho_final_quantiles,
+                   abs_rho_final_quantiles, hits, hit_step, hit_step_median, nuisance_mass)
+RHOFLOW_JSON_HOOKS(EnsembleResult, record_steps, record_times, trials, summary, warning)
 
 void SgaParams::validate() const {
     require(steps >= 1 && steps <= (std::int64_t{1} << 40), "steps", static_cast<double>(steps), "1 <= steps <= 2^40");
@@ -47,8 +59,8 @@ std::vector<std::int64_t> record_steps_for(const SgaParams& p) {
 
 namespace {
 
-// Runs one trial with either sampler through the common loop. `step(rho, eta, nuisance)`
-// returns rho_{k+1} and sets the nuisance attention mass of the sample drawn at state k.
+// Runs one trial with either sampler through the common loop. `step(rho, eta, g)` returns
+// rho_{k+1} and sets g to the sample drawn at state k (whose 1 - A_I is the nuisance mass).
 // Record j holds rho at step records[j] and the nuisance mass of the draw made in that state
 // (for the final step, which makes no draw, that of the last draw).
 template <class StepFn>
@@ -68,7 +80,15 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
     if (obs) obs->on_step(0, 0.0, rho, 0.0);
     for (std::int64_t k = 0; k < p.steps; ++k) {
         const double eta = p.schedule.eta(k);
-        const double rho_next = step(rho, eta, nuisance);
+        GradientDraw g;
+        const double rho_next = step(rho, eta, g);
+        if (!std::isfinite(rho_next))
+            throw NumericalError(fmt::format(
+                "trial {} step {}: the SGA step is not representable in double precision (eta = {}, "
+                "|g| = {}); reduce eta0 or theta",
+                trial, k, format_number(eta),
+                format_number(std::sqrt(g.g_u * g.g_u + g.g_v * g.g_v + g.g_w_sq))));
+        nuisance = 1.0 - g.mass_informative;
         if (next < records.size() && records[next] == k) {
             r.rho.push_back(rho);
             r.nuisance_mass.push_back(nuisance);
@@ -127,26 +147,14 @@ EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, Progre
                 const double z = rng.normal();
                 rho0 = z / std::sqrt(z * z + rng.chi_squared(model.d - 1));
             }
-            r = run_trial(trial, rho0, p, out.record_steps,
-                          [&](double rho, double eta, double& nuisance) {
-                              GradientDraw g;
-                              const double next = sampler.step(rho, eta, p.update, rng, &g);
-                              nuisance = 1.0 - g.mass_informative;
-                              return next;
-                          },
-                          obs.get(), steps_done);
+            auto step = [&](double rho, double eta, GradientDraw& g) { return sampler.step(rho, eta, p.update, rng, &g); };
+            r = run_trial(trial, rho0, p, out.record_steps, step, obs.get(), steps_done);
         } else {
             FullSampler sampler(model);
             Eigen::VectorXd q = p.rho0 ? FullSampler::query_with_alignment(model.d, *p.rho0)
                                        : FullSampler::random_query(model.d, rng);
-            r = run_trial(trial, q[0], p, out.record_steps,
-                          [&](double, double eta, double& nuisance) {
-                              GradientDraw g;
-                              const double next = sampler.step(q, eta, p.update, rng, &g);
-                              nuisance = 1.0 - g.mass_informative;
-                              return next;
-                          },
-                          obs.get(), steps_done);
+            auto step = [&](double, double eta, GradientDraw& g) { return sampler.step(q, eta, p.update, rng, &g); };
+            r = run_trial(trial, q[0], p, out.record_steps, step, obs.get(), steps_done);
         }
         out.trials[static_cast<std::size_t>(i)] = std::move(r);
     });

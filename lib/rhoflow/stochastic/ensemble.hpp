@@ -1,4 +1,4 @@
-// Ensembles of independent SGA trials (../shared/spec/model.md sections 2 and 6) on all cores.
+// Ensembles of independent SGA trials (docs/theory.md sections 2 and 6) on all cores.
 //
 // Reproducibility: trial k of master seed S draws every random number from the stream
 // (S, sga_trial, k) (core/random.hpp), so its path is bit-identical whatever the thread count and whatever
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ std::string_view to_string(SamplerKind s);
 /// Parses a sampler name; throws InvalidArgument naming `param` otherwise.
 SamplerKind parse_sampler(std::string_view s, const std::string& param = "sampler");
 
-/// Controls of an ensemble; each field maps to a flag of `rhoflow sga`.
+/// Controls of an ensemble.
 struct SgaParams {
     std::int64_t steps = 10000;          ///< SGA steps per trial, >= 1
     std::int64_t trials = 30;            ///< independent trials, >= 1
@@ -107,6 +108,27 @@ struct EnsembleResult {
     EnsembleSummary summary;                 ///< statistics across trials
     std::string warning;                     ///< the schedule's Robbins-Monro warning, if any
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const SgaParams& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, SgaParams& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const TrialResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, TrialResult& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const EnsembleSummary& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, EnsembleSummary& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const EnsembleResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, EnsembleResult& v);
+/// "reduced" or "full".
+void to_json(nlohmann::json& j, const SamplerKind& s);
+/// Parses a sampler name.
+void from_json(const nlohmann::json& j, SamplerKind& s);
 
 /// The record steps for `params`: 0, the log-spaced steps, the user's steps and `steps`.
 std::vector<std::int64_t> record_steps_for(const SgaParams& params);

@@ -105,6 +105,7 @@ double FullSampler::step(Eigen::VectorXd& q, double eta, UpdateRule rule, Random
     if (rule == UpdateRule::tangent) g_ -= g_.dot(q) * q;
     q.noalias() += eta * g_;
     const double n = q.norm();
+    if (!std::isfinite(n)) return std::numeric_limits<double>::quiet_NaN();  // the step overflowed
     if (n > 0) q /= n;
     return std::clamp(q[0], -1.0, 1.0);
 }

@@ -30,7 +30,8 @@ public:
     /// One fresh sample X at unit query q: f and g, decomposed in the frame (q, e, rest) with
     /// e = (xi - rho q)/||xi - rho q|| (any unit vector orthogonal to q when rho = +-1).
     GradientDraw draw(const Eigen::VectorXd& q, RandomStream& rng);
-    /// One SGA step: q <- normalise(q + eta g) (or the tangent variant); returns <q, xi>.
+    /// One SGA step: q <- normalise(q + eta g) (or the tangent variant); returns <q, xi>, or NaN
+    /// when q + eta g is not representable (the step overflowed).
     double step(Eigen::VectorXd& q, double eta, UpdateRule rule, RandomStream& rng, GradientDraw* g = nullptr);
     /// The gradient g of the last draw (length d).
     const Eigen::VectorXd& last_gradient() const noexcept { return g_; }

@@ -3,9 +3,12 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
+
+RHOFLOW_JSON_HOOKS(StepSchedule, eta0, k0, gamma)
 
 void StepSchedule::validate() const {
     require(std::isfinite(eta0) && eta0 > 0, "eta0", eta0, "finite eta0 > 0");

@@ -1,16 +1,17 @@
 // Step sizes eta_k = eta0 / (1 + k/k0)^gamma of the stochastic recursion and the ODE time
-// t_k = sum_{j<k} eta_j at which step k sits (../shared/spec/model.md section 2).
+// t_k = sum_{j<k} eta_j at which step k sits (docs/theory.md section 2).
 // Robbins-Monro (sum eta = inf, sum eta^2 < inf) holds for 1/2 < gamma <= 1; gamma = 0 is a
 // constant step, for which no asymptotic-pseudotrajectory claim holds.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 namespace rhoflow {
 
-/// The step-size schedule; fields map to the CLI flags --eta0, --k0, --gamma.
+/// The step-size schedule.
 struct StepSchedule {
     double eta0 = 0.5;   ///< initial step, eta0 > 0
     double k0 = 100;     ///< decay onset (steps), k0 > 0
@@ -31,5 +32,10 @@ struct StepSchedule {
     /// For each ascending target time, the first step k <= K with t_k >= target (K if none).
     std::vector<std::int64_t> steps_at(const std::vector<double>& ascending_times, std::int64_t K) const;
 };
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const StepSchedule& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, StepSchedule& v);
 
 }  // namespace rhoflow

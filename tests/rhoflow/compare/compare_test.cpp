@@ -8,8 +8,9 @@
 #include <fstream>
 
 #include "rhoflow/core/errors.hpp"
-#include "test_util.hpp"
+#include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 
@@ -30,60 +31,54 @@ CompareParams small() {
 }
 }  // namespace
 
-TEST_CASE("compare: SGA tracks the ODE, D_T decays, tables and JSON are complete") {
+TEST_CASE("compare: SGA tracks the ODE through the transient, tables and JSON are complete") {
     const CompareParams p = small();
     const CompareResult r = run_compare(p);
-    const auto& d = r.doc;
-    CHECK(d["command"] == "compare");
-    CHECK(d["params"]["seed"] == 1);
-    CHECK(r.table.rows.size() == d["table"].size());
-    CHECK(r.table.rows.size() >= 7);
     // The ensemble follows the ODE through the transient: small tracking error.
-    CHECK(d["tracking_error"]["sup_mean"].get<double>() < 0.15);
-    // D_T decays from the first anchor to the last.
-    const auto& anchors = d["gap"]["anchors"];
-    REQUIRE(anchors.size() >= 5);
-    CHECK(anchors.back()["mean"].get<double>() < anchors.front()["mean"].get<double>());
+    CHECK(r.tracking_error.mean < 0.15);
+    REQUIRE(r.table.size() >= 7);
+    REQUIRE(r.gap.size() >= 5);
     // Final alignment: the SGA is below the ODE's 1 by the O(eta) projection bias, not far.
-    CHECK(d["summary"]["mean_abs_rho_final"].get<double>() > 0.9);
-    CHECK(d["hitting_time"]["ode"]["mean"].is_number());
+    CHECK(r.summary.abs_rho_final.mean > 0.9);
+    CHECK(r.hitting_time.ode.has_value());
     // Population and sample nuisance mass agree at the last row within a few percent.
-    const auto& last = d["table"].back();
-    CHECK(std::abs(last["nuisance_mass_sga"].get<double>() - last["nuisance_mass_population"].get<double>()) < 0.05);
+    CHECK(std::abs(r.table.back().nuisance_mass_sga.mean - r.table.back().nuisance_mass_population) < 0.05);
     // The study ran every eta0 and fitted a slope.
-    CHECK(d["study"]["rows"].size() == 3);
-    CHECK(d["study"]["fit"]["slope"].get<double>() > 0.2);
-    CHECK(r.markdown.find("| step k |") != std::string::npos);
+    REQUIRE(r.study.has_value());
+    CHECK(r.study->rows.size() == 3);
+    CHECK(r.study->fit.slope > 0.2);
+    // The document and the printed table carry the same rows.
+    const auto doc = compare_document(r);
+    CHECK(doc["command"] == "compare");
+    CHECK(doc["params"]["sga"]["seed"] == 1);
+    CHECK(doc["table"].size() == r.table.size());
+    CHECK(compare_markdown(r).find("| step k |") != std::string::npos);
+    // The JSON round trip gives back the same result, digit for digit.
+    const CompareResult back = doc.get<CompareResult>();
+    CHECK(nlohmann::json(back) == nlohmann::json(r));
 }
 
 TEST_CASE("compare: a deliberately wrong ODE (field scaled by 2) is reported as a large gap") {
     CompareParams p = small();
     p.study_eta0.clear();
     const DriftField right = DriftField::exact(p.model);
-    const DriftField wrong = DriftField::from_functions([&](double r) { return 2 * right.dj(r); },
-                                                        [&](double r) { return 2 * right.d2j(r); }, right.dj_error(),
-                                                        "exact x 2", [&](double r) { return right.j(r); },
-                                                        [&](double r) { return right.mass(r); });
+    const DriftField wrong = right.scaled(2.0);
     const CompareResult good = run_compare(p, nullptr, &right);
     const CompareResult bad = run_compare(p, nullptr, &wrong);
-    const double track_good = good.doc["tracking_error"]["sup_mean"].get<double>();
-    const double track_bad = bad.doc["tracking_error"]["sup_mean"].get<double>();
-    const double gap_good = good.doc["gap"]["anchors"][0]["mean"].get<double>();
-    const double gap_bad = bad.doc["gap"]["anchors"][0]["mean"].get<double>();
-    CAPTURE(track_good);
-    CAPTURE(track_bad);
-    CHECK(track_bad > 2.5 * track_good);
-    CHECK(gap_bad > 2.5 * gap_good);
+    CAPTURE(good.tracking_error.mean);
+    CAPTURE(bad.tracking_error.mean);
+    CHECK(bad.tracking_error.mean > 2.5 * good.tracking_error.mean);
+    CHECK(bad.gap.front().mean > 2.5 * good.gap.front().mean);
+    CHECK(bad.field.scale == 2.0);
     // Same seed, same SGA numbers: only the ODE changed.
-    CHECK(good.doc["summary"]["mean_abs_rho_final"] == bad.doc["summary"]["mean_abs_rho_final"]);
+    CHECK(good.summary.abs_rho_final.mean == bad.summary.abs_rho_final.mean);
 }
 
 TEST_CASE("compare: writes every file, and figures when gnuplot is there") {
     CompareParams p = small();
     p.study_eta0.clear();
     const CompareResult r = run_compare(p);
-    const auto dir = std::filesystem::temp_directory_path() / "rhoflow_compare_test";
-    std::filesystem::remove_all(dir);
+    const auto dir = test::temp_dir("compare_files");
     write_compare(r, dir, gnuplot_available());
     for (const char* f : {"compare.json", "table.csv", "table.md", "table.tex", "gap.csv", "gap.md", "gap.tex",
                           "fig_trajectory.dat", "fig_trajectory.gp", "fig_gap.gp", "fig_field.gp"})
@@ -111,6 +106,9 @@ TEST_CASE("compare: invalid parameters are named") {
     p.study_eta0 = {0.1, -0.1, 0.2};
     CHECK(param_of(p) == "study_eta0");
     p = small();
-    p.field = FieldMethod::montecarlo;
-    CHECK(param_of(p) == "field");
+    p.sga.schedule.eta0 = 0;
+    CHECK(param_of(p) == "sga.schedule.eta0");
+    p = small();
+    p.model.R = p.model.L + 1;
+    CHECK(param_of(p) == "model.R");
 }

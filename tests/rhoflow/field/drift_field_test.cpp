@@ -41,11 +41,25 @@ TEST_CASE("drift field: mean-field is the closed form, flat fields are flagged")
     CHECK(DriftField::exact(ModelParams{10, 100, 5, 0.0, 1.0, 1.0}).flat());
 }
 
-TEST_CASE("drift field: montecarlo cannot drive the ODE") {
+TEST_CASE("drift field: only exact and meanfield can drive the ODE, and the message says so") {
+    CHECK(parse_drift_method("meanfield") == DriftMethod::meanfield);
     try {
-        DriftField::make(ModelParams{}, FieldMethod::montecarlo);
+        parse_drift_method("montecarlo");
         FAIL("no exception");
     } catch (const InvalidArgument& e) {
         CHECK(e.field() == "field");
+        CHECK(std::string(e.what()).find("accepted: exact, meanfield)") != std::string::npos);
     }
+}
+
+TEST_CASE("drift field: scaled() multiplies j' and F and records the factor, leaving j alone") {
+    const ModelParams m{10, 100, 20, 1.0, 1.0, 1.0};
+    const DriftField f = DriftField::meanfield(m), g = f.scaled(1.3);
+    for (double r : {-0.7, 0.0, 0.4, 0.9}) {
+        CHECK(g.dj(r) == doctest::Approx(1.3 * f.dj(r)).epsilon(1e-15));
+        CHECK(g.drift(r) == doctest::Approx(1.3 * f.drift(r)).epsilon(1e-15));
+        CHECK(g.j(r) == f.j(r));
+    }
+    CHECK(g.info().scale == 1.3);
+    CHECK(f.info().scale == 1.0);
 }

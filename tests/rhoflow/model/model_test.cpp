@@ -21,7 +21,7 @@ TEST_CASE("model: defaults are valid and describe themselves") {
     CHECK(offending(m).empty());
     CHECK(m.N() == 900);
     CHECK(m.alpha() == doctest::Approx(0.1));
-    CHECK(describe(m) == "d=50 L=1000 R=100 theta=1 sigma=1 beta=1");
+    CHECK(describe(m) == "d = 50, L = 1000, R = 100, theta = 1, sigma = 1, beta = 1");
 }
 
 TEST_CASE("model: every parameter out of range is named") {

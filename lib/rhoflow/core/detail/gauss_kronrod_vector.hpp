@@ -72,10 +72,4 @@ GKPanel<C> gauss_kronrod_panel(F&& f, double a, double b) {
     return p;
 }
 
-/// Number of integrand evaluations per panel of the NK-point rule.
-template <unsigned NK>
-constexpr int gauss_kronrod_points() {
-    return static_cast<int>(NK);
-}
-
 }  // namespace rhoflow::detail

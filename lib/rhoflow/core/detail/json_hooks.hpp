@@ -1,0 +1,43 @@
+// Helpers for the library's own .cpp files that define nlohmann to_json/from_json hooks:
+// RHOFLOW_JSON_HOOKS(Type, members...) defines both hooks with one key per member, named as the
+// member (so a struct and its JSON cannot drift apart), and std::optional<T> is written as the
+// value or null. Not installed: the hooks themselves are declared in the public headers.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace nlohmann {
+/// std::optional<T>: the value, or null when empty.
+template <class T>
+struct adl_serializer<std::optional<T>> {
+    static void to_json(json& j, const std::optional<T>& v) {
+        if (v)
+            j = *v;
+        else
+            j = nullptr;
+    }
+    static void from_json(const json& j, std::optional<T>& v) {
+        if (j.is_null())
+            v.reset();
+        else
+            v = j.get<T>();
+    }
+};
+}  // namespace nlohmann
+
+/// Defines `void to_json(nlohmann::json&, const Type&)` and `void from_json(const nlohmann::json&,
+/// Type&)` (declared in the type's header) with one key per listed member.
+#define RHOFLOW_JSON_HOOKS(Type, ...)                                                              \
+    void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                   \
+        nlohmann_json_j = nlohmann::json::object();                                                \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                   \
+    }                                                                                              \
+    void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                 \
+        NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                 \
+    }
+
+/// Defines the hooks of an enum from its `to_string` and a parser `Parse(std::string_view)`.
+#define RHOFLOW_JSON_ENUM_HOOKS(Enum, Parse)                                                       \
+    void to_json(nlohmann::json& j, const Enum& e) { j = std::string(to_string(e)); }              \
+    void from_json(const nlohmann::json& j, Enum& e) { e = Parse(j.get<std::string>()); }

@@ -1,0 +1,247 @@
+#include "rhoflow/io/compare_output.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/json.hpp"
+#include "rhoflow/version.hpp"
+
+namespace rhoflow {
+
+using nlohmann::json;
+
+std::vector<std::string> compare_provenance(const CompareParams& p) {
+    const auto& s = p.sga;
+    return {fmt::format("rhoflow {}", version),
+            describe(p.model),
+            fmt::format("{} sampler, {} trials x {} steps, seed = {}", to_string(s.sampler), s.trials, s.steps, s.seed),
+            fmt::format("eta_k = {} / (1 + k/{})^{}, {} update, rho0 = {}", format_number(s.schedule.eta0),
+                        format_number(s.schedule.k0), format_number(s.schedule.gamma), to_string(s.update),
+                        s.rho0 ? format_number(*s.rho0) : "uniform on the sphere"),
+            fmt::format("ODE field = {}, horizon T = {}, hit level = {}", to_string(p.field), format_number(p.horizon),
+                        format_number(1 - s.hit_eps))};
+}
+
+namespace {
+TableCell cell(const std::optional<double>& v) { return v ? TableCell(*v) : TableCell(); }
+}  // namespace
+
+Table compare_table(const CompareResult& r) {
+    Table t;
+    t.caption = "ODE prediction against the SGA ensemble";
+    t.meta = compare_provenance(r.params);
+    t.label = "tab:rhoflow-compare";
+    t.columns = {
+        {"step", "step k", "$k$", "{:.0f}"},
+        {"t", "t", "$t_k$", "{:.4g}"},
+        {"rho_ode", "rho ODE", "$\\rho_{\\mathrm{ODE}}$", "{:.5f}"},
+        {"rho_sga_mean", "rho SGA mean", "$\\bar\\rho_{\\mathrm{SGA}}$", "{:.5f}"},
+        {"rho_sga_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.5f}"},
+        {"rho_sga_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.5f}"},
+        {"rho_sga_q10", "q10", "$q_{0.1}$", "{:.5f}"},
+        {"rho_sga_q50", "median", "$q_{0.5}$", "{:.5f}"},
+        {"rho_sga_q90", "q90", "$q_{0.9}$", "{:.5f}"},
+        {"gap_mean", "D_T mean", "$\\bar D_T$", "{:.3g}"},
+        {"gap_q90", "D_T q90", "$D_T$ $q_{0.9}$", "{:.3g}"},
+        {"nuisance_mass_sga", "nuisance mass SGA", "$1-A_I$ SGA", "{:.5f}"},
+        {"nuisance_mass_population", "nuisance mass pop.", "$1-\\mathbb{E}A_I$", "{:.5f}"},
+    };
+    for (const auto& w : r.table)
+        t.rows.push_back({static_cast<double>(w.step), w.t, w.rho_ode, w.rho_sga.mean, w.rho_sga.lo, w.rho_sga.hi,
+                          w.rho_sga_q10, w.rho_sga_median, w.rho_sga_q90, cell(w.gap_mean), cell(w.gap_q90),
+                          w.nuisance_mass_sga.mean, w.nuisance_mass_population});
+    return t;
+}
+
+Table gap_table(const CompareResult& r) {
+    Table t;
+    t.caption = fmt::format("Asymptotic-pseudotrajectory gap D_T(t), T = {}, across {} trials",
+                            format_number(r.params.horizon), r.params.sga.trials);
+    t.meta = compare_provenance(r.params);
+    t.label = "tab:rhoflow-gap";
+    t.columns = {{"step", "step k", "$k$", "{:.0f}"},       {"t", "t", "$t$", "{:.4g}"},
+                 {"eta", "eta(t)", "$\\eta(t)$", "{:.3g}"},  {"gap_mean", "mean", "mean", "{:.3g}"},
+                 {"gap_median", "median", "median", "{:.3g}"}, {"gap_q90", "q90", "$q_{0.9}$", "{:.3g}"},
+                 {"gap_max", "max", "max", "{:.3g}"}};
+    for (const auto& a : r.gap) t.rows.push_back({static_cast<double>(a.step), a.t, a.eta, a.mean, a.median, a.q90, a.max});
+    return t;
+}
+
+Table study_table(const CompareResult& r) {
+    Table t;
+    if (!r.study) return t;
+    const StepSizeStudy& s = *r.study;
+    t.caption = fmt::format("Step-size study: sup over [0, {:.3g}] of |rho_k - rho_ODE(t_k)| from rho0 = {} (eta0 k0 fixed)",
+                            s.horizon, format_number(s.rho0));
+    t.meta = compare_provenance(r.params);
+    t.label = "tab:rhoflow-study";
+    t.columns = {{"eta0", "eta0", "$\\eta_0$", "{:.4g}"},
+                 {"k0", "k0", "$k_0$", "{:.4g}"},
+                 {"steps", "steps", "steps", "{:.0f}"},
+                 {"sup_err_mean", "mean sup error", "mean $\\sup_k|\\rho_k-\\rho(t_k)|$", "{:.4g}"},
+                 {"sup_err_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.4g}"},
+                 {"sup_err_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.4g}"},
+                 {"sup_err_median", "median", "median", "{:.4g}"}};
+    for (const auto& w : s.rows)
+        t.rows.push_back({w.eta0, w.k0, static_cast<double>(w.steps), w.sup_err.mean, w.sup_err.lo, w.sup_err.hi,
+                          w.sup_err_median});
+    return t;
+}
+
+json compare_document(const CompareResult& r) {
+    json doc = provenance("compare");
+    doc["model"] = r.params.model;
+    doc.update(json(r));
+    ensure_finite(doc);
+    return doc;
+}
+
+namespace {
+std::string ci_text(const std::optional<MeanCI>& c) {
+    return c ? fmt::format("{:.4g} (95% CI [{:.4g}, {:.4g}])", c->mean, c->lo, c->hi) : std::string("not reached");
+}
+}  // namespace
+
+std::string compare_markdown(const CompareResult& r) {
+    const auto& s = r.summary;
+    const auto& h = r.hitting_time;
+    std::string md = "## rhoflow compare\n\n" + to_markdown(compare_table(r)) + "\n";
+    md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); ODE predicts {:.5f}\n",
+                      s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi, std::abs(r.rho_ode_final));
+    md += fmt::format("- hitting time of |rho| >= {}: ODE {} ; SGA {} ({} of {} trials)\n", h.level, ci_text(h.ode),
+                      ci_text(h.sga), h.sga_hits, h.trials);
+    md += fmt::format("- tracking error sup_k |rho_k - rho_ODE(t_k)|: mean {:.4g} (95% CI [{:.4g}, {:.4g}])\n",
+                      r.tracking_error.mean, r.tracking_error.lo, r.tracking_error.hi);
+    if (r.gap_fit)
+        md += fmt::format("- D_T(t), T = {}: from {:.3g} at t = {:.3g} to {:.3g} at t = {:.3g}; log-log slope against "
+                          "eta(t) = {:.3f} +- {:.3f} (over t >= {:.3g})\n",
+                          format_number(r.params.horizon), r.gap.front().mean, r.gap.front().t, r.gap.back().mean,
+                          r.gap.back().t, r.gap_fit->fit.slope, r.gap_fit->fit.slope_se, r.gap_fit->from_t);
+    if (r.study)
+        md += fmt::format("- step-size study: sup tracking error ~ eta0^{:.3f} (+- {:.3f}) over all eta0, ^{:.3f} (+- "
+                          "{:.3f}) over the {} smallest; theory: about 1/2 for small eta0\n",
+                          r.study->fit.slope, r.study->fit.slope_se, r.study->fit_small_eta0.slope,
+                          r.study->fit_small_eta0.slope_se, r.study->fit_small_eta0.n);
+    if (!r.warning.empty()) md += "- warning: " + r.warning + "\n";
+    if (!r.phase.monotone && !r.phase.flat)
+        md += fmt::format("- note: the field is not monotone ({} equilibria); see compare.json \"phase\"\n",
+                          r.phase.equilibria.size());
+    return md;
+}
+
+namespace {
+
+std::string figure_title(const CompareResult& r) {
+    return fmt::format("{}, {} trials, seed {}", describe(r.params.model), r.params.sga.trials, r.params.sga.seed);
+}
+
+void trajectory_figure(const CompareResult& r, CompareFigures& out) {
+    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90 trial0 trial1 trial2 trial3 trial4\n";
+    std::size_t shown = 0;
+    for (const auto& p : r.trajectory) {
+        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}", p.t, p.rho_ode, p.sga_mean, p.sga_q10, p.sga_q90);
+        for (double x : p.trials) d += fmt::format(" {:.10g}", x);
+        d += "\n";
+        shown = p.trials.size();
+    }
+    out.data.push_back({"fig_trajectory.dat", d});
+    std::string trials_plot;
+    for (std::size_t n = 0; n < shown; ++n)
+        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", 6 + n,
+                                   n == 0 ? "title 'single trials'" : "notitle");
+    out.figures.push_back(
+        {"fig_trajectory",
+         fmt::format("set title \"{}\" noenhanced\nset logscale x\nset xlabel 't = sum of step sizes (ODE time)'\n"
+                     "set ylabel 'rho = <q, xi>'\nset key bottom right\nset grid\n"
+                     "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title 'SGA "
+                     "10-90% band'{}, '' using 1:3 with lines lw 2 lc rgb '#08519c' title 'SGA mean', '' using "
+                     "1:2 with lines lw 2 dt 2 lc rgb '#d62728' title 'ODE'",
+                     figure_title(r), trials_plot)});
+}
+
+void gap_figure(const CompareResult& r, CompareFigures& out) {
+    std::string d = "# t eta sqrt_eta gap_mean gap_median gap_q90 gap_max\n";
+    for (const auto& a : r.gap)
+        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", a.t, a.eta, std::sqrt(a.eta), a.mean,
+                         a.median, a.q90, a.max);
+    out.data.push_back({"fig_gap.dat", d});
+    out.figures.push_back(
+        {"fig_gap", fmt::format("set title \"D_T(t), T = {}: {}\" noenhanced\nset logscale xy\nset xlabel 't'\n"
+                                "set ylabel 'D_T(t)'\nset key top right\nset grid\nset format y '%g'\n"
+                                "plot 'fig_gap.dat' using 1:4 with linespoints lw 2 pt 7 title 'mean', '' using 1:5 "
+                                "with lines lw 1.5 title 'median', '' using 1:6 with lines lw 1.5 dt 2 title '90% "
+                                "quantile', '' using 1:2 with lines lw 1 dt 3 lc rgb 'black' title 'eta(t)', '' using "
+                                "1:3 with lines lw 1 dt 4 lc rgb 'gray40' title 'sqrt(eta(t))'",
+                                format_number(r.params.horizon), figure_title(r))});
+}
+
+void field_figure(const CompareResult& r, CompareFigures& out) {
+    std::string d = "# rho drift j_prime\n";
+    for (const auto& p : r.field_curve) d += fmt::format("{:.10g} {:.10g} {:.10g}\n", p.rho, p.drift, p.dj);
+    out.data.push_back({"fig_field.dat", d});
+    std::string e = "# rho stable\n";
+    for (const auto& q : r.phase.equilibria) e += fmt::format("{:.15g} {}\n", q.rho, q.stable ? 1 : 0);
+    out.data.push_back({"fig_field_equilibria.dat", e});
+    out.figures.push_back(
+        {"fig_field", fmt::format("set title \"F(rho) = (1 - rho^2) j'(rho), {} field: {}\" noenhanced\n"
+                                  "set xlabel 'rho'\nset ylabel 'F(rho)'\nset grid\nset key top left\nset xzeroaxis "
+                                  "lt -1\nplot 'fig_field.dat' using 1:2 with lines lw 2 title 'F', "
+                                  "'fig_field_equilibria.dat' using 1:($2 == 1 ? 0 : 1/0) with points pt 7 ps 1.8 "
+                                  "lc rgb '#2ca02c' title 'stable', '' using 1:($2 == 0 ? 0 : 1/0) with points pt "
+                                  "6 ps 1.8 lw 2 lc rgb '#d62728' title 'unstable'",
+                                  r.field.method, describe(r.params.model))});
+}
+
+void study_figure(const StepSizeStudy& s, CompareFigures& out) {
+    std::string d = "# eta0 sup_err_mean ci_lo ci_hi median\n";
+    for (const auto& w : s.rows)
+        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", w.eta0, w.sup_err.mean, w.sup_err.lo, w.sup_err.hi,
+                         w.sup_err_median);
+    out.data.push_back({"fig_study.dat", d});
+    out.figures.push_back(
+        {"fig_study",
+         fmt::format("set title \"step-size study: sup tracking error, slope {:.3f} +- {:.3f}\" noenhanced\n"
+                     "set logscale xy\nset xlabel 'eta_0'\nset ylabel 'mean sup_k |rho_k - rho_{{ODE}}(t_k)|'\nset grid\n"
+                     "set key top left\nplot 'fig_study.dat' using 1:2:3:4 with yerrorbars pt 7 title 'mean, 95% CI', "
+                     "exp({:.17g}) * x**{:.17g} with lines lw 2 title 'least-squares fit', "
+                     "{:.17g} * (x / {:.17g})**0.5 with lines dt 2 lc rgb 'gray40' title 'slope 1/2 through the "
+                     "smallest eta_0'",
+                     s.fit.slope, s.fit.slope_se, s.fit.intercept, s.fit.slope, s.rows.back().sup_err.mean,
+                     s.rows.back().eta0)});
+}
+
+}  // namespace
+
+CompareFigures compare_figures(const CompareResult& r) {
+    CompareFigures out;
+    trajectory_figure(r, out);
+    gap_figure(r, out);
+    field_figure(r, out);
+    if (r.study) study_figure(*r.study, out);
+    return out;
+}
+
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render) {
+    std::vector<std::string> lines;
+    write_file_atomic(dir / "compare.json", compare_document(r).dump(2) + "\n");
+    auto write_table = [&](const Table& t, const std::string& stem) {
+        write_file_atomic(dir / (stem + ".csv"), to_csv(t));
+        write_file_atomic(dir / (stem + ".md"), to_markdown(t));
+        write_file_atomic(dir / (stem + ".tex"), to_latex(t));
+    };
+    write_table(compare_table(r), "table");
+    write_table(gap_table(r), "gap");
+    lines.push_back("compare.json; table.{csv,md,tex}; gap.{csv,md,tex}");
+    if (r.study) {
+        write_table(study_table(r), "study");
+        lines.push_back("study.{csv,md,tex}");
+    }
+    const CompareFigures figs = compare_figures(r);
+    for (const auto& [name, content] : figs.data) write_file_atomic(dir / name, content);
+    for (auto& l : render_figures(dir, figs.figures, render)) lines.push_back(l);
+    return lines;
+}
+
+}  // namespace rhoflow

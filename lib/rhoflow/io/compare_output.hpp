@@ -1,0 +1,46 @@
+// The comparator's outputs, made from its typed result (compare/compare.hpp) and nothing else:
+// compare.json, the ODE-vs-SGA, gap and step-size-study tables (CSV, Markdown, LaTeX), the text
+// the CLI prints, and the figures (data files, gnuplot scripts, PNG/SVG).
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rhoflow/compare/compare.hpp"
+#include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/table.hpp"
+
+namespace rhoflow {
+
+/// The provenance lines every table carries: version, model, ensemble, schedule, ODE field.
+std::vector<std::string> compare_provenance(const CompareParams& p);
+
+/// The ODE-vs-SGA table.
+Table compare_table(const CompareResult& r);
+/// D_T statistics per anchor.
+Table gap_table(const CompareResult& r);
+/// The step-size study (no rows when there was none).
+Table study_table(const CompareResult& r);
+
+/// compare.json: provenance, the model, and every field of the result.
+nlohmann::json compare_document(const CompareResult& r);
+
+/// What `rhoflow compare` prints: the Markdown table and the headline numbers.
+std::string compare_markdown(const CompareResult& r);
+
+/// The figures' data files (name, content) and gnuplot bodies.
+struct CompareFigures {
+    std::vector<std::pair<std::string, std::string>> data;  ///< data file name and content
+    std::vector<Figure> figures;                              ///< figures over those files
+};
+/// Figure data and scripts for the trajectory, the gap, the field and the study.
+CompareFigures compare_figures(const CompareResult& r);
+
+/// Writes every output into `dir` and renders the figures when `render` and gnuplot is
+/// available. Returns a line per file group written.
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true);
+
+}  // namespace rhoflow
