@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "cli.hpp"
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);

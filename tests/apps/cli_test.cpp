@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "common.hpp"
+#include "cli.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -63,8 +63,8 @@ TEST_CASE("cli: montecarlo records its seed and samples, mean-field works") {
                                "9", "--json", "--L", "20", "--R", "4"});
     REQUIRE(r.code == 0);
     const auto doc = nlohmann::json::parse(r.out);
-    CHECK(doc["montecarlo"]["seed"] == 9);
-    CHECK(doc["montecarlo"]["samples"] == 2000);
+    CHECK(doc["params"]["montecarlo"]["seed"] == 9);
+    CHECK(doc["params"]["montecarlo"]["samples"] == 2000);
     CHECK(rhoflow_cli({"field", "--rho", "0.3", "--method", "meanfield"}).code == 0);
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("cli: sga --json follows the contract and is reproducible") {
     for (const char* key : {"seed", "rho0", "rho_final", "t_final", "hit_step"}) CHECK(doc["trials"][0].contains(key));
     CHECK(doc["summary"].contains("mean_abs_rho_final"));
     CHECK(doc["summary"]["ci95"].size() == 2);
-    CHECK(doc["params"]["seed"] == 5);
+    CHECK(doc["params"]["sga"]["seed"] == 5);
     std::vector<std::string> one = args;
     one.back() = "1";
     CHECK(nlohmann::json::parse(rhoflow_cli(one).out)["trials"] == doc["trials"]);

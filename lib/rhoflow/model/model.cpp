@@ -12,7 +12,8 @@ void ModelParams::validate() const {
     require(d >= 2, "d", static_cast<double>(d), "integer d >= 2");
     require(L >= 1, "L", static_cast<double>(L), "integer L >= 1");
     require(R >= 0 && R <= L, "R", static_cast<double>(R), fmt::format("integer 0 <= R <= L = {}", L));
-    require(std::isfinite(theta) && theta >= 0, "theta", theta, "finite theta >= 0");
+    // Beyond 1e100 the per-sample gradient (of order beta theta^3) overflows double precision.
+    require(std::isfinite(theta) && theta >= 0 && theta <= 1e100, "theta", theta, "0 <= theta <= 1e100");
     require(std::isfinite(sigma) && sigma > 0, "sigma", sigma, "finite sigma > 0");
     require(std::isfinite(beta) && beta > 0, "beta", beta, "finite beta > 0");
 }

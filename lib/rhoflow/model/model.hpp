@@ -21,7 +21,7 @@ struct ModelParams {
     std::int64_t d = 50;     ///< ambient dimension, d >= 2
     std::int64_t L = 1000;   ///< number of tokens, L >= 1
     std::int64_t R = 100;    ///< informative tokens, 0 <= R <= L
-    double theta = 1.0;      ///< signal strength, finite, theta >= 0
+    double theta = 1.0;      ///< signal strength, 0 <= theta <= 1e100
     double sigma = 1.0;      ///< per-coordinate noise standard deviation, finite, sigma > 0
     double beta = 1.0;       ///< inverse temperature, finite, beta > 0
     NoiseConvention convention = NoiseConvention::per_coordinate;  ///< how the user gave sigma (provenance only)

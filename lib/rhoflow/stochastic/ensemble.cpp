@@ -26,10 +26,18 @@ SamplerKind parse_sampler(std::string_view s, const std::string& param) {
 RHOFLOW_JSON_ENUM_HOOKS(SamplerKind, parse_sampler)
 RHOFLOW_JSON_HOOKS(SgaParams, steps, trials, first_trial, seed, purpose, purpose_sub, sampler, schedule, update, rho0,
                    hit_eps, threads, records_per_decade, record_steps)
-RHOFLOW_JSON_HOOKS(TrialResult, trial, rho0, rho_final, t_final, hit_step, rho, nuisance_mass,
+RHOFLOW_JSON_HOOKS(TrialResult, seed, trial, rho0, rho_final, t_final, hit_step, rho, nuisance_mass,
                    mean_nuisance_mass_last_decile)
-RHOFLOW_JSON_HOOKS(EnsembleSummary, abs_rho_final, rho_final, quantile_levels, rho_final_quantiles,
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, EnsembleSummary, abs_rho_final, rho_final, quantile_levels, rho_final_quantiles,
                    abs_rho_final_quantiles, hits, hit_step, hit_step_median, nuisance_mass)
+}  // namespace
+void to_json(nlohmann::json& j, const EnsembleSummary& v) {
+    to_json_members(j, v);
+    j["mean_abs_rho_final"] = v.abs_rho_final.mean;  // the command-line contract's headline keys
+    j["ci95"] = {v.abs_rho_final.lo, v.abs_rho_final.hi};
+}
+void from_json(const nlohmann::json& j, EnsembleSummary& v) { from_json_members(j, v); }
 RHOFLOW_JSON_HOOKS(EnsembleResult, record_steps, record_times, trials, summary, warning)
 
 void SgaParams::validate() const {
@@ -67,6 +75,7 @@ template <class StepFn>
 TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const std::vector<std::int64_t>& records,
                       StepFn&& step, StepObserver* obs, std::atomic<std::int64_t>* steps_done) {
     TrialResult r;
+    r.seed = p.seed;
     r.trial = trial;
     r.rho0 = rho0;
     r.rho.reserve(records.size());

@@ -77,7 +77,8 @@ using ObserverFactory = std::function<std::unique_ptr<StepObserver>(std::int64_t
 
 /// What one trial leaves behind.
 struct TrialResult {
-    std::int64_t trial = 0;       ///< stream index (the trial's RandomStream is (seed, trial))
+    std::uint64_t seed = 0;       ///< master seed of its stream
+    std::int64_t trial = 0;       ///< stream index (the trial's stream is (seed, purpose, trial))
     double rho0 = 0;              ///< initial alignment
     double rho_final = 0;         ///< alignment after the last step
     double t_final = 0;           ///< ODE time sum eta_k at the end
@@ -117,7 +118,7 @@ void from_json(const nlohmann::json& j, SgaParams& v);
 void to_json(nlohmann::json& j, const TrialResult& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, TrialResult& v);
-/// JSON hooks: one key per field.
+/// JSON hooks: one key per field, plus "mean_abs_rho_final" and "ci95" (its 95% CI) at the top.
 void to_json(nlohmann::json& j, const EnsembleSummary& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, EnsembleSummary& v);

@@ -11,7 +11,8 @@ namespace rhoflow {
 RHOFLOW_JSON_HOOKS(StepSchedule, eta0, k0, gamma)
 
 void StepSchedule::validate() const {
-    require(std::isfinite(eta0) && eta0 > 0, "eta0", eta0, "finite eta0 > 0");
+    // Beyond 1e100, (1 + eta g_u)^2 in the normalisation overflows for any gradient of order 1e54.
+    require(std::isfinite(eta0) && eta0 > 0 && eta0 <= 1e100, "eta0", eta0, "0 < eta0 <= 1e100");
     require(std::isfinite(k0) && k0 > 0, "k0", k0, "finite k0 > 0");
     require_in("gamma", gamma, 0.0, 1.0);
 }

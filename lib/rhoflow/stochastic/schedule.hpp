@@ -13,7 +13,7 @@ namespace rhoflow {
 
 /// The step-size schedule.
 struct StepSchedule {
-    double eta0 = 0.5;   ///< initial step, eta0 > 0
+    double eta0 = 0.5;   ///< initial step, 0 < eta0 <= 1e100
     double k0 = 100;     ///< decay onset (steps), k0 > 0
     double gamma = 1.0;  ///< decay exponent, 0 <= gamma <= 1
 

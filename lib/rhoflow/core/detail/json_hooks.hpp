@@ -26,16 +26,20 @@ struct adl_serializer<std::optional<T>> {
 };
 }  // namespace nlohmann
 
-/// Defines `void to_json(nlohmann::json&, const Type&)` and `void from_json(const nlohmann::json&,
-/// Type&)` (declared in the type's header) with one key per listed member.
-#define RHOFLOW_JSON_HOOKS(Type, ...)                                                              \
-    void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                   \
+/// Defines `void ToName(nlohmann::json&, const Type&)` and `void FromName(const nlohmann::json&,
+/// Type&)` with one key per listed member.
+#define RHOFLOW_JSON_HOOKS_NAMED(ToName, FromName, Type, ...)                                     \
+    void ToName(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {                    \
         nlohmann_json_j = nlohmann::json::object();                                                \
         NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                   \
     }                                                                                              \
-    void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                 \
+    void FromName(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {                  \
         NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))                 \
     }
+
+/// Defines `void to_json(nlohmann::json&, const Type&)` and `void from_json(const nlohmann::json&,
+/// Type&)` (declared in the type's header) with one key per listed member.
+#define RHOFLOW_JSON_HOOKS(Type, ...) RHOFLOW_JSON_HOOKS_NAMED(to_json, from_json, Type, __VA_ARGS__)
 
 /// Defines the hooks of an enum from its `to_string` and a parser `Parse(std::string_view)`.
 #define RHOFLOW_JSON_ENUM_HOOKS(Enum, Parse)                                                       \

@@ -1,0 +1,33 @@
+// The rhoflow command line: a thin layer over the library. Each job subcommand registers one
+// flag per setting of its job (experiment/settings.hpp: the one table of flags, file keys and
+// params fields), plus the output flags; `run` drives experiment files through the library's
+// runner. Errors map to exit codes: 2 invalid input (the message names the flag and its range),
+// 3 numerical failure, 1 anything else (files, gnuplot, ...).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rhoflow::cli {
+
+/// The outcome of one command line: exit code (0 ok, 1 other, 2 invalid input, 3 numerical
+/// failure), the error message, and the offending flag for code 2 when known.
+struct Outcome {
+    int code = 0;          ///< exit code
+    std::string message;   ///< what failed (empty on success)
+    std::string flag;      ///< the flag (without dashes) an invalid input came from
+};
+
+/// Parses `args` (without the program name) and validates them; on success `*work` receives
+/// the function that runs the command. Help requests print and return code 0 with no work.
+Outcome prepare(const std::vector<std::string>& args, std::function<void()>* work);
+/// Runs prepared work, mapping exceptions to exit codes.
+Outcome execute(const std::function<void()>& work);
+/// prepare + execute, printing any error on stderr; returns the exit code.
+int dispatch(const std::vector<std::string>& args);
+
+/// Names of all subcommands, in the order of --help.
+const std::vector<std::string>& command_names();
+
+}  // namespace rhoflow::cli

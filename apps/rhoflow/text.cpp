@@ -1,0 +1,124 @@
+#include "text.hpp"
+
+#include <fmt/format.h>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/compare_output.hpp"
+
+namespace rhoflow::cli {
+
+namespace {
+
+std::string text(const FieldJob& job, const FieldJobResult& r) {
+    std::string s = fmt::format("# rhoflow field, method {}, {}\n", to_string(job.method), describe(job.model));
+    if (job.method == FieldMethod::montecarlo)
+        s += fmt::format("# {} samples, seed {}; errors are standard errors\n", job.montecarlo.samples, job.montecarlo.seed);
+    else if (job.method == FieldMethod::exact)
+        s += "# errors are the quadrature's error estimates\n";
+    else
+        s += "# mean-field limit L -> inf at alpha = R/L (closed form; the O(d/L) term is dropped)\n";
+    s += fmt::format("{:>8} {:>19} {:>8} {:>19} {:>8} {:>19} {:>15} {:>8}\n", "rho", "j", "+-", "dj", "+-", "drift",
+                     "E[A_I]", "+-");
+    for (const auto& p : r.points)
+        s += fmt::format("{:>8.4g} {:>19.14g} {:>8.1e} {:>19.14g} {:>8.1e} {:>19.14g} {:>15.10g} {:>8.1e}\n", p.rho, p.j,
+                         p.j_err, p.dj, p.dj_err, p.drift, p.mass_informative, p.mass_err);
+    if (!r.gradient.empty()) {
+        s += "# per-sample gradient in the frame (q, e, rest): means and standard errors\n";
+        s += fmt::format("{:>8} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}\n", "rho", "E g_u", "+-", "E g_v", "+-",
+                         "E|g_w|^2", "+-");
+        for (std::size_t i = 0; i < r.points.size(); ++i) {
+            const auto& g = r.gradient[i];
+            s += fmt::format("{:>8.4g} {:>12.6g} {:>8.1e} {:>12.6g} {:>8.1e} {:>12.6g} {:>8.1e}\n", r.points[i].rho, g.g_u,
+                             g.g_u_err, g.g_v, g.g_v_err, g.g_w_sq, g.g_w_sq_err);
+        }
+    }
+    return s;
+}
+
+std::string text(const OdeJob& job, const OdeJobResult& r) {
+    const OdeSolution& s = r.solution;
+    std::string out = fmt::format("# rhoflow ode, field {}, {}, rho0 = {}\n", r.field.method, describe(job.model),
+                                  format_number(job.rho0));
+    out += fmt::format("# dopri5 rtol {} atol {}: {} steps, {} evaluations; field error bound on j' {:.1e}\n",
+                       format_number(job.ode.rtol), format_number(job.ode.atol), s.steps, s.rhs_evals, r.field.dj_error);
+    if (s.hit_time)
+        out += fmt::format("# hit |rho| >= {} at t = {:.12g} +- {:.1e}\n", 1 - job.ode.hit_eps, *s.hit_time, s.hit_time_err);
+    else
+        out += fmt::format("# |rho| >= {} not reached by t = {}\n", 1 - job.ode.hit_eps, format_number(job.t_end));
+    out += fmt::format("{:>14} {:>20} {:>9}\n", "t", "rho", "+-");
+    for (std::size_t i = 0; i < s.t.size(); ++i)
+        out += fmt::format("{:>14.8g} {:>20.15f} {:>9.1e}\n", s.t[i], s.rho[i], s.rho_err[i]);
+    return out;
+}
+
+std::string interval(const Basin& b) {
+    return fmt::format("{}{:.10g}, {:.10g}{}", b.from_closed ? "[" : "(", b.from, b.to, b.to_closed ? "]" : ")");
+}
+
+std::string text(const PhaseJob& job, const PhaseJobResult& r) {
+    const PhasePortrait& p = r.portrait;
+    std::string s = fmt::format("# rhoflow phase, field {}, {}\n", r.field.method, describe(job.model));
+    if (p.flat)
+        return s + "j' is identically 0 within its error bound (no signal: R = 0, theta = 0 or L = 1): every rho is "
+                   "an equilibrium.\n";
+    s += p.monotone ? "F = (1 - rho^2) j' has one sign on (-1, 1): monotone.\n"
+                    : "F = (1 - rho^2) j' is NOT monotone: it changes sign inside (-1, 1).\n";
+    s += fmt::format("{:>20} {:>9} {:>11} {:>16} {:>9}\n", "rho", "+-", "kind", "F'(rho)", "+-");
+    for (const auto& e : p.equilibria)
+        s += fmt::format("{:>20.15f} {:>9.1e} {:>11} {:>16.10g} {:>9.1e}\n", e.rho, e.rho_err, e.kind, e.dfdrho,
+                         e.dfdrho_err);
+    for (const auto& b : p.basins) s += fmt::format("basin of {:g}: {}\n", b.attractor, interval(b));
+    for (double t : p.near_tangencies)
+        s += fmt::format("warning: |j'| dips within its error bound near rho = {:.6g} without a sign change\n", t);
+    s += fmt::format("(scan spacing {:.2e}; field error bound on j' {:.1e})\n", p.scan_spacing, r.field.dj_error);
+    return s;
+}
+
+std::string text(const SgaJob& job, const EnsembleResult& res) {
+    const SgaParams& p = job.sga;
+    const auto& s = res.summary;
+    std::string r = fmt::format("# rhoflow sga, {} sampler, {}\n", to_string(p.sampler), describe(job.model));
+    r += fmt::format("# {} trials x {} steps, seed {}, eta_k = {}/(1 + k/{})^{}, {} update, rho0 {}\n", p.trials, p.steps,
+                     p.seed, format_number(p.schedule.eta0), format_number(p.schedule.k0),
+                     format_number(p.schedule.gamma), to_string(p.update),
+                     p.rho0 ? format_number(*p.rho0) : "uniform on the sphere");
+    if (!res.warning.empty()) r += "# warning: " + res.warning + "\n";
+    r += fmt::format("mean |rho_final| = {:.6f} +- {:.6f} (95% CI [{:.6f}, {:.6f}])\n", s.abs_rho_final.mean,
+                     s.abs_rho_final.se, s.abs_rho_final.lo, s.abs_rho_final.hi);
+    r += fmt::format("rho_final quantiles 5/25/50/75/95%: {:.5f} {:.5f} {:.5f} {:.5f} {:.5f}\n", s.rho_final_quantiles[0],
+                     s.rho_final_quantiles[1], s.rho_final_quantiles[2], s.rho_final_quantiles[3],
+                     s.rho_final_quantiles[4]);
+    if (s.hits)
+        r += fmt::format("{} of {} trials reached |rho| >= {}: hit step mean {:.1f} (95% CI [{:.1f}, {:.1f}]), median {:.0f}\n",
+                         s.hits, p.trials, 1 - p.hit_eps, s.hit_step.mean, s.hit_step.lo, s.hit_step.hi, s.hit_step_median);
+    else
+        r += fmt::format("no trial reached |rho| >= {}\n", 1 - p.hit_eps);
+    r += fmt::format("attention mass on nuisance tokens (last 10% of steps): {:.5f} (95% CI [{:.5f}, {:.5f}])\n",
+                     s.nuisance_mass.mean, s.nuisance_mass.lo, s.nuisance_mass.hi);
+    if (p.trials <= 50) {
+        r += fmt::format("{:>6} {:>12} {:>12} {:>10} {:>10}\n", "trial", "rho0", "rho_final", "hit_step", "nuisance");
+        for (const auto& t : res.trials)
+            r += fmt::format("{:>6} {:>12.6f} {:>12.6f} {:>10} {:>10.5f}\n", t.trial, t.rho0, t.rho_final,
+                             t.hit_step ? fmt::format("{}", *t.hit_step) : "-", t.mean_nuisance_mass_last_decile);
+    }
+    return r;
+}
+
+std::string text(const CompareJob&, const CompareResult& r) { return compare_markdown(r); }
+
+}  // namespace
+
+std::string render_text(const Job& job, const JobResult& result) {
+    return std::visit(
+        [&](const auto& j) -> std::string {
+            using J = std::decay_t<decltype(j)>;
+            if constexpr (std::is_same_v<J, FieldJob>) return text(j, std::get<FieldJobResult>(result));
+            else if constexpr (std::is_same_v<J, OdeJob>) return text(j, std::get<OdeJobResult>(result));
+            else if constexpr (std::is_same_v<J, PhaseJob>) return text(j, std::get<PhaseJobResult>(result));
+            else if constexpr (std::is_same_v<J, SgaJob>) return text(j, std::get<EnsembleResult>(result));
+            else return text(j, std::get<CompareResult>(result));
+        },
+        job);
+}
+
+}  // namespace rhoflow::cli

@@ -1,0 +1,165 @@
+// The library's units of work, one per subcommand of the command line: a job is a params
+// struct that says everything a run needs, `run` turns it into a typed result, and
+// `document` turns both into the JSON document that `rhoflow SUB --json` prints and that the
+// experiment runner writes (provenance, "model", "params": the whole job, then the result's
+// keys). The command line and experiment files set jobs' fields by name through
+// experiment/settings.hpp; nothing here knows about flags or files.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "rhoflow/compare/compare.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/field/field.hpp"
+#include "rhoflow/field/montecarlo_field.hpp"
+#include "rhoflow/io/table.hpp"
+#include "rhoflow/model/model.hpp"
+#include "rhoflow/ode/ode.hpp"
+#include "rhoflow/ode/phase.hpp"
+#include "rhoflow/stochastic/ensemble.hpp"
+
+namespace rhoflow {
+
+/// j, j', F and E[A_I] at a list of rho by one method.
+struct FieldJob {
+    ModelParams model;                           ///< the model
+    std::vector<double> rho = {0.0};             ///< alignments in [-1, 1]
+    FieldMethod method = FieldMethod::exact;     ///< how the field is computed
+    ExactFieldParams exact;                      ///< accuracy of the exact method
+    MonteCarloParams montecarlo;                 ///< samples, seed and threads of the Monte Carlo method
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+};
+/// What a field job computes.
+struct FieldJobResult {
+    FieldMethod method = FieldMethod::exact;     ///< the method used
+    std::vector<FieldPoint> points;              ///< one per rho, with error estimates
+    std::vector<GradientMoments> gradient;       ///< montecarlo only: E g_u, E g_v, E|g_w|^2 per rho
+};
+
+/// The mean-field ODE from rho0 on an even time grid.
+struct OdeJob {
+    ModelParams model;                           ///< the model
+    double rho0 = 0.05;                          ///< initial alignment
+    double t_end = 50;                           ///< final ODE time
+    int points = 101;                            ///< output times, evenly spaced on [0, t_end]
+    DriftMethod field = DriftMethod::exact;      ///< the field driving the ODE
+    FieldTableParams table;                      ///< exact-field table accuracy
+    OdeParams ode;                               ///< integrator tolerances and hitting level
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+};
+/// The solution with the field that drove it.
+struct OdeJobResult {
+    DriftFieldInfo field;                        ///< method and error bounds of the field
+    OdeSolution solution;                        ///< t, rho, rho_err, hit_time, work counts
+};
+
+/// The phase portrait of the ODE.
+struct PhaseJob {
+    ModelParams model;                           ///< the model
+    DriftMethod field = DriftMethod::exact;      ///< the field
+    FieldTableParams table;                      ///< exact-field table accuracy
+    PhaseParams phase;                           ///< scan resolution
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+};
+/// The portrait with the field it describes.
+struct PhaseJobResult {
+    DriftFieldInfo field;                        ///< method and error bounds of the field
+    PhasePortrait portrait;                      ///< equilibria, stability, basins
+};
+
+/// An ensemble of SGA trials.
+struct SgaJob {
+    ModelParams model;                           ///< the model
+    SgaParams sga;                               ///< trials, steps, schedule, sampler, seed...
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+};
+
+/// The comparator (CompareParams is its job; default_compare_params() its defaults).
+struct CompareJob {
+    CompareParams compare = default_compare_params();  ///< everything the comparison needs
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+};
+
+/// Any job, and any job's result (same alternative order).
+using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob>;
+/// The result of the job in the same position of Job.
+using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, EnsembleResult, CompareResult>;
+
+/// The subcommand name of a job: "field", "ode", "phase", "sga" or "compare".
+std::string_view command_of(const Job& job);
+/// A default job for a subcommand name; throws InvalidArgument naming "command" otherwise.
+Job make_job(std::string_view command);
+/// The names make_job accepts, in the order of the Job alternatives.
+const std::vector<std::string>& job_commands();
+/// The job's model.
+const ModelParams& model_of(const Job& job);
+/// Validates any job (InvalidArgument naming the field path).
+void validate(const Job& job);
+
+/// Runs a job; `progress` (optional) counts SGA steps for long jobs.
+JobResult run(const Job& job, ProgressCounter* progress = nullptr);
+/// Runs one kind of job.
+FieldJobResult run(const FieldJob& job);
+/// Runs one kind of job.
+OdeJobResult run(const OdeJob& job);
+/// Runs one kind of job.
+PhaseJobResult run(const PhaseJob& job);
+/// Runs one kind of job.
+EnsembleResult run(const SgaJob& job, ProgressCounter* progress = nullptr);
+/// Runs one kind of job.
+CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr);
+
+/// The JSON document of a finished job: provenance, "model", "params" (the job), the result's
+/// keys; checked for non-finite numbers (NumericalError naming the path).
+nlohmann::json document(const Job& job, const JobResult& result);
+/// Reads a job's result back from its document (the experiment runner resumes from these).
+JobResult result_from_document(const Job& job, const nlohmann::json& doc);
+
+/// The headline numbers of a finished job for a sweep's summary table: one row of (column
+/// name, cell) per result (field: one per rho).
+std::vector<std::vector<std::pair<std::string, TableCell>>> headline(const Job& job, const JobResult& result);
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const FieldJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, FieldJob& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const FieldJobResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, FieldJobResult& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const OdeJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, OdeJob& v);
+/// The solution's keys (t, rho, rho_err, hit_time, ...) and "field".
+void to_json(nlohmann::json& j, const OdeJobResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, OdeJobResult& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const PhaseJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, PhaseJob& v);
+/// The portrait's keys (equilibria, basins, monotone, ...) and "field".
+void to_json(nlohmann::json& j, const PhaseJobResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, PhaseJobResult& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const SgaJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, SgaJob& v);
+/// JSON hooks: the CompareParams' keys.
+void to_json(nlohmann::json& j, const CompareJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, CompareJob& v);
+
+}  // namespace rhoflow

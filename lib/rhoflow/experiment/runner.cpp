@@ -1,0 +1,445 @@
+#include "rhoflow/experiment/runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <toml++/toml.h>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/experiment/settings.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/json.hpp"
+#include "rhoflow/version.hpp"
+
+namespace rhoflow {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ------------------------------------------------------------------------------- reading
+
+namespace {
+
+[[noreturn]] void fail_at(const std::string& file, int line, const std::string& key, const std::string& message) {
+    throw InvalidArgument("file", fmt::format("{}:{}: key '{}': {}", file, line, key, message));
+}
+
+int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+std::string type_of(const toml::node& n) {
+    if (n.is_string()) return "a string";
+    if (n.is_boolean()) return "a boolean";
+    if (n.is_array()) return "an array";
+    if (n.is_table()) return "a table";
+    if (n.is_number()) return "a number";
+    return "a date or time";
+}
+
+// The text of one scalar value for setting `s`, checking its TOML type against the setting's.
+std::string scalar_text(const toml::node& v, const Setting& s, const std::string& file, int line) {
+    const bool numeric = s.type_name == "NUMBER" || s.type_name == "INT" || s.type_name == "SEED" || s.is_list;
+    const bool text = s.type_name == "TEXT" || s.type_name.find('|') != std::string::npos;
+    if (s.is_switch) {
+        if (const auto b = v.as_boolean()) return b->get() ? "true" : "false";
+        fail_at(file, line, s.key, fmt::format("this switch takes true or false, not {}", type_of(v)));
+    }
+    if (const auto i = v.as_integer(); i && (numeric || text)) return std::to_string(i->get());
+    if (const auto f = v.as_floating_point(); f && (numeric || text)) return format_number(f->get());
+    if (const auto t = v.as_string(); t && text) return t->get();
+    fail_at(file, line, s.key,
+            fmt::format("expected {}, got {}", numeric ? "a number" : "a string", type_of(v)));
+}
+
+// A list setting's value: an array of numbers joined with commas.
+std::string list_text(const toml::array& a, const Setting& s, const std::string& file, int line) {
+    if (a.empty()) fail_at(file, line, s.key, "an empty list");
+    std::string joined;
+    for (const auto& e : a) joined += fmt::format("{}{}", joined.empty() ? "" : ",", scalar_text(e, s, file, line));
+    return joined;
+}
+
+TaskSetting task_setting(const std::string& command, const std::string& key, const toml::node& node,
+                         const std::string& file) {
+    const int line = line_of(node);
+    const Setting* s = find_setting(command, key);
+    if (!s)
+        fail_at(file, line, key, fmt::format("'{}' is not a setting of '{}' tasks (see rhoflow {} --help)", key,
+                                             command, command));
+    TaskSetting t{key, line, {}};
+    const toml::array* arr = node.as_array();
+    if (!arr) {
+        t.values.push_back(scalar_text(node, *s, file, line));
+    } else if (s->is_list && !arr->empty() && !(*arr)[0].is_array()) {
+        t.values.push_back(list_text(*arr, *s, file, line));  // one list value
+    } else {
+        if (arr->empty()) fail_at(file, line, key, "an empty array sweeps over nothing");
+        for (const auto& e : *arr) {
+            if (const auto inner = e.as_array()) {
+                if (!s->is_list) fail_at(file, line, key, "nested arrays are only for settings that take a list");
+                t.values.push_back(list_text(*inner, *s, file, line));
+            } else {
+                t.values.push_back(scalar_text(e, *s, file, line));
+            }
+        }
+    }
+    return t;
+}
+
+std::string string_key(const toml::table& t, const char* key, const std::string& file) {
+    const toml::node* n = t.get(key);
+    if (!n) return "";
+    if (const auto s = n->as_string()) return s->get();
+    fail_at(file, line_of(*n), key, fmt::format("expected a string, got {}", type_of(*n)));
+}
+
+void check_task_name(const std::string& name, const std::string& file, int line) {
+    const bool ok = !name.empty() && name != "." && name != ".." && name.front() != '.' &&
+                    name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") ==
+                        std::string::npos;
+    if (!ok)
+        fail_at(file, line, "name", fmt::format("task name '{}' must be letters, digits, '_', '-' or '.', not starting "
+                                                "with '.' (it names a folder inside the output folder)", name));
+}
+
+ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table* defaults, const std::string& file) {
+    ExperimentTask task;
+    task.line = line_of(t);
+    task.command = string_key(t, "command", file);
+    if (task.command.empty()) fail_at(file, task.line, "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
+    const auto& cmds = job_commands();
+    if (std::find(cmds.begin(), cmds.end(), task.command) == cmds.end())
+        fail_at(file, line_of(*t.get("command")), "command",
+                fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", task.command));
+    task.name = string_key(t, "name", file);
+    if (task.name.empty()) task.name = fmt::format("task{}", i + 1);
+    check_task_name(task.name, file, t.get("name") ? line_of(*t.get("name")) : task.line);
+    std::map<std::string, TaskSetting> settings;
+    if (defaults)
+        for (const auto& [k, v] : *defaults)
+            if (find_setting(task.command, k.str())) settings[std::string(k.str())] = task_setting(task.command, std::string(k.str()), v, file);
+    for (const auto& [k, v] : t) {
+        const std::string key(k.str());
+        if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file);
+    }
+    for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
+    return task;
+}
+
+std::vector<ExperimentTask> read_tasks(const toml::table& doc, const std::string& file) {
+    const toml::table* defaults = doc["defaults"].as_table();
+    if (doc.contains("defaults") && !defaults) fail_at(file, line_of(*doc.get("defaults")), "defaults", "must be a table [defaults]");
+    const toml::array* tasks = doc["task"].as_array();
+    if (doc.contains("task") && !tasks) fail_at(file, line_of(*doc.get("task")), "task", "must be [[task]] tables");
+    if (!tasks || tasks->empty()) throw InvalidArgument("file", fmt::format("{}: no [[task]] to run", file));
+    std::vector<ExperimentTask> out;
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < tasks->size(); ++i) {
+        const toml::table* t = (*tasks)[i].as_table();
+        if (!t) fail_at(file, line_of((*tasks)[i]), "task", "must be a table [[task]]");
+        out.push_back(read_task(*t, i, defaults, file));
+        if (!names.insert(out.back().name).second)
+            fail_at(file, out.back().line, "name", fmt::format("task name '{}' is used twice", out.back().name));
+    }
+    if (defaults)  // a default no task can take is a typo
+        for (const auto& [k, v] : *defaults) {
+            bool used = false;
+            for (const auto& t : out) used = used || find_setting(t.command, k.str());
+            if (!used) fail_at(file, line_of(v), std::string(k.str()), "no task has this setting");
+        }
+    return out;
+}
+
+// A value as a folder-name component: characters outside [A-Za-z0-9.+-] become '_'.
+std::string folder_safe(const std::string& v) {
+    std::string s = v;
+    for (char& c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '+' && c != '-') c = '_';
+    return s;
+}
+
+// The job of one combination: settings applied in order, then validated; errors name the key.
+Job build_job(const ExperimentTask& t, const std::vector<std::size_t>& idx, std::size_t number, const std::string& file) {
+    Job job = make_job(t.command);
+    for (std::size_t i = 0; i < t.settings.size(); ++i) {
+        const TaskSetting& s = t.settings[i];
+        try {
+            find_setting(t.command, s.key)->set(job, s.values[idx[i]]);
+        } catch (const InvalidArgument& e) {
+            fail_at(file, s.line, s.key, e.what());
+        }
+    }
+    finish_settings(job);
+    try {
+        validate(job);
+    } catch (const InvalidArgument& e) {
+        const std::string key = key_for_field(t.command, e.field());
+        int line = t.line;
+        for (const auto& s : t.settings)
+            if (s.key == key) line = s.line;
+        fail_at(file, line, key, fmt::format("{} (task '{}', combination {})", e.what(), t.name, number + 1));
+    }
+    return job;
+}
+
+std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, const std::string& file) {
+    std::vector<ExperimentCell> cells;
+    for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
+        const ExperimentTask& t = tasks[ti];
+        std::vector<std::size_t> idx(t.settings.size(), 0);
+        std::map<std::string, std::size_t> dirs;
+        for (std::size_t n = 0;; ++n) {
+            ExperimentCell c{ti, n, {}, {}, build_job(t, idx, n, file)};
+            std::string stem;
+            for (std::size_t i = 0; i < t.settings.size(); ++i)
+                if (t.settings[i].values.size() > 1) {
+                    c.swept.push_back({t.settings[i].key, t.settings[i].values[idx[i]]});
+                    stem += fmt::format("{}{}={}", stem.empty() ? "" : "_", t.settings[i].key,
+                                        folder_safe(t.settings[i].values[idx[i]]));
+                }
+            c.dir = t.name + "/" + (stem.empty() ? std::string("run") : stem);
+            if (const auto [it, fresh] = dirs.emplace(c.dir, n); !fresh)
+                fail_at(file, t.line, "task",
+                        fmt::format("task '{}': combinations {} and {} would both write {} (a value repeated in a "
+                                    "sweep?)", t.name, it->second + 1, n + 1, c.dir));
+            cells.push_back(std::move(c));
+            std::size_t i = 0;
+            for (; i < idx.size(); ++i) {
+                if (++idx[i] < t.settings[i].values.size()) break;
+                idx[i] = 0;
+            }
+            if (i == idx.size()) break;
+        }
+    }
+    return cells;
+}
+
+}  // namespace
+
+Experiment read_experiment(const fs::path& file, const fs::path& out) {
+    Experiment e;
+    e.file = file.string();
+    toml::table doc;
+    try {
+        doc = toml::parse_file(e.file);
+    } catch (const toml::parse_error& err) {
+        throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", e.file, err.source().begin.line,
+                                                  err.source().begin.column, err.description()));
+    }
+    for (const auto& [k, v] : doc) {
+        const std::string key(k.str());
+        if (key != "title" && key != "out" && key != "defaults" && key != "task")
+            fail_at(e.file, line_of(v), key, "unknown top-level key (accepted: title, out, [defaults], [[task]])");
+    }
+    e.title = string_key(doc, "title", e.file);
+    const std::string file_out = string_key(doc, "out", e.file);
+    if (doc.contains("out") && file_out.empty()) fail_at(e.file, line_of(*doc.get("out")), "out", "must not be empty");
+    e.out = !out.empty() ? out : !file_out.empty() ? fs::path(file_out) : fs::path(file.stem().string() + "-out");
+    e.tasks = read_tasks(doc, e.file);
+    e.cells = expand(e.tasks, e.file);
+    return e;
+}
+
+// ------------------------------------------------------------------------------- summaries
+
+Table summary_table(const Experiment& e, std::size_t task, const std::vector<JobResult>& results) {
+    const ExperimentTask& t = e.tasks[task];
+    Table table;
+    std::size_t runs = 0;
+    for (const auto& c : e.cells) runs += c.task == task;
+    table.caption = fmt::format("{}: task '{}' ({} runs)", e.title.empty() ? e.file : e.title, t.name, runs);
+    std::string fixed;
+    for (const auto& s : t.settings)
+        if (s.values.size() == 1) fixed += fmt::format("{}{}={}", fixed.empty() ? "" : ", ", s.key, s.values[0]);
+    table.meta = {fmt::format("rhoflow {} {}", version, t.command), fixed.empty() ? "defaults" : fixed,
+                  "per-run files: " + (e.out / t.name).string()};
+    table.label = "tab:rhoflow-" + t.name;
+    for (std::size_t i = 0; i < e.cells.size(); ++i) {
+        const ExperimentCell& c = e.cells[i];
+        if (c.task != task) continue;
+        const auto rows = headline(c.job, results[i]);
+        if (table.columns.empty()) {
+            for (const auto& [k, v] : c.swept) table.columns.push_back({k, k, latex_escape(k), "{:.6g}"});
+            for (const auto& [k, v] : rows.front()) table.columns.push_back({k, k, latex_escape(k), "{:.6g}"});
+        }
+        for (const auto& cells : rows) {
+            std::vector<TableCell> row;
+            for (const auto& [k, v] : c.swept) {
+                char* end = nullptr;
+                const double x = std::strtod(v.c_str(), &end);
+                row.push_back(end && *end == 0 && !v.empty() ? TableCell(x) : TableCell(v));
+            }
+            for (const auto& [k, v] : cells) row.push_back(v);
+            table.rows.push_back(row);
+        }
+    }
+    return table;
+}
+
+// ------------------------------------------------------------------------------- running
+
+fs::path partial_folder(const fs::path& out) {
+    const fs::path norm = out.lexically_normal();
+    const fs::path name = norm.filename().empty() ? norm.parent_path().filename() : norm.filename();
+    const fs::path base = norm.filename().empty() ? norm.parent_path() : norm;
+    return base.parent_path() / fmt::format(".{}.partial", name.string());  // (fmt: GCC 12 PR 105329)
+}
+
+namespace {
+
+const char* kManifest = "manifest.json";
+
+std::string document_name(const Job& job) { return job.index() == 4 ? "compare.json" : "result.json"; }
+
+json read_json(const fs::path& p) {
+    std::ifstream in(p);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    return json::parse(in);
+}
+
+// The folder to build the run in: .OUT.partial (resumed), OUT moved back there (resumed), or new.
+fs::path prepare_partial(const Experiment& e, const ExperimentOptions& o) {
+    const fs::path partial = partial_folder(e.out);
+    auto log = [&](const std::string& s) { if (o.log) o.log(s); };
+    if (e.out.lexically_normal().filename().empty() && e.out.lexically_normal().parent_path().empty())
+        throw std::runtime_error("the output folder must be named (got '" + e.out.string() + "')");
+    std::error_code ec;
+    if (fs::exists(partial, ec)) {
+        if (!fs::exists(partial / kManifest)) throw std::runtime_error(partial.string() + " exists but has no " + kManifest + "; remove it");
+        log(fmt::format("resuming the interrupted run in {}", partial.string()));
+        return partial;
+    }
+    if (fs::exists(fs::symlink_status(e.out, ec))) {
+        if (!fs::is_directory(e.out) || !fs::exists(e.out / kManifest))
+            throw std::runtime_error(fmt::format("{} exists and is not a rhoflow run folder (no {}); choose another "
+                                                 "output folder or remove it", e.out.string(), kManifest));
+        fs::rename(e.out, partial);  // OUT stays complete or absent: it is back when the rerun ends
+        log(fmt::format("rerunning into {}: cells complete with the same parameters are reused", e.out.string()));
+        return partial;
+    }
+    fs::create_directories(partial);
+    write_file_atomic(partial / kManifest, json({{"program", "rhoflow"}, {"version", version}, {"cells", json::object()}}).dump(2) + "\n");
+    return partial;
+}
+
+// Writes one cell's outputs whole: into a temporary folder, renamed into place at the end.
+void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& partial, bool render) {
+    const fs::path dir = partial / c.dir;
+    const fs::path tmp = dir.parent_path() / fmt::format(".{}.tmp", dir.filename().string());
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    if (const auto* cr = std::get_if<CompareResult>(&r))
+        write_compare(*cr, tmp, render);
+    else
+        write_file_atomic(tmp / document_name(c.job), document(c.job, r).dump(2) + "\n");
+    fs::remove_all(dir);
+    fs::rename(tmp, dir);
+}
+
+bool is_complete(const json& manifest, const ExperimentCell& c, const json& params, const fs::path& partial) {
+    const auto& cells = manifest.at("cells");
+    const auto it = cells.find(c.dir);
+    return it != cells.end() && (*it)["status"] == "complete" && (*it)["params"] == params &&
+           fs::exists(partial / c.dir / document_name(c.job));
+}
+
+// Runs the cell, rethrowing a failure with the task and cell named (same exit-code category).
+JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter* progress) {
+    const std::string where = fmt::format("task '{}' cell {}", e.tasks[c.task].name, c.dir);
+    try {
+        if (progress) progress->done = 0;
+        return run(c.job, progress);
+    } catch (const NumericalError& err) {
+        throw NumericalError(where + ": " + err.what());
+    } catch (const InvalidArgument& err) {
+        throw InvalidArgument(err.field(), where + ": " + err.what());
+    } catch (const std::exception& err) {
+        throw std::runtime_error(where + ": " + err.what());
+    }
+}
+
+void record(json& manifest, const fs::path& partial, const ExperimentCell& c, const json& params,
+            const std::string& status, double seconds, const std::string& error = "") {
+    json entry = {{"task", c.dir.substr(0, c.dir.find('/'))}, {"params", params}, {"status", status}, {"seconds", seconds}};
+    if (!error.empty()) entry["error"] = error;
+    manifest["cells"][c.dir] = entry;
+    write_file_atomic(partial / kManifest, manifest.dump(2) + "\n");
+}
+
+// Removes the outputs of cells an earlier run recorded that this experiment does not have.
+void drop_stale(json& manifest, const fs::path& partial, const Experiment& e, const std::function<void(const std::string&)>& log) {
+    std::set<std::string> current;
+    for (const auto& c : e.cells) current.insert(c.dir);
+    std::vector<std::string> stale;
+    for (const auto& [dir, entry] : manifest["cells"].items())
+        if (!current.count(dir)) stale.push_back(dir);
+    for (const auto& dir : stale) {
+        fs::remove_all(partial / dir);
+        manifest["cells"].erase(dir);
+        if (log) log(fmt::format("removed {}: not a cell of this experiment", dir));
+    }
+    if (!stale.empty()) write_file_atomic(partial / kManifest, manifest.dump(2) + "\n");
+}
+
+}  // namespace
+
+ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o) {
+    auto log = [&](const std::string& s) { if (o.log) o.log(s); };
+    const fs::path partial = prepare_partial(e, o);
+    json manifest = read_json(partial / kManifest);
+    drop_stale(manifest, partial, e, o.log);
+    ExperimentResult out;
+    out.out = e.out;
+    json execution = {{"ranks", 1}, {"cells", json::array()}};
+    for (std::size_t i = 0; i < e.cells.size(); ++i) {
+        const ExperimentCell& c = e.cells[i];
+        const json params = std::visit([](const auto& j) { return json(j); }, c.job);
+        const auto start = std::chrono::steady_clock::now();
+        if (is_complete(manifest, c, params, partial)) {
+            out.results.push_back(result_from_document(c.job, read_json(partial / c.dir / document_name(c.job))));
+            out.resumed.push_back(true);
+            log(fmt::format("[{}/{}] {}: complete from an earlier run, not recomputed", i + 1, e.cells.size(), c.dir));
+        } else {
+            log(fmt::format("[{}/{}] {}", i + 1, e.cells.size(), c.dir));
+            try {
+                out.results.push_back(run_cell(c, e, o.progress));
+                write_cell(c, out.results.back(), partial, o.render_figures);
+            } catch (const std::exception& err) {
+                record(manifest, partial, c, params, "failed", 0, err.what());
+                log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
+                throw;
+            }
+            out.resumed.push_back(false);
+        }
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!out.resumed.back()) record(manifest, partial, c, params, "complete", seconds);
+        execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
+    }
+    json index = provenance("run");
+    index["file"] = e.file;
+    index["title"] = e.title;
+    index["runs"] = json::array();
+    for (const auto& c : e.cells) {
+        json swept = json::object();
+        for (const auto& [k, v] : c.swept) swept[k] = v;
+        index["runs"].push_back({{"task", e.tasks[c.task].name}, {"dir", c.dir}, {"swept", swept},
+                                 {"params", std::visit([](const auto& j) { return json(j); }, c.job)}});
+    }
+    index["execution"] = execution;
+    for (std::size_t t = 0; t < e.tasks.size(); ++t) {
+        const Table table = summary_table(e, t, out.results);
+        const fs::path dir = partial / e.tasks[t].name;
+        write_file_atomic(dir / "summary.csv", to_csv(table));
+        write_file_atomic(dir / "summary.md", to_markdown(table));
+        write_file_atomic(dir / "summary.tex", to_latex(table));
+        out.summaries[e.tasks[t].name] = table;
+    }
+    write_file_atomic(partial / "run.json", index.dump(2) + "\n");
+    fs::rename(partial, e.out);
+    return out;
+}
+
+}  // namespace rhoflow

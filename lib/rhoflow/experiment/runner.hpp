@@ -1,0 +1,105 @@
+// Experiment files (TOML): the runner behind `rhoflow run`.
+//
+//   title = "..."                  optional
+//   out = "paper-out"              optional output folder (default: <file stem>-out)
+//   [defaults]                     settings for every task that has them
+//   [[task]]
+//   name = "recovery"              optional (task1, task2, ...); letters, digits, '_', '-', '.'
+//   command = "compare"            field | ode | phase | sga | compare
+//   L = [1000, 3000]               a setting (experiment/settings.hpp); an array sweeps over its
+//   theta = [0.25, 1.0]            values, several arrays over all combinations ([[...]] for
+//                                  settings that take a list)
+//
+// read_experiment() turns the file into a typed, validated list of cells (one job per
+// combination) before anything runs; every error names the file, line and key. run_experiment()
+// runs the cells and writes OUT/<task>/<key=value...>/ (compare.json and the comparator's
+// tables and figures, or result.json), OUT/<task>/summary.{csv,md,tex} and OUT/run.json.
+//
+// Whole-run atomicity and resumption: the run is built in the sibling folder .OUT.partial and
+// renamed to OUT only when every cell is complete, so OUT is complete or absent. Each cell is
+// written whole (to a temporary name, then renamed) and recorded in .OUT.partial/manifest.json
+// as it finishes, with its parameters. Rerunning the same file after an interruption or a
+// failure resumes from .OUT.partial (or from OUT itself, which is moved back to .OUT.partial
+// while the rerun works): cells complete with identical parameters are not recomputed, cells
+// whose parameters changed are. A failed cell is recorded as failed and named in the error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/io/table.hpp"
+
+namespace rhoflow {
+
+/// One setting of a task as the file gives it: one value, or the values it sweeps over.
+struct TaskSetting {
+    std::string key;                  ///< setting name (experiment/settings.hpp)
+    int line = 0;                     ///< line in the file
+    std::vector<std::string> values;  ///< value texts (more than one: a sweep)
+};
+
+/// One [[task]] of the file.
+struct ExperimentTask {
+    std::string name;                  ///< task name (folder name)
+    std::string command;               ///< field, ode, phase, sga or compare
+    int line = 0;                      ///< line of its [[task]]
+    std::vector<TaskSetting> settings; ///< defaults it takes, then its own keys
+};
+
+/// One combination of one task: a validated job and where its output goes.
+struct ExperimentCell {
+    std::size_t task = 0;    ///< index into Experiment::tasks
+    std::size_t index = 0;   ///< combination number within its task (0-based)
+    std::vector<std::pair<std::string, std::string>> swept;  ///< swept keys and their value texts
+    std::string dir;         ///< output folder relative to the run's: <task>/<key=value_...> or <task>/run
+    Job job;                 ///< what to run
+};
+
+/// A parsed and validated experiment file.
+struct Experiment {
+    std::string file;                   ///< the file as given
+    std::string title;                  ///< its title (may be empty)
+    std::filesystem::path out;          ///< the output folder
+    std::vector<ExperimentTask> tasks;  ///< its tasks
+    std::vector<ExperimentCell> cells;  ///< all combinations, task by task
+};
+
+/// Reads, expands and validates an experiment file; `out`, if not empty, replaces the file's
+/// output folder. Throws InvalidArgument with field "file" and a "FILE:LINE: key 'K': ..."
+/// message on any error.
+Experiment read_experiment(const std::filesystem::path& file, const std::filesystem::path& out = {});
+
+/// How a run proceeds and reports.
+struct ExperimentOptions {
+    bool render_figures = true;                           ///< run gnuplot for compare cells
+    std::function<void(const std::string&)> log;          ///< progress lines (none if empty)
+    ProgressCounter* progress = nullptr;                  ///< counts SGA steps of the cell running
+};
+
+/// What a finished run produced.
+struct ExperimentResult {
+    std::vector<JobResult> results;       ///< one per cell, in cell order
+    std::vector<bool> resumed;            ///< whether each cell was taken from an earlier run
+    std::map<std::string, Table> summaries;  ///< per task: swept values and headline numbers
+    std::filesystem::path out;            ///< where everything is
+};
+
+/// Runs every cell (skipping those complete from an earlier run) and writes all outputs.
+/// A failing cell stops the run: the error (NumericalError, ...) names the task and cell; the
+/// completed cells stay recorded in .OUT.partial for the next run.
+ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& options = {});
+
+/// The summary table of one task from its cells' results.
+Table summary_table(const Experiment& e, std::size_t task, const std::vector<JobResult>& results);
+
+/// The sibling folder where a run into `out` is built: .NAME.partial next to it.
+std::filesystem::path partial_folder(const std::filesystem::path& out);
+
+}  // namespace rhoflow

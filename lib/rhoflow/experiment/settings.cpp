@@ -1,0 +1,426 @@
+#include "rhoflow/experiment/settings.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+
+#include "rhoflow/core/errors.hpp"
+
+namespace rhoflow {
+
+// ------------------------------------------------------------------------------- parsing
+
+namespace {
+
+[[noreturn]] void bad_value(std::string_view text, const std::string& field, const std::string& expected) {
+    const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    throw InvalidArgument(field, fmt::format("{} = '{}' is not {}", name, text, expected));
+}
+
+bool plain(std::string_view t) {
+    return !t.empty() && t.front() != '+' && !std::isspace(static_cast<unsigned char>(t.front())) &&
+           !std::isspace(static_cast<unsigned char>(t.back()));
+}
+
+bool all_digits(std::string_view t) {
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+}  // namespace
+
+double parse_real(std::string_view text, const std::string& field) {
+    double v = 0;
+    if (plain(text)) {
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc() && end == text.data() + text.size()) return v;
+        if (ec == std::errc::result_out_of_range && end == text.data() + text.size())
+            return text.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    }
+    bad_value(text, field, "a number (e.g. 0.5, -2, 1e-3)");
+}
+
+std::int64_t parse_integer(std::string_view text, const std::string& field) {
+    std::int64_t i = 0;
+    if (plain(text)) {
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+        if (ec == std::errc() && end == text.data() + text.size()) return i;
+        double v = 0;
+        const auto [end2, ec2] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec2 == std::errc() && end2 == text.data() + text.size() && std::isfinite(v) && v == std::floor(v) &&
+            std::abs(v) <= 9007199254740992.0)
+            return static_cast<std::int64_t>(v);
+    }
+    bad_value(text, field, "an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)");
+}
+
+std::uint64_t parse_seed(std::string_view text, const std::string& field) {
+    if (all_digits(text)) {
+        std::uint64_t u = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), u);
+        if (ec == std::errc() && end == text.data() + text.size()) return u;
+        bad_value(text, field, "a seed in 0 ... 18446744073709551615");
+    }
+    if (plain(text) && text.front() != '-') {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc() && end == text.data() + text.size() && v >= 0 && v == std::floor(v) &&
+            v <= 9007199254740992.0)
+            return static_cast<std::uint64_t>(v);
+    }
+    bad_value(text, field, "a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)");
+}
+
+std::vector<double> parse_real_list(std::string_view text, const std::string& field) {
+    std::vector<double> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', start);
+        out.push_back(parse_real(text.substr(start, comma - start), field));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------------------- builders
+
+namespace {
+
+std::string text_of(double v) { return format_number(v); }
+
+// Settings reach into a concrete job type J through accessors returning a reference.
+template <class J, class T>
+using Ref = std::function<T&(J&)>;
+
+template <class J>
+J& as(const Job& job) {
+    return const_cast<J&>(std::get<J>(job));  // getters only read
+}
+
+ModelParams& model_ref(Job& job) { return const_cast<ModelParams&>(model_of(job)); }
+
+Setting make(std::string key, std::string field, std::string help, std::string group, std::string type_name) {
+    return Setting{std::move(key), std::move(field), std::move(help), std::move(type_name), std::move(group),
+                   false, false, {}, {}};
+}
+
+template <class J>
+Setting real(std::string key, std::string field, std::string help, std::string group, Ref<J, double> ref) {
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "NUMBER");
+    s.set = [ref, field](Job& j, const std::string& t) { ref(as<J>(j)) = parse_real(t, field); };
+    s.get = [ref](const Job& j) { return text_of(ref(as<J>(j))); };
+    return s;
+}
+
+// An integer field of type T (int or int64), range-checked into T.
+template <class J, class T>
+Setting integer(std::string key, std::string field, std::string help, std::string group, Ref<J, T> ref) {
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "INT");
+    s.set = [ref, field](Job& j, const std::string& t) {
+        const std::int64_t v = parse_integer(t, field);
+        require(v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max(), field,
+                static_cast<double>(v),
+                fmt::format("an integer in {} ... {}", std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+        ref(as<J>(j)) = static_cast<T>(v);
+    };
+    s.get = [ref](const Job& j) { return std::to_string(ref(as<J>(j))); };
+    return s;
+}
+
+template <class J>
+Setting seed(std::string key, std::string field, std::string help, std::string group, Ref<J, std::uint64_t> ref) {
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "SEED");
+    s.set = [ref, field](Job& j, const std::string& t) { ref(as<J>(j)) = parse_seed(t, field); };
+    s.get = [ref](const Job& j) { return std::to_string(ref(as<J>(j))); };
+    return s;
+}
+
+template <class J>
+Setting real_list(std::string key, std::string field, std::string help, std::string group,
+                  Ref<J, std::vector<double>> ref) {
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "LIST");
+    s.is_list = true;
+    s.set = [ref, field](Job& j, const std::string& t) { ref(as<J>(j)) = parse_real_list(t, field); };
+    s.get = [ref](const Job& j) {
+        std::string out;
+        for (double v : ref(as<J>(j))) out += fmt::format("{}{}", out.empty() ? "" : ",", text_of(v));
+        return out;
+    };
+    return s;
+}
+
+// A field with its own parser and printer (enumerations, optional values).
+template <class J>
+Setting custom(std::string key, std::string field, std::string help, std::string group, std::string type_name,
+               std::function<void(J&, const std::string&)> set, std::function<std::string(J&)> get) {
+    Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), std::move(type_name));
+    s.set = [set](Job& j, const std::string& t) { set(as<J>(j), t); };
+    s.get = [get](const Job& j) { return get(as<J>(j)); };
+    return s;
+}
+
+// A switch: present (or `true` in a file) turns it on; `false` leaves the default.
+template <class J>
+Setting toggle(std::string key, std::string field, std::string help, std::string group, std::function<void(J&)> on,
+               std::function<bool(J&)> is_on) {
+    Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), "");
+    s.is_switch = true;
+    s.set = [on, k = s.key, f = s.field](Job& j, const std::string& t) {
+        if (t == "true") on(as<J>(j));
+        else if (t != "false") throw InvalidArgument(f, fmt::format("{} = '{}' is not true or false", k, t));
+    };
+    s.get = [is_on](const Job& j) { return is_on(as<J>(j)) ? std::string("true") : std::string(); };
+    return s;
+}
+
+// ------------------------------------------------------------------------------- the tables
+
+constexpr const char* kModel = "Model (defaults: the embedded default experiment)";
+
+// The model settings, shared by every job.
+std::vector<Setting> model_settings() {
+    std::vector<Setting> s;
+    auto add_int = [&](const char* key, const char* help, std::int64_t ModelParams::*member) {
+        Setting x = make(key, fmt::format("model.{}", key), help, kModel, "INT");
+        x.set = [member, f = x.field](Job& j, const std::string& t) { model_ref(j).*member = parse_integer(t, f); };
+        x.get = [member](const Job& j) { return std::to_string(model_of(j).*member); };
+        s.push_back(x);
+    };
+    auto add_real = [&](const char* key, const char* help, double ModelParams::*member) {
+        Setting x = make(key, fmt::format("model.{}", key), help, kModel, "NUMBER");
+        x.set = [member, f = x.field](Job& j, const std::string& t) { model_ref(j).*member = parse_real(t, f); };
+        x.get = [member](const Job& j) { return text_of(model_of(j).*member); };
+        s.push_back(x);
+    };
+    add_int("d", "ambient dimension, integer >= 2", &ModelParams::d);
+    add_int("L", "number of tokens, integer >= 1 (1e6 accepted)", &ModelParams::L);
+    add_int("R", "informative tokens, integer 0 <= R <= L", &ModelParams::R);
+    add_real("theta", "signal strength, 0 <= theta <= 1e100", &ModelParams::theta);
+    add_real("sigma", "noise standard deviation per coordinate (see --sigma-per-norm), > 0", &ModelParams::sigma);
+    add_real("beta", "inverse temperature of the softmax, > 0", &ModelParams::beta);
+    Setting pn = make("sigma-per-norm", "model.convention",
+                      "read --sigma as the noise norm: per-coordinate deviation sigma/sqrt(d), E||z||^2 = sigma^2",
+                      kModel, "");
+    pn.is_switch = true;
+    pn.set = [](Job& j, const std::string& t) {
+        if (t == "true") model_ref(j).convention = NoiseConvention::per_norm;
+        else if (t != "false") throw InvalidArgument("model.convention", fmt::format("sigma-per-norm = '{}' is not true or false", t));
+    };
+    pn.get = [](const Job& j) {
+        return model_of(j).convention == NoiseConvention::per_norm ? std::string("true") : std::string();
+    };
+    s.push_back(pn);
+    return s;
+}
+
+// The settings of the field that drives the ODE and of its table.
+template <class J>
+void add_drift_settings(std::vector<Setting>& s, const char* g, Ref<J, DriftMethod> method, Ref<J, FieldTableParams> table) {
+    s.push_back(custom<J>("field", "field", "the field driving the ODE: exact | meanfield", g, "TEXT",
+                          [method](J& j, const std::string& t) { method(j) = parse_drift_method(t, "field"); },
+                          [method](J& j) { return std::string(to_string(method(j))); }));
+    s.push_back(real<J>("table-tol", "table.tol", "Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3", g,
+                        [table](J& j) -> double& { return table(j).tol; }));
+    s.push_back(integer<J, int>("table-points", "table.max_points",
+                                "largest Chebyshev grid for the exact field, 33 ... 8193", g,
+                                [table](J& j) -> int& { return table(j).max_points; }));
+}
+
+std::vector<Setting> field_settings() {
+    using J = FieldJob;
+    const char* g = "Field";
+    std::vector<Setting> s = model_settings();
+    s.push_back(real_list<J>("rho", "rho", "comma-separated alignments rho = <q, xi> in [-1, 1]", g,
+                             [](J& j) -> std::vector<double>& { return j.rho; }));
+    s.push_back(custom<J>("method", "method", "exact | meanfield | montecarlo", g, "TEXT",
+                          [](J& j, const std::string& t) { j.method = parse_field_method(t, "method"); },
+                          [](J& j) { return std::string(to_string(j.method)); }));
+    s.push_back(integer<J, std::int64_t>("samples", "montecarlo.samples", "montecarlo: number of samples X, 2 ... 2^40",
+                                         g, [](J& j) -> std::int64_t& { return j.montecarlo.samples; }));
+    s.push_back(seed<J>("seed", "montecarlo.seed",
+                        "montecarlo: master seed; chunk c draws from the stream (seed, montecarlo_field, c)", g,
+                        [](J& j) -> std::uint64_t& { return j.montecarlo.seed; }));
+    s.push_back(integer<J, int>("threads", "montecarlo.threads",
+                                "montecarlo: threads (0 = all cores); results do not depend on it", g,
+                                [](J& j) -> int& { return j.montecarlo.threads; }));
+    s.push_back(real<J>("rel-tol", "exact.rel_tol",
+                        "exact: target error relative to each integral's L1 norm, 1e-15 ... 1e-2", g,
+                        [](J& j) -> double& { return j.exact.rel_tol; }));
+    s.push_back(real<J>("inner-resolution", "exact.inner_resolution",
+                        "exact: inner trapezoid step is min(0.25, this / (beta sigma)), 0.01 ... 0.5", g,
+                        [](J& j) -> double& { return j.exact.inner_resolution; }));
+    return s;
+}
+
+std::vector<Setting> ode_settings() {
+    using J = OdeJob;
+    const char* g = "ODE";
+    std::vector<Setting> s = model_settings();
+    s.push_back(real<J>("rho0", "rho0", "initial alignment in [-1, 1]", g, [](J& j) -> double& { return j.rho0; }));
+    s.push_back(real<J>("t-end", "t_end", "final time (ODE time t = sum of step sizes), > 0", g,
+                        [](J& j) -> double& { return j.t_end; }));
+    s.push_back(integer<J, int>("points", "points", "output times, evenly spaced on [0, t-end], 2 ... 1e7", g,
+                                [](J& j) -> int& { return j.points; }));
+    s.push_back(real<J>("rtol", "ode.rtol", "relative tolerance per step, 1e-14 ... 0.1", g,
+                        [](J& j) -> double& { return j.ode.rtol; }));
+    s.push_back(real<J>("atol", "ode.atol", "absolute tolerance per step, 1e-16 ... 0.1", g,
+                        [](J& j) -> double& { return j.ode.atol; }));
+    s.push_back(real<J>("hit", "ode.hit_eps", "hitting level EPS in (0, 1): first t with |rho| >= 1 - EPS", g,
+                        [](J& j) -> double& { return j.ode.hit_eps; }));
+    s.push_back(toggle<J>("no-error-estimate", "ode.error_estimate",
+                          "skip the tol/100 and perturbed-field solves that give rho_err", g,
+                          [](J& j) { j.ode.error_estimate = false; }, [](J& j) { return !j.ode.error_estimate; }));
+    add_drift_settings<J>(s, g, [](J& j) -> DriftMethod& { return j.field; },
+                          [](J& j) -> FieldTableParams& { return j.table; });
+    s.push_back(integer<J, int>("threads", "table.threads", "threads tabulating the exact field (0 = all cores)", g,
+                                [](J& j) -> int& { return j.table.threads; }));
+    return s;
+}
+
+std::vector<Setting> phase_settings() {
+    using J = PhaseJob;
+    const char* g = "Phase portrait";
+    std::vector<Setting> s = model_settings();
+    s.push_back(integer<J, int>("scan", "phase.scan_cells", "cells of the uniform scan of [-1, 1], 16 ... 1e7", g,
+                                [](J& j) -> int& { return j.phase.scan_cells; }));
+    add_drift_settings<J>(s, g, [](J& j) -> DriftMethod& { return j.field; },
+                          [](J& j) -> FieldTableParams& { return j.table; });
+    s.push_back(integer<J, int>("threads", "table.threads", "threads tabulating the exact field (0 = all cores)", g,
+                                [](J& j) -> int& { return j.table.threads; }));
+    return s;
+}
+
+// The ensemble settings of a job type J whose SgaParams `sga` returns.
+template <class J>
+void add_ensemble_settings(std::vector<Setting>& s, const char* g, Ref<J, SgaParams> sga, std::int64_t min_trials) {
+    s.push_back(integer<J, std::int64_t>("steps", "sga.steps", "SGA steps per trial, 1 ... 2^40", g,
+                                         [sga](J& j) -> std::int64_t& { return sga(j).steps; }));
+    s.push_back(integer<J, std::int64_t>("trials", "sga.trials", fmt::format("independent trials, {} ... 1e7", min_trials),
+                                         g, [sga](J& j) -> std::int64_t& { return sga(j).trials; }));
+    s.push_back(seed<J>("seed", "sga.seed", "master seed: trial k draws from the stream (seed, sga_trial, k)", g,
+                        [sga](J& j) -> std::uint64_t& { return sga(j).seed; }));
+    s.push_back(custom<J>("sampler", "sga.sampler", "reduced (exact O(L) law of rho) | full (d-dimensional)", g, "TEXT",
+                          [sga](J& j, const std::string& t) { sga(j).sampler = parse_sampler(t, "sga.sampler"); },
+                          [sga](J& j) { return std::string(to_string(sga(j).sampler)); }));
+    s.push_back(real<J>("eta0", "sga.schedule.eta0", "initial step size, 0 < eta0 <= 1e100", g,
+                        [sga](J& j) -> double& { return sga(j).schedule.eta0; }));
+    s.push_back(real<J>("k0", "sga.schedule.k0", "decay onset in steps, > 0", g,
+                        [sga](J& j) -> double& { return sga(j).schedule.k0; }));
+    s.push_back(real<J>("gamma", "sga.schedule.gamma",
+                        "decay exponent in [0, 1]; Robbins-Monro needs 1/2 < gamma <= 1 (0 = constant step)", g,
+                        [sga](J& j) -> double& { return sga(j).schedule.gamma; }));
+    s.push_back(custom<J>("update", "sga.update",
+                          "normalized: q <- (q + eta g)/|.|; tangent: q <- normalise(q + eta (I - qq^T) g)", g, "TEXT",
+                          [sga](J& j, const std::string& t) { sga(j).update = parse_update_rule(t, "sga.update"); },
+                          [sga](J& j) { return std::string(to_string(sga(j).update)); }));
+    s.push_back(custom<J>("rho0", "sga.rho0",
+                          "initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)", g,
+                          "NUMBER|uniform",
+                          [sga](J& j, const std::string& t) {
+                              if (t == "uniform") sga(j).rho0.reset();
+                              else sga(j).rho0 = parse_real(t, "sga.rho0");
+                          },
+                          [sga](J& j) { return sga(j).rho0 ? text_of(*sga(j).rho0) : std::string("uniform"); }));
+    s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS in (0, 1): |rho| >= 1 - EPS", g,
+                        [sga](J& j) -> double& { return sga(j).hit_eps; }));
+    s.push_back(integer<J, int>("threads", "sga.threads", "worker threads (0 = all cores); results do not depend on it",
+                                g, [sga](J& j) -> int& { return sga(j).threads; }));
+}
+
+std::vector<Setting> sga_settings() {
+    using J = SgaJob;
+    const char* g = "Ensemble";
+    std::vector<Setting> s = model_settings();
+    add_ensemble_settings<J>(s, g, [](J& j) -> SgaParams& { return j.sga; }, 1);
+    s.push_back(integer<J, std::int64_t>("first-trial", "sga.first_trial",
+                                         "stream index of the first trial (rerun trial k alone), >= 0", g,
+                                         [](J& j) -> std::int64_t& { return j.sga.first_trial; }));
+    Setting rec = custom<J>(
+        "record", "sga.record_steps", "extra steps at which to record rho (comma-separated)", g, "LIST",
+        [](J& j, const std::string& t) {
+            j.sga.record_steps.clear();
+            for (double k : parse_real_list(t, "sga.record_steps")) {
+                require(k == std::floor(k) && std::abs(k) <= 9007199254740992.0, "sga.record_steps", k, "integers");
+                j.sga.record_steps.push_back(static_cast<std::int64_t>(k));
+            }
+        },
+        [](J& j) {
+            std::string out;
+            for (auto k : j.sga.record_steps) out += fmt::format("{}{}", out.empty() ? "" : ",", k);
+            return out;
+        });
+    rec.is_list = true;
+    s.push_back(rec);
+    s.push_back(integer<J, int>("records-per-decade", "sga.records_per_decade",
+                                "log-spaced record steps per decade, 1 ... 1000", g,
+                                [](J& j) -> int& { return j.sga.records_per_decade; }));
+    return s;
+}
+
+std::vector<Setting> compare_settings() {
+    using J = CompareJob;
+    std::vector<Setting> s = model_settings();
+    add_ensemble_settings<J>(s, "Ensemble", [](J& j) -> SgaParams& { return j.compare.sga; }, 2);
+    const char* c = "Comparison";
+    add_drift_settings<J>(s, c, [](J& j) -> DriftMethod& { return j.compare.field; },
+                          [](J& j) -> FieldTableParams& { return j.compare.table; });
+    s.push_back(real<J>("horizon", "horizon", "T of the gap D_T, in ODE time, 0 < T < the run's t_final", c,
+                        [](J& j) -> double& { return j.compare.horizon; }));
+    s.push_back(integer<J, int>("anchors", "anchors", "anchors of D_T, geometric in t, 3 ... 10000", c,
+                                [](J& j) -> int& { return j.compare.anchors; }));
+    s.push_back(integer<J, int>("rows", "rows", "rows of the ODE-vs-SGA table, 3 ... 1000", c,
+                                [](J& j) -> int& { return j.compare.rows; }));
+    s.push_back(real_list<J>("study-eta0", "study_eta0", "eta0 values of the step-size study (comma-separated, >= 3)", c,
+                             [](J& j) -> std::vector<double>& { return j.compare.study_eta0; }));
+    s.push_back(toggle<J>("no-study", "study_eta0", "skip the step-size study", c,
+                          [](J& j) { j.compare.study_eta0.clear(); }, [](J& j) { return j.compare.study_eta0.empty(); }));
+    s.push_back(integer<J, std::int64_t>("study-trials", "study_trials", "trials per eta0 in the study, 2 ... 1e6", c,
+                                         [](J& j) -> std::int64_t& { return j.compare.study_trials; }));
+    s.push_back(real<J>("study-horizon", "study_horizon",
+                        "ODE time of the study runs (0 = 3 x the ODE hitting time, >= 5)", c,
+                        [](J& j) -> double& { return j.compare.study_horizon; }));
+    return s;
+}
+
+}  // namespace
+
+const std::vector<Setting>& settings_for(std::string_view command) {
+    static const std::map<std::string, std::vector<Setting>, std::less<>> tables = {
+        {"field", field_settings()}, {"ode", ode_settings()},         {"phase", phase_settings()},
+        {"sga", sga_settings()},     {"compare", compare_settings()},
+    };
+    const auto it = tables.find(command);
+    if (it == tables.end()) make_job(command);  // throws naming the command
+    return it->second;
+}
+
+const Setting* find_setting(std::string_view command, std::string_view key) {
+    for (const auto& s : settings_for(command))
+        if (s.key == key) return &s;
+    return nullptr;
+}
+
+std::string key_for_field(std::string_view command, const std::string& field) {
+    const Setting* best = nullptr;
+    for (const auto& s : settings_for(command)) {
+        if (s.field == field) return s.key;
+        // The nearest enclosing field ("sga.rho0" for "sga.rho0.x").
+        if (field.size() > s.field.size() && field.compare(0, s.field.size(), s.field) == 0 &&
+            field[s.field.size()] == '.' && (!best || s.field.size() > best->field.size()))
+            best = &s;
+    }
+    if (best) return best->key;
+    std::string key = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    std::replace(key.begin(), key.end(), '_', '-');
+    return key;
+}
+
+void finish_settings(Job& job) {
+    ModelParams& m = model_ref(job);
+    if (m.convention == NoiseConvention::per_norm && m.d >= 1) m.sigma /= std::sqrt(static_cast<double>(m.d));
+}
+
+}  // namespace rhoflow
