@@ -1,0 +1,50 @@
+// The umbrella header: every public header of the library, part by part (lib/rhoflow/README.md).
+//   #include <rhoflow/rhoflow.hpp>      and link rhoflow::rhoflow (find_package(rhoflow)).
+#pragma once
+
+#include "rhoflow/version.hpp"
+
+// core
+#include "rhoflow/core/chebyshev.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/random.hpp"
+#include "rhoflow/core/stats.hpp"
+
+// model
+#include "rhoflow/model/model.hpp"
+#include "rhoflow/model/sample.hpp"
+#include "rhoflow/model/update_rule.hpp"
+
+// field
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/field/field.hpp"
+#include "rhoflow/field/meanfield.hpp"
+#include "rhoflow/field/montecarlo_field.hpp"
+
+// ode
+#include "rhoflow/ode/ode.hpp"
+#include "rhoflow/ode/phase.hpp"
+
+// stochastic
+#include "rhoflow/stochastic/ensemble.hpp"
+#include "rhoflow/stochastic/full_sampler.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
+#include "rhoflow/stochastic/schedule.hpp"
+
+// compare
+#include "rhoflow/compare/compare.hpp"
+#include "rhoflow/compare/pseudotrajectory.hpp"
+
+// io
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/json.hpp"
+#include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/table.hpp"
+
+// experiment
+#include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/runner.hpp"
+#include "rhoflow/experiment/settings.hpp"
