@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/detail/simd.hpp"
 #include "rhoflow/core/detail/ziggurat.hpp"
 #include "rhoflow/core/errors.hpp"
 
@@ -69,19 +70,44 @@ RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64
     key_ = {{seed, stream}};
 }
 
-// Compiled for Haswell (BMI2 mulx) and the baseline, chosen at run time: integer code, so both
-// give the same bits.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("arch=haswell", "default")))
-#endif
-void RandomStream::refill() noexcept {
+namespace {
+
+// Philox blocks for counters {c0 + b, c1, c2, c3}, b < blocks, inlined into one function per
+// instruction-set variant (detail/simd.hpp): integer code, so every variant gives the same bits.
+using Philox = r123::Philox4x64;
+[[gnu::always_inline]] inline void philox_blocks(const Philox::ctr_type& ctr, const Philox::key_type& key,
+                                                 std::uint64_t* out, unsigned blocks) noexcept {
     const Philox gen;
-    for (unsigned b = 0; b < kBlocks; ++b) {
-        Philox::ctr_type c = ctr_;
+    for (unsigned b = 0; b < blocks; ++b) {
+        Philox::ctr_type c = ctr;
         c[0] += b;
-        const auto out = gen(c, key_);
-        for (unsigned i = 0; i < 4; ++i) buf_[4 * b + i] = out[i];
+        const auto r = gen(c, key);
+        for (unsigned i = 0; i < 4; ++i) out[4 * b + i] = r[i];
     }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define RHOFLOW_HAVE_HASWELL_VARIANT 1
+__attribute__((target("avx2,bmi2"))) void philox_haswell(const Philox::ctr_type& ctr, const Philox::key_type& key,
+                                                            std::uint64_t* out, unsigned blocks) noexcept {
+    philox_blocks(ctr, key, out, blocks);
+}
+#endif
+
+void philox_baseline(const Philox::ctr_type& ctr, const Philox::key_type& key, std::uint64_t* out,
+                     unsigned blocks) noexcept {
+    philox_blocks(ctr, key, out, blocks);
+}
+
+}  // namespace
+
+void RandomStream::refill() noexcept {
+#ifdef RHOFLOW_HAVE_HASWELL_VARIANT
+    if (detail::active_simd_variant() == detail::SimdVariant::avx2)
+        philox_haswell(ctr_, key_, buf_.data(), kBlocks);
+    else
+#endif
+        philox_baseline(ctr_, key_, buf_.data(), kBlocks);
     ctr_[0] += kBlocks;
     blocks_ += kBlocks;
     pos_ = 0;

@@ -3,12 +3,14 @@
 #include <bit>
 #include <cstdint>
 
+#include "rhoflow/core/detail/simd.hpp"
+
 namespace rhoflow::detail {
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept {
+namespace {
+
+// The kernel, inlined into one function per instruction-set variant (see detail/simd.hpp).
+[[gnu::always_inline]] inline void exp_kernel(const double* in, double* out, std::size_t n) noexcept {
     constexpr double log2e = 1.4426950408889634;
     constexpr double ln2_hi = 6.93145751953125e-1;  // 22 significant bits: k * ln2_hi is exact
     constexpr double ln2_lo = 1.42860682030941723212e-6;
@@ -33,6 +35,24 @@ void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept {
         const double scale = std::bit_cast<double>(static_cast<std::uint64_t>(ki + 1023) << 52);
         out[i] = x0 < lowest ? 0.0 : p * scale;
     }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define RHOFLOW_HAVE_AVX2_VARIANT 1
+__attribute__((target("avx2"))) void exp_avx2(const double* in, double* out, std::size_t n) noexcept {
+    exp_kernel(in, out, n);
+}
+#endif
+
+void exp_baseline(const double* in, double* out, std::size_t n) noexcept { exp_kernel(in, out, n); }
+
+}  // namespace
+
+void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept {
+#ifdef RHOFLOW_HAVE_AVX2_VARIANT
+    if (active_simd_variant() == SimdVariant::avx2) return exp_avx2(in, out, n);
+#endif
+    exp_baseline(in, out, n);
 }
 
 }  // namespace rhoflow::detail
