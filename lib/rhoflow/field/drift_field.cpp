@@ -67,7 +67,7 @@ DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& p
 
     DriftField f;
     f.name_ = "exact";
-    f.flat_ = model.R == 0 || model.theta == 0;
+    f.flat_ = model.R == 0 || model.theta == 0 || model.L == 1;  // L = 1: f = x_1, j is constant
     f.j_ = [jt](double r) { return (*jt)(r); };
     f.dj_ = [djt](double r) { return (*djt)(r); };
     f.d2j_ = [d2jt](double r) { return (*d2jt)(r); };

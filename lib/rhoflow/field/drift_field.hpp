@@ -86,7 +86,7 @@ public:
     double dj_error() const noexcept { return dj_error_; }
     /// Uniform bound on |j''_used - j''_true| over [-1, 1].
     double d2j_error() const noexcept { return d2j_error_; }
-    /// True when j' is identically zero (R = 0 or theta = 0): every rho is an equilibrium.
+    /// True when j' is identically zero (R = 0, theta = 0 or L = 1): every rho is an equilibrium.
     bool flat() const noexcept { return flat_; }
     /// "exact", "meanfield" or the name given to from_functions.
     const std::string& name() const noexcept { return name_; }

@@ -75,6 +75,14 @@ PhasePortrait phase_portrait(const DriftField& field, const PhaseParams& params)
             throw NumericalError("phase portrait: j' is not finite at rho = " + format_number(x[static_cast<std::size_t>(k)]));
     }
     const double tol = field.dj_error();
+    // j' within its error bound everywhere (e.g. L = 1, where j is constant): nothing can be said
+    // about a sign, so no equilibrium, stability or basin is claimed.
+    double largest = 0;
+    for (double v : y) largest = std::max(largest, std::abs(v));
+    if (largest <= tol) {
+        p.flat = true;
+        return p;
+    }
     std::vector<double> roots;
     auto sgn = [](double v) { return (v > 0) - (v < 0); };
     for (std::size_t k = 0; k + 1 < x.size(); ++k) {

@@ -57,7 +57,7 @@ struct PhasePortrait {
     std::vector<Equilibrium> equilibria;  ///< ascending in rho
     std::vector<Basin> basins;            ///< ascending in rho
     bool monotone = false;      ///< F has one strict sign on (-1, 1) (no interior equilibrium)
-    bool flat = false;          ///< j' is identically 0 (R = 0 or theta = 0): every rho is fixed
+    bool flat = false;          ///< j' is 0 within its error bound everywhere (R = 0, theta = 0, L = 1): every rho is fixed
     double scan_spacing = 0;    ///< grid spacing of the scan
     std::vector<double> near_tangencies;  ///< points where |j'| dips within its error but no sign change was found
 };

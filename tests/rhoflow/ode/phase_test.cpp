@@ -80,3 +80,18 @@ TEST_CASE("phase: no signal (R = 0) is flat, not monotone") {
     CHECK_FALSE(p.monotone);
     CHECK(p.equilibria.empty());
 }
+
+TEST_CASE("phase: one token (L = 1) makes j constant: flat, no basin and no monotonicity claimed") {
+    // With L = 1, f = x_1 and j = theta^2 R + d sigma^2 whatever rho: j' = 0 exactly.
+    for (const ModelParams m : {ModelParams{50, 1, 1, 1.0, 1.0, 1.0}, ModelParams{5, 1, 0, 2.0, 1.0, 1.0}}) {
+        const PhasePortrait p = phase_portrait(DriftField::exact(m));
+        CHECK(p.flat);
+        CHECK_FALSE(p.monotone);
+        CHECK(p.basins.empty());
+        CHECK(p.equilibria.empty());
+    }
+    // A field that is zero up to noise below its error bound is flat too (not the exact case).
+    const DriftField noisy = DriftField::from_functions([](double r) { return 1e-14 * std::sin(40 * r); },
+                                                        [](double r) { return 4e-13 * std::cos(40 * r); }, 1e-12, "noise");
+    CHECK(phase_portrait(noisy).flat);
+}
