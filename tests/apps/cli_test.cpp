@@ -1,4 +1,4 @@
-// The command line in-process: JSON contract of ../shared/spec/cli.md, exit codes, messages
+// The command line in-process: the JSON keys docs/cli.md promises, exit codes, messages
 // naming the flag, and no file left behind by a failed run.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // The asymptotic-pseudotrajectory gap of a stochastic approximation run against the flow of
-// its mean ODE (../shared/spec/model.md section 7; Benaim, "Dynamics of stochastic
+// its mean ODE (docs/theory.md section 7; Benaim, "Dynamics of stochastic
 // approximation algorithms", Seminaire de probabilites XXXIII, 1999):
 //     D_T(t) = sup_{0 <= h <= T} | rho_bar(t + h) - Phi_h(rho_bar(t)) |,
 // rho_bar the piecewise-linear interpolation of rho_k at times t_k, Phi the flow. The run is an

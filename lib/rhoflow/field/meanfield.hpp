@@ -1,5 +1,4 @@
-// The mean-field limit L -> infinity with alpha = R/L and d fixed (../shared/spec/model.md
-// section 5; derivation in docs/theory.md):
+// The mean-field limit L -> infinity with alpha = R/L and d fixed (docs/theory.md section 5):
 //     w(rho)     = alpha e^{beta theta rho} / (alpha e^{beta theta rho} + 1 - alpha)   (-> E[A_I])
 //     j_inf(rho) = w^2 theta^2 + 2 w theta beta sigma^2 rho + beta^2 sigma^4
 // The (d - 1) sigma^2 E[sum a_i^2] term of the exact field is O(d/L) and vanishes in the limit.

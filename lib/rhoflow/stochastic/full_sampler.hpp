@@ -1,4 +1,4 @@
-// The full d-dimensional stochastic recursion (../shared/spec/model.md section 2): fresh tokens
+// The full d-dimensional stochastic recursion (docs/theory.md section 2): fresh tokens
 // x_i = theta xi 1{i <= R} + z_i, z_i ~ N(0, sigma^2 I_d), every step; softmax attention, the
 // per-sample gradient g = sum_i b_i x_i, and the projected update. xi = e_1.
 //
