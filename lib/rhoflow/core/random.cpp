@@ -41,12 +41,13 @@ const detail::ZigguratTables& zig = detail::ziggurat;
 }  // namespace
 
 namespace {
-constexpr std::array<std::pair<StreamPurpose, std::string_view>, 5> kPurposes = {{
+constexpr std::array<std::pair<StreamPurpose, std::string_view>, 6> kPurposes = {{
     {StreamPurpose::sga_trial, "sga_trial"},
     {StreamPurpose::montecarlo_field, "montecarlo_field"},
     {StreamPurpose::step_size_study, "step_size_study"},
     {StreamPurpose::one_step_moments, "one_step_moments"},
     {StreamPurpose::effective_sde, "effective_sde"},
+    {StreamPurpose::bootstrap, "bootstrap"},
 }};
 }  // namespace
 

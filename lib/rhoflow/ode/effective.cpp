@@ -1,0 +1,290 @@
+#include "rhoflow/ode/effective.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/math/tools/toms748_solve.hpp>
+#include <boost/numeric/odeint.hpp>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/random.hpp"
+
+namespace rhoflow {
+
+// ------------------------------------------------------------------------------- the drift
+
+EffectiveDrift::EffectiveDrift(const DriftField& field, std::vector<StepMomentTable> tables)
+    : field_(field), tables_(std::move(tables)) {
+    if (tables_.empty()) throw std::invalid_argument("EffectiveDrift: no step-moment table");
+    std::sort(tables_.begin(), tables_.end(), [](const auto& x, const auto& y) { return x.eta < y.eta; });
+    for (const auto& t : tables_) {
+        std::vector<double> c, lv, e;
+        for (const auto& n : t.nodes) {
+            c.push_back((n.a - n.F) / t.eta);
+            lv.push_back(std::log(std::max(n.v, 1e-300)));
+            e.push_back(n.a_err);
+        }
+        levels_.push_back({t.eta, Chebyshev::from_lobatto(c, 1e-12), Chebyshev::from_lobatto(lv, 1e-12),
+                           Chebyshev::from_lobatto(e, 1e-12)});
+    }
+}
+
+void EffectiveDrift::bracket(double eta, std::size_t& lo, std::size_t& hi, double& w) const {
+    const std::size_t n = levels_.size();
+    if (eta <= levels_.front().eta) {
+        lo = hi = 0;
+        w = 0;
+        return;
+    }
+    if (eta >= levels_.back().eta) {
+        lo = hi = n - 1;
+        w = 0;
+        return;
+    }
+    hi = 1;
+    while (levels_[hi].eta < eta) ++hi;
+    lo = hi - 1;
+    w = (eta - levels_[lo].eta) / (levels_[hi].eta - levels_[lo].eta);
+}
+
+double EffectiveDrift::a(double rho, double eta) const {
+    std::size_t lo, hi;
+    double w;
+    bracket(eta, lo, hi, w);
+    const double c = (1 - w) * levels_[lo].c(rho) + w * levels_[hi].c(rho);
+    return field_.drift(rho) + eta * c;
+}
+
+double EffectiveDrift::v(double rho, double eta) const {
+    std::size_t lo, hi;
+    double w;
+    bracket(eta, lo, hi, w);
+    return (1 - w) * std::exp(levels_[lo].log_v(rho)) + w * std::exp(levels_[hi].log_v(rho));
+}
+
+double EffectiveDrift::a_err(double rho, double eta) const {
+    std::size_t lo, hi;
+    double w;
+    bracket(eta, lo, hi, w);
+    // The tables' errors scale like eta at fixed samples: rescale the nearest table's error.
+    const double e = (1 - w) * std::abs(levels_[lo].err(rho)) / levels_[lo].eta +
+                     w * std::abs(levels_[hi].err(rho)) / levels_[hi].eta;
+    return eta * e;
+}
+
+// ------------------------------------------------------------------------------- equilibria
+
+std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells) {
+    std::vector<EffectiveEquilibrium> out;
+    auto a = [&](double r) { return drift.a(r, eta); };
+    double x0 = -1, y0 = a(x0);
+    for (int k = 1; k <= cells; ++k) {
+        const double x1 = -1.0 + 2.0 * k / cells, y1 = a(x1);
+        if ((y0 < 0) != (y1 < 0) && y0 != 0) {
+            std::uintmax_t iters = 100;
+            const auto r = boost::math::tools::toms748_solve(a, x0, x1, y0, y1,
+                                                             boost::math::tools::eps_tolerance<double>(50), iters);
+            EffectiveEquilibrium e;
+            e.rho = 0.5 * (r.first + r.second);
+            const double h = 1e-4;
+            e.slope = (a(std::min(1.0, e.rho + h)) - a(std::max(-1.0, e.rho - h))) /
+                      (std::min(1.0, e.rho + h) - std::max(-1.0, e.rho - h));
+            const double err = drift.a_err(e.rho, eta);
+            e.rho_err = std::abs(e.slope) > 0 ? err / std::abs(e.slope) : 2.0;
+            // The noise in a is interpolated between the tables' nodes, so it can tilt a by about
+            // err over one node spacing (Lobatto: about pi/n sqrt(1 - rho^2), pi^2/(2 n^2) at the ends).
+            const double n = static_cast<double>(drift.tables().front().nodes.size() - 1);
+            const double spacing = std::max(M_PI / n * std::sqrt(std::max(0.0, 1 - e.rho * e.rho)), M_PI * M_PI / (2 * n * n));
+            const double slope_err = 2 * err / spacing;
+            e.stable = e.slope < -slope_err;
+            e.kind = e.slope < -slope_err ? "attractor" : e.slope > slope_err ? "repeller" : "degenerate";
+            out.push_back(e);
+        }
+        x0 = x1;
+        y0 = y1;
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------------------- effective ODE
+
+namespace {
+
+// t_k for k = 0..steps: the ODE time at which step k starts.
+std::vector<double> step_times(const StepSizes& eta, std::int64_t steps) {
+    std::vector<double> t(static_cast<std::size_t>(steps) + 1, 0.0);
+    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + eta(k);
+    return t;
+}
+
+}  // namespace
+
+std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+                                        double rho0, const std::vector<double>& times, double rtol) {
+    namespace odeint = boost::numeric::odeint;
+    using State = std::array<double, 1>;
+    const std::vector<double> tk = step_times(eta, steps);
+    auto eta_at = [&](double t) {
+        const auto it = std::upper_bound(tk.begin(), tk.end(), t);
+        const std::int64_t k = std::clamp<std::int64_t>(it - tk.begin() - 1, 0, steps - 1);
+        return eta(k);
+    };
+    auto sys = [&](const State& x, State& dxdt, double t) {
+        dxdt[0] = drift.a(std::clamp(x[0], -1.0, 1.0), eta_at(t));
+    };
+    std::vector<double> out;
+    if (times.empty()) return out;
+    State x{rho0};
+    auto stepper = odeint::make_dense_output(rtol * 1e-2, rtol, odeint::runge_kutta_dopri5<State>());
+    std::size_t i = 0;
+    for (; i < times.size() && times[i] <= 0; ++i) out.push_back(rho0);
+    if (i == times.size()) return out;
+    std::vector<double> ts = {0.0};
+    ts.insert(ts.end(), times.begin() + static_cast<std::ptrdiff_t>(i), times.end());
+    odeint::integrate_times(stepper, sys, x, ts.begin(), ts.end(), 1e-3 * eta(0),
+                            [&](const State& s, double t) {
+                                if (t > 0) out.push_back(std::clamp(s[0], -1.0, 1.0));
+                            });
+    return out;
+}
+
+// ------------------------------------------------------------------------------- the chain
+
+void PredictionParams::validate() const {
+    require(paths >= 100 && paths <= 10000000, "paths", static_cast<double>(paths), "100 <= paths <= 1e7");
+    require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
+}
+
+namespace {
+
+constexpr std::int64_t kBlock = 256;  // paths per random stream
+constexpr int kGrid = 4096;           // cells of the lookup tables in rho
+
+// a and sqrt(v) on a uniform grid in rho for each tabulated step size, so that a path step costs
+// two lookups. This is the hot loop of the prediction: linear interpolation in a table whose
+// spacing (5e-4) is far below the Chebyshev interpolants' scale of variation.
+struct Lookup {
+    std::vector<double> F;                   // F at the grid points
+    std::vector<std::vector<double>> c, sv;  // per table: (a - F)/eta and sqrt(v)
+    std::vector<double> etas;
+
+    Lookup(const EffectiveDrift& drift) {
+        for (const auto& t : drift.tables()) etas.push_back(t.eta);
+        c.resize(etas.size());
+        sv.resize(etas.size());
+        for (int i = 0; i <= kGrid; ++i) {
+            const double r = -1.0 + 2.0 * i / kGrid;
+            F.push_back(drift.F(r));
+            for (std::size_t j = 0; j < etas.size(); ++j) {
+                c[j].push_back((drift.a(r, etas[j]) - F.back()) / etas[j]);
+                sv[j].push_back(std::sqrt(drift.v(r, etas[j])));
+            }
+        }
+    }
+};
+
+// The bracketing tables and weight of each step's eta, computed once for all paths.
+struct StepPlan {
+    std::vector<double> eta, w, t;
+    std::vector<std::uint32_t> lo, hi;
+};
+
+StepPlan plan_steps(const Lookup& L, const StepSizes& eta, std::int64_t steps) {
+    StepPlan p;
+    double t = 0;
+    for (std::int64_t k = 0; k < steps; ++k) {
+        const double e = eta(k);
+        std::size_t lo = 0, hi = 0;
+        double w = 0;
+        if (e >= L.etas.back()) lo = hi = L.etas.size() - 1;
+        else if (e > L.etas.front()) {
+            hi = 1;
+            while (L.etas[hi] < e) ++hi;
+            lo = hi - 1;
+            w = (e - L.etas[lo]) / (L.etas[hi] - L.etas[lo]);
+        }
+        p.eta.push_back(e);
+        p.w.push_back(w);
+        p.lo.push_back(static_cast<std::uint32_t>(lo));
+        p.hi.push_back(static_cast<std::uint32_t>(hi));
+        p.t.push_back(t);
+        t += e;
+    }
+    p.t.push_back(t);
+    return p;
+}
+
+}  // namespace
+
+EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+                                     const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
+                                     std::int64_t d, double hit_eps, const PredictionParams& params) {
+    params.validate();
+    require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
+    const Lookup L(drift);
+    const StepPlan plan = plan_steps(L, eta, steps);
+    const auto P = static_cast<std::size_t>(params.paths), R = record_steps.size();
+    std::vector<double> rec(R * P), final_rho(P), hit(P, -1.0);
+    const double level = 1 - hit_eps, h = 2.0 / kGrid;
+    parallel_for((params.paths + kBlock - 1) / kBlock, params.threads, [&](std::int64_t b) {
+        RandomStream rng({params.seed, StreamPurpose::effective_sde, static_cast<std::uint64_t>(b)});
+        const std::size_t first = static_cast<std::size_t>(b * kBlock), last = std::min(P, first + kBlock);
+        std::vector<double> x(last - first);
+        for (auto& r : x) {
+            if (rho0) { r = *rho0; continue; }
+            const double z = rng.normal();  // <q, xi> for q uniform on the sphere
+            r = z / std::sqrt(z * z + rng.chi_squared(d - 1));
+        }
+        std::size_t next = 0;
+        for (std::int64_t k = 0; k <= steps; ++k) {
+            const auto ks = static_cast<std::size_t>(k);
+            if (next < R && record_steps[next] == k) {
+                for (std::size_t i = 0; i < x.size(); ++i) rec[next * P + first + i] = x[i];
+                ++next;
+            }
+            for (std::size_t i = 0; i < x.size(); ++i)
+                if (hit[first + i] < 0 && std::abs(x[i]) >= level) hit[first + i] = plan.t[ks];
+            if (k == steps) break;
+            const double e = plan.eta[ks], w = plan.w[ks];
+            const auto& clo = L.c[plan.lo[ks]], &chi = L.c[plan.hi[ks]];
+            const auto& slo = L.sv[plan.lo[ks]], &shi = L.sv[plan.hi[ks]];
+            for (auto& r : x) {  // hot loop: two table lookups and one normal per path-step
+                const double u = (r + 1) / h;
+                const auto j = static_cast<std::size_t>(std::min(u, kGrid - 1.0));
+                const double f = u - static_cast<double>(j);
+                auto lerp = [&](const std::vector<double>& tab) { return tab[j] + f * (tab[j + 1] - tab[j]); };
+                const double c = (1 - w) * lerp(clo) + w * lerp(chi), sv = (1 - w) * lerp(slo) + w * lerp(shi);
+                r = std::clamp(r + e * (lerp(L.F) + e * c) + e * sv * rng.normal(), -1.0, 1.0);
+            }
+        }
+        for (std::size_t i = 0; i < x.size(); ++i) final_rho[first + i] = x[i];
+    });
+    EffectivePrediction out;
+    for (std::size_t r = 0; r < R; ++r) {
+        const std::vector<double> v(rec.begin() + static_cast<std::ptrdiff_t>(r * P),
+                                    rec.begin() + static_cast<std::ptrdiff_t>((r + 1) * P));
+        const std::int64_t k = record_steps[r];
+        out.records.push_back({k, plan.t[static_cast<std::size_t>(k)], mean_ci(v), quantile(v, 0.1), quantile(v, 0.9)});
+    }
+    std::vector<double> absf, hits;
+    for (double x : final_rho) absf.push_back(std::abs(x));
+    for (double t : hit)
+        if (t >= 0) hits.push_back(t);
+    out.abs_rho_final = mean_ci(absf);
+    out.hit_fraction = static_cast<double>(hits.size()) / static_cast<double>(P);
+    if (!hits.empty()) {
+        out.hit_time = mean_ci(hits);
+        out.hit_time_quantiles = {quantile(hits, 0.1), quantile(hits, 0.5), quantile(hits, 0.9)};
+    }
+    return out;
+}
+
+RHOFLOW_JSON_HOOKS(EffectiveEquilibrium, rho, rho_err, slope, stable, kind)
+RHOFLOW_JSON_HOOKS(PredictionParams, paths, seed, threads)
+RHOFLOW_JSON_HOOKS(PredictionRecord, step, t, rho, q10, q90)
+RHOFLOW_JSON_HOOKS(EffectivePrediction, records, abs_rho_final, hit_time, hit_fraction, hit_time_quantiles)
+
+}  // namespace rhoflow
