@@ -10,9 +10,18 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/compare/detail/explain_gap.hpp"
 #include "rhoflow/ode/ode.hpp"
 
 namespace rhoflow {
+
+void EffectiveParams::validate() const {
+    require(levels >= 1 && levels <= 12, "levels", levels, "1 <= levels <= 12");
+    validate_member("moments", [&] { moments.validate(); });
+    validate_member("prediction", [&] { prediction.validate(); });
+    require(bootstrap >= 4 && bootstrap <= 1000, "bootstrap", bootstrap, "4 <= bootstrap <= 1000");
+    require(std::isfinite(alpha) && alpha >= 1e-6 && alpha <= 0.5, "alpha", alpha, "1e-6 <= alpha <= 0.5");
+}
 
 void CompareParams::validate() const {
     validate_member("model", [&] { model.validate(); });
@@ -28,6 +37,9 @@ void CompareParams::validate() const {
             "2 <= study_trials <= 1e6");
     require(std::isfinite(study_horizon) && study_horizon >= 0, "study_horizon", study_horizon,
             "study_horizon >= 0 (0 = automatic)");
+    require(std::isfinite(field_scale) && field_scale > 0 && field_scale <= 1000, "field_scale", field_scale,
+            "0 < field_scale <= 1000");
+    validate_member("effective", [&] { effective.validate(); });
     if (field == DriftMethod::exact) validate_member("model", [&] { validate_exact_field(model, table.exact); });
     const double t_final = sga.schedule.time_at(sga.steps);
     require(horizon < t_final, "horizon", horizon,
@@ -212,7 +224,12 @@ std::vector<TrajectoryPoint> trajectory(const Plan& plan, const EnsembleResult& 
             rho.push_back(ens.trials[n].rho[j]);
             ode.push_back(slots[n].ode_records[j]);
         }
-        TrajectoryPoint p{ens.record_times[j], mean_of(ode), mean_of(rho), quantile(rho, 0.1), quantile(rho, 0.9), {}};
+        TrajectoryPoint p;
+        p.t = ens.record_times[j];
+        p.rho_ode = mean_of(ode);
+        p.sga_mean = mean_of(rho);
+        p.sga_q10 = quantile(rho, 0.1);
+        p.sga_q90 = quantile(rho, 0.9);
         p.trials.assign(rho.begin(), rho.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, rho.size())));
         out.push_back(std::move(p));
     }
@@ -290,7 +307,8 @@ StepSizeStudy run_study(const CompareParams& p, const DriftField& F, const std::
 
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field) {
     p.validate();
-    const DriftField F = field ? *field : DriftField::make(p.model, p.field, p.table);
+    const DriftField base = field ? *field : DriftField::make(p.model, p.field, p.table);
+    const DriftField F = p.field_scale == 1.0 ? base : base.scaled(p.field_scale);
     const Plan plan = make_plan(p);
     const SgaParams& sg = p.sga;
 
@@ -331,21 +349,30 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
     out.trajectory = trajectory(plan, ens, slots);
     out.field_curve = field_curve(F);
     out.warning = ens.warning;
+    if (p.effective.enabled) detail::explain_gap(p, F, plan.records, ens, out);
     return out;
 }
 
+RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, levels, moments, prediction, bootstrap, alpha)
 RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, rows, study_eta0, study_trials,
-                   study_horizon)
+                   study_horizon, field_scale, effective)
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,
-                   nuisance_mass_sga, nuisance_mass_population)
+                   nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, pred_mean, pred_q10, pred_q90, pred_se,
+                   residual_z, p_value)
+RHOFLOW_JSON_HOOKS(Verdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
+                   detectable_field_error, method)
+RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
+RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
 RHOFLOW_JSON_HOOKS(GapAnchor, step, t, eta, mean, median, q90, max)
 RHOFLOW_JSON_HOOKS(GapFit, fit, from_t)
 RHOFLOW_JSON_HOOKS(HittingTimes, level, ode, sga, sga_hits, trials)
 RHOFLOW_JSON_HOOKS(StudyRow, eta0, k0, steps, sup_err, sup_err_median, stream_run)
 RHOFLOW_JSON_HOOKS(StepSizeStudy, horizon, rho0, trials, rows, fit, fit_small_eta0)
-RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials)
+RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials, rho_eff_ode, pred_mean, pred_q10,
+                   pred_q90)
 RHOFLOW_JSON_HOOKS(FieldCurvePoint, rho, drift, dj)
 RHOFLOW_JSON_HOOKS(CompareResult, params, field, phase, t_final, table, gap, gap_fit, tracking_error,
-                   tracking_error_max, hitting_time, summary, rho_ode_final, study, trajectory, field_curve, warning)
+                   tracking_error_max, hitting_time, summary, rho_ode_final, study, trajectory, field_curve, warning,
+                   effective, verdict)
 
 }  // namespace rhoflow

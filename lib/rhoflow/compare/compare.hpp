@@ -12,6 +12,15 @@
 //    fitted slope of log(mean sup) against log(eta0), over all eta0 and over the smaller half
 //    (about 1/2 for small eta0; larger eta0 add the O(eta) bias of the projection). Its trials
 //    draw from their own streams (StreamPurpose::step_size_study), apart from the main run's.
+//  - The gap explained (docs/theory.md section 8): one-step moment tables at a few step sizes
+//    spanning the run's, the effective ODE and the effective chain (ode/effective.hpp) predict
+//    the SGA mean, its spread (the 10-90% band) and the hitting time. Each row's residual
+//    z = (SGA mean - predicted mean) / (predicted standard error of a 30-trial mean, combined
+//    with the prediction's own Monte Carlo and table errors) and a verdict for the whole run:
+//    `consistent` unless some row's two-sided p-value is below alpha / m (Holm-Bonferroni over
+//    the m rows tested, valid under any dependence between rows: the family-wise false-alarm
+//    rate is at most alpha). field_scale multiplies the theory's field, to show a wrong theory
+//    is caught; the result also says the smallest field error this ensemble would detect.
 // The result is typed (CompareResult); io/compare_output.hpp turns it into JSON, tables and
 // figures. Nothing here writes files.
 #pragma once
@@ -25,10 +34,24 @@
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/model/model.hpp"
+#include "rhoflow/ode/effective.hpp"
 #include "rhoflow/ode/phase.hpp"
+#include "rhoflow/ode/step_moments.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {
+
+/// How the comparator predicts the SGA ensemble from the effective dynamics.
+struct EffectiveParams {
+    bool enabled = true;          ///< predict and give a verdict (false: the plain ODE comparison only)
+    int levels = 4;               ///< step sizes tabulated, geometric from eta_0 down to the run's last eta, 1 ... 12
+    StepMomentParams moments = {32, 2000, 1, 0};  ///< the tables (their seed is the ensemble's)
+    PredictionParams prediction = {4000, 1, 0};   ///< the effective chain (its seed is the ensemble's)
+    int bootstrap = 20;           ///< replicas of the tables for the prediction's systematic error, 4 ... 1000
+    double alpha = 0.05;          ///< family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
+    /// Throws InvalidArgument naming the first field out of range.
+    void validate() const;
+};
 
 /// Everything a comparison needs.
 struct CompareParams {
@@ -42,6 +65,8 @@ struct CompareParams {
     std::vector<double> study_eta0 = {0.08, 0.04, 0.02, 0.01, 0.005, 0.0025};  ///< step-size study (empty: none)
     std::int64_t study_trials = 100;                   ///< trials per eta0 in the study
     double study_horizon = 0.0;                        ///< t_study; 0 = 3 x the ODE hitting time, at least 5
+    double field_scale = 1.0;                          ///< the theory's field is multiplied by this (1: as computed)
+    EffectiveParams effective;                         ///< the effective-dynamics prediction and verdict
 
     /// Throws InvalidArgument naming the first field out of range (path, e.g. "sga.steps").
     void validate() const;
@@ -65,6 +90,45 @@ struct CompareRow {
     std::optional<double> gap_q90;     ///< 90% quantile of D_T anchored at this step
     MeanCI nuisance_mass_sga;          ///< sample attention mass on nuisance tokens, mean over trials
     double nuisance_mass_population = 0;  ///< 1 - E[A_I] at rho_ODE (exact field), averaged over trials
+    std::optional<double> rho_eff_ode;    ///< the effective ODE d rho/dt = a(rho; eta(t)) from the trials' start
+    std::optional<double> pred_mean;      ///< the effective chain's mean of rho_k
+    std::optional<double> pred_q10;       ///< its 10% quantile
+    std::optional<double> pred_q90;       ///< its 90% quantile
+    std::optional<double> pred_se;        ///< predicted standard error of the SGA mean (spread/sqrt(trials) with the prediction's own errors)
+    std::optional<double> residual_z;     ///< (SGA mean - predicted mean) / pred_se
+    std::optional<double> p_value;        ///< two-sided normal p-value of residual_z
+};
+
+/// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory?
+struct Verdict {
+    bool consistent = true;       ///< no row rejected at family-wise level alpha
+    double alpha = 0.05;          ///< family-wise false-alarm rate
+    std::int64_t rows_tested = 0; ///< rows with a residual
+    double threshold_z = 0;       ///< |z| beyond which a row rejects (Bonferroni: p < alpha / rows)
+    double max_abs_z = 0;         ///< largest |residual_z|
+    std::int64_t worst_step = 0;  ///< its row's step
+    double min_p_value = 1;       ///< smallest p-value
+    double field_scale = 1;       ///< the scale applied to the theory's field
+    double detectable_field_error = 0;  ///< smallest relative error of F this ensemble would flag (|S - 1|)
+    std::string method;           ///< how the verdict is reached
+};
+
+/// One step size of the effective dynamics: the effective attractor rho*(eta).
+struct PlateauPoint {
+    double eta = 0;        ///< step size
+    double rho_star = 0;   ///< the effective attractor nearest +1 (NaN-free: 1 if none)
+    double rho_star_err = 0;  ///< its error
+};
+
+/// What the effective dynamics predicts beyond the table rows.
+struct EffectiveSummary {
+    EffectiveParams params;                  ///< the parameters as used (seeds: the ensemble's)
+    std::vector<StepMomentTable> tables;     ///< one-step moments at each tabulated step size
+    MeanCI abs_rho_final;                    ///< predicted mean |rho| after the last step
+    double abs_rho_final_err = 0;            ///< its systematic error (table bootstrap)
+    std::optional<MeanCI> hit_time;          ///< predicted hitting time of |rho| >= level
+    double hit_fraction = 0;                 ///< predicted fraction of trials that hit
+    std::vector<PlateauPoint> plateau;       ///< rho*(eta) over the run's step sizes
 };
 
 /// D_T across trials at one anchor.
@@ -121,6 +185,10 @@ struct TrajectoryPoint {
     double sga_q10 = 0;           ///< SGA 10% quantile
     double sga_q90 = 0;           ///< SGA 90% quantile
     std::vector<double> trials;   ///< the first (up to 5) trials
+    std::optional<double> rho_eff_ode;  ///< the effective ODE (when the prediction is enabled)
+    std::optional<double> pred_mean;    ///< the effective chain's mean
+    std::optional<double> pred_q10;     ///< its 10% quantile
+    std::optional<double> pred_q90;     ///< its 90% quantile
 };
 
 /// F and j' sampled on [-1, 1] (the field figure).
@@ -148,6 +216,8 @@ struct CompareResult {
     std::vector<TrajectoryPoint> trajectory;  ///< every record step (figure data)
     std::vector<FieldCurvePoint> field_curve;  ///< F on [-1, 1] (figure data)
     std::string warning;                    ///< the schedule's Robbins-Monro warning, if any
+    std::optional<EffectiveSummary> effective;  ///< the effective-dynamics prediction (when enabled)
+    std::optional<Verdict> verdict;         ///< consistent or not (when enabled)
 };
 
 /// Runs the comparison. `field`, if given, replaces the ODE's field (tests pass a wrong one);
@@ -155,6 +225,22 @@ struct CompareResult {
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress = nullptr,
                           const DriftField* field = nullptr);
 
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const EffectiveParams& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, EffectiveParams& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const Verdict& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, Verdict& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const PlateauPoint& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, PlateauPoint& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const EffectiveSummary& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, EffectiveSummary& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const CompareParams& v);
 /// Reads what to_json writes.

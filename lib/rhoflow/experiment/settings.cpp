@@ -382,6 +382,26 @@ std::vector<Setting> compare_settings() {
     s.push_back(real<J>("study-horizon", "study_horizon",
                         "ODE time of the study runs (0 = 3 x the ODE hitting time, >= 5)", c,
                         [](J& j) -> double& { return j.compare.study_horizon; }));
+    const char* e = "Effective dynamics and verdict";
+    s.push_back(real<J>("field-scale", "field_scale",
+                        "multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), "
+                        "0 < S <= 1000", e, [](J& j) -> double& { return j.compare.field_scale; }));
+    s.push_back(toggle<J>("no-effective", "effective.enabled",
+                          "skip the effective-dynamics prediction and the verdict (plain ODE comparison only)", e,
+                          [](J& j) { j.compare.effective.enabled = false; },
+                          [](J& j) { return !j.compare.effective.enabled; }));
+    s.push_back(integer<J, int>("effective-levels", "effective.levels",
+                                "step sizes tabulated, geometric from eta_0 to the last eta, 1 ... 12", e,
+                                [](J& j) -> int& { return j.compare.effective.levels; }));
+    s.push_back(integer<J, std::int64_t>("effective-samples", "effective.moments.samples",
+                                         "Monte Carlo samples per node of each one-step moment table, 40 ... 1e8", e,
+                                         [](J& j) -> std::int64_t& { return j.compare.effective.moments.samples; }));
+    s.push_back(integer<J, std::int64_t>("effective-paths", "effective.prediction.paths",
+                                         "paths of the effective chain, 100 ... 1e7", e,
+                                         [](J& j) -> std::int64_t& { return j.compare.effective.prediction.paths; }));
+    s.push_back(real<J>("alpha", "effective.alpha",
+                        "family-wise false-alarm rate of the verdict, 1e-6 ... 0.5", e,
+                        [](J& j) -> double& { return j.compare.effective.alpha; }));
     return s;
 }
 

@@ -48,10 +48,21 @@ Table compare_table(const CompareResult& r) {
         {"nuisance_mass_sga", "nuisance mass SGA", "$1-A_I$ SGA", "{:.5f}"},
         {"nuisance_mass_population", "nuisance mass pop.", "$1-\\mathbb{E}A_I$", "{:.5f}"},
     };
-    for (const auto& w : r.table)
-        t.rows.push_back({static_cast<double>(w.step), w.t, w.rho_ode, w.rho_sga.mean, w.rho_sga.lo, w.rho_sga.hi,
-                          w.rho_sga_q10, w.rho_sga_median, w.rho_sga_q90, cell(w.gap_mean), cell(w.gap_q90),
-                          w.nuisance_mass_sga.mean, w.nuisance_mass_population});
+    if (r.verdict)
+        t.columns.insert(t.columns.begin() + 3, {{"rho_eff_ode", "rho eff. ODE", "$\\rho_{\\mathrm{eff}}$", "{:.5f}"},
+                                                 {"pred_mean", "pred. mean", "$\\hat\\rho$", "{:.5f}"},
+                                                 {"pred_q10", "pred. q10", "$\\hat q_{0.1}$", "{:.5f}"},
+                                                 {"pred_q90", "pred. q90", "$\\hat q_{0.9}$", "{:.5f}"},
+                                                 {"residual_z", "z", "$z$", "{:.2f}"}});
+    for (const auto& w : r.table) {
+        std::vector<TableCell> row = {static_cast<double>(w.step), w.t, w.rho_ode, w.rho_sga.mean, w.rho_sga.lo,
+                                      w.rho_sga.hi, w.rho_sga_q10, w.rho_sga_median, w.rho_sga_q90, cell(w.gap_mean),
+                                      cell(w.gap_q90), w.nuisance_mass_sga.mean, w.nuisance_mass_population};
+        if (r.verdict)
+            row.insert(row.begin() + 3, {cell(w.rho_eff_ode), cell(w.pred_mean), cell(w.pred_q10), cell(w.pred_q90),
+                                         cell(w.residual_z)});
+        t.rows.push_back(std::move(row));
+    }
     return t;
 }
 
@@ -104,6 +115,23 @@ std::string ci_text(const std::optional<MeanCI>& c) {
 }
 }  // namespace
 
+std::string effective_markdown(const CompareResult& r) {
+    if (!r.verdict || !r.effective) return "";
+    const Verdict& v = *r.verdict;
+    const EffectiveSummary& e = *r.effective;
+    std::string md = fmt::format(
+        "- effective dynamics (one-step moments at {} step sizes, {} paths): predicted mean |rho_final| = {:.5f} +- "
+        "{:.5f}; predicted hitting time {}\n",
+        e.tables.size(), e.params.prediction.paths, e.abs_rho_final.mean,
+        std::hypot(e.abs_rho_final.se, e.abs_rho_final_err), ci_text(e.hit_time));
+    md += fmt::format("- verdict: **{}** with the theory{} (largest |z| = {:.2f} at step {}, threshold {:.2f} for a "
+                      "family-wise false-alarm rate of {}); this ensemble would detect a field error of {:.1f}%\n",
+                      v.consistent ? "consistent" : "inconsistent",
+                      v.field_scale == 1.0 ? "" : fmt::format(" (field scaled by {})", format_number(v.field_scale)),
+                      v.max_abs_z, v.worst_step, v.threshold_z, format_number(v.alpha), 100 * v.detectable_field_error);
+    return md;
+}
+
 std::string compare_markdown(const CompareResult& r) {
     const auto& s = r.summary;
     const auto& h = r.hitting_time;
@@ -124,6 +152,7 @@ std::string compare_markdown(const CompareResult& r) {
                           "{:.3f}) over the {} smallest; theory: about 1/2 for small eta0\n",
                           r.study->fit.slope, r.study->fit.slope_se, r.study->fit_small_eta0.slope,
                           r.study->fit_small_eta0.slope_se, r.study->fit_small_eta0.n);
+    md += effective_markdown(r);
     if (!r.warning.empty()) md += "- warning: " + r.warning + "\n";
     if (!r.phase.monotone && !r.phase.flat)
         md += fmt::format("- note: the field is not monotone ({} equilibria); see compare.json \"phase\"\n",
@@ -138,10 +167,12 @@ std::string figure_title(const CompareResult& r) {
 }
 
 void trajectory_figure(const CompareResult& r, CompareFigures& out) {
-    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90 trial0 trial1 trial2 trial3 trial4\n";
+    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90 eff_ode pred_mean pred_q10 pred_q90 trial0 trial1 trial2 trial3 trial4\n";
     std::size_t shown = 0;
+    auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("NaN"); };
     for (const auto& p : r.trajectory) {
-        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}", p.t, p.rho_ode, p.sga_mean, p.sga_q10, p.sga_q90);
+        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {}", p.t, p.rho_ode, p.sga_mean, p.sga_q10,
+                         p.sga_q90, opt(p.rho_eff_ode), opt(p.pred_mean), opt(p.pred_q10), opt(p.pred_q90));
         for (double x : p.trials) d += fmt::format(" {:.10g}", x);
         d += "\n";
         shown = p.trials.size();
@@ -149,8 +180,12 @@ void trajectory_figure(const CompareResult& r, CompareFigures& out) {
     out.data.push_back({"fig_trajectory.dat", d});
     std::string trials_plot;
     for (std::size_t n = 0; n < shown; ++n)
-        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", 6 + n,
+        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", 10 + n,
                                    n == 0 ? "title 'single trials'" : "notitle");
+    if (r.verdict)
+        trials_plot += ", '' using 1:8:9 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title "
+                       "'predicted 10-90% band', '' using 1:7 with lines lw 2 lc rgb '#e6550d' title 'predicted mean "
+                       "(effective chain)', '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title 'effective ODE'";
     out.figures.push_back(
         {"fig_trajectory",
          fmt::format("set title \"{}\" noenhanced\nset logscale x\nset xlabel 't = sum of step sizes (ODE time)'\n"
@@ -212,6 +247,29 @@ void study_figure(const StepSizeStudy& s, CompareFigures& out) {
                      s.rows.back().eta0)});
 }
 
+// The effective attractor rho*(eta) over the run's step sizes against where the ensemble was at
+// each row's step size: once the transient is over, the ensemble sits on the curve.
+void plateau_figure(const CompareResult& r, const EffectiveSummary& e, CompareFigures& out) {
+    std::string d = "# eta rho_star rho_star_err\n";
+    for (const auto& p : e.plateau) d += fmt::format("{:.10g} {:.10g} {:.10g}\n", p.eta, p.rho_star, p.rho_star_err);
+    out.data.push_back({"fig_plateau.dat", d});
+    std::string s = "# eta(t_k) t_k sga_mean ci_lo ci_hi\n";
+    for (const auto& w : r.table)
+        if (w.step > 0)
+            s += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", r.params.sga.schedule.eta(w.step), w.t,
+                             w.rho_sga.mean, w.rho_sga.lo, w.rho_sga.hi);
+    out.data.push_back({"fig_plateau_sga.dat", s});
+    out.figures.push_back(
+        {"fig_plateau",
+         fmt::format("set title \"effective attractor rho*(eta) and the SGA ensemble: {}\" noenhanced\nset logscale x\n"
+                     "set xlabel 'step size eta'\nset ylabel 'rho'\nset key bottom left\nset grid\n"
+                     "plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 lc rgb '#e6550d' title 'rho*(eta), "
+                     "root of a(rho; eta)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 lc rgb '#08519c' "
+                     "title 'SGA mean at step k, 95% CI (x = eta_k)', 1 with lines dt 2 lc rgb '#d62728' title 'ODE "
+                     "attractor'",
+                     figure_title(r))});
+}
+
 }  // namespace
 
 CompareFigures compare_figures(const CompareResult& r) {
@@ -220,6 +278,7 @@ CompareFigures compare_figures(const CompareResult& r) {
     gap_figure(r, out);
     field_figure(r, out);
     if (r.study) study_figure(*r.study, out);
+    if (r.effective) plateau_figure(r, *r.effective, out);
     return out;
 }
 

@@ -28,6 +28,9 @@ Table study_table(const CompareResult& r);
 /// compare.json: provenance, the model, and every field of the result.
 nlohmann::json compare_document(const CompareResult& r);
 
+/// The effective-dynamics lines of the printed summary: prediction and verdict ("" when off).
+std::string effective_markdown(const CompareResult& r);
+
 /// What `rhoflow compare` prints: the Markdown table and the headline numbers.
 std::string compare_markdown(const CompareResult& r);
 

@@ -1,0 +1,189 @@
+#include "rhoflow/compare/detail/explain_gap.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "rhoflow/core/random.hpp"
+#include "rhoflow/core/stats.hpp"
+#include "rhoflow/ode/effective.hpp"
+
+namespace rhoflow::detail {
+
+namespace {
+
+// The tabulated step sizes: `levels` geometric from the run's first eta to its last (one level
+// for a constant step).
+std::vector<double> level_etas(const StepSchedule& sch, std::int64_t steps, int levels) {
+    const double hi = sch.eta(0), lo = sch.eta(steps - 1);
+    if (levels == 1 || hi <= lo * (1 + 1e-12)) return {hi};
+    std::vector<double> etas;
+    for (int j = 0; j < levels; ++j) etas.push_back(hi * std::pow(lo / hi, static_cast<double>(j) / (levels - 1)));
+    return etas;
+}
+
+// The effective ODE from every distinct start of the trials, averaged (like the plain ODE's rows).
+std::vector<double> effective_ode_rows(const EffectiveDrift& D, const StepSizes& eta, std::int64_t steps,
+                                       const std::vector<double>& starts, const std::vector<double>& times) {
+    std::vector<double> mean(times.size(), 0.0);
+    for (double r0 : starts) {
+        const std::vector<double> path = solve_effective_ode(D, eta, steps, r0, times);
+        for (std::size_t i = 0; i < times.size(); ++i) mean[i] += path[i] / static_cast<double>(starts.size());
+    }
+    return mean;
+}
+
+// A table with every node's a and v moved by its standard error times a normal variate.
+StepMomentTable perturbed(const StepMomentTable& t, RandomStream& rng) {
+    StepMomentTable q = t;
+    for (auto& n : q.nodes) {
+        n.a += n.a_err * rng.normal();
+        n.v = std::max(0.05 * n.v, n.v + n.v_err * rng.normal());
+    }
+    return q;
+}
+
+// The spread of the effective ODE over tables perturbed within their errors: the prediction's
+// systematic error at each row (and at the final time, the last entry of `times`).
+std::vector<double> systematic_errors(const DriftField& F, const std::vector<StepMomentTable>& tables,
+                                      const EffectiveParams& ep, std::uint64_t seed, const StepSizes& eta,
+                                      std::int64_t steps, const std::vector<double>& starts,
+                                      const std::vector<double>& times) {
+    RandomStream rng({seed, StreamPurpose::bootstrap, 1});
+    std::vector<RunningStats> spread(times.size());
+    for (int b = 0; b < ep.bootstrap; ++b) {
+        std::vector<StepMomentTable> q;
+        for (const auto& t : tables) q.push_back(perturbed(t, rng));
+        const std::vector<double> path = effective_ode_rows(EffectiveDrift(F, q), eta, steps, starts, times);
+        for (std::size_t i = 0; i < times.size(); ++i) spread[i].add(path[i]);
+    }
+    std::vector<double> err;
+    for (const auto& s : spread) err.push_back(std::sqrt(s.variance()));
+    return err;
+}
+
+// rho*(eta): the effective attractor nearest +1 at 16 step sizes over the run's range.
+std::vector<PlateauPoint> plateau(const EffectiveDrift& D, const std::vector<double>& etas) {
+    std::vector<PlateauPoint> out;
+    const double lo = etas.back() < etas.front() ? etas.back() : etas.front();
+    const double hi = std::max(etas.front(), etas.back());
+    const int n = hi > lo ? 16 : 1;
+    for (int i = 0; i < n; ++i) {
+        const double eta = n == 1 ? hi : lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1));
+        PlateauPoint pt{eta, 1.0, 0.0};
+        for (const auto& e : effective_equilibria(D, eta))
+            if (e.stable) {
+                pt.rho_star = e.rho;
+                pt.rho_star_err = e.rho_err;
+            }
+        out.push_back(pt);
+    }
+    return out;
+}
+
+// Fills each row's prediction and residual; returns the verdict's row statistics.
+Verdict judge_rows(std::vector<CompareRow>& rows, const EffectivePrediction& pred, const std::vector<double>& eff,
+                   const std::vector<double>& syst, std::int64_t trials, double alpha) {
+    Verdict v;
+    v.alpha = alpha;
+    const double n = static_cast<double>(trials);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        CompareRow& r = rows[i];
+        const auto it = std::find_if(pred.records.begin(), pred.records.end(), [&](const auto& x) { return x.step == r.step; });
+        const double spread = it->rho.se * std::sqrt(static_cast<double>(it->rho.n));
+        r.rho_eff_ode = eff[i];
+        r.pred_mean = it->rho.mean;
+        r.pred_q10 = it->q10;
+        r.pred_q90 = it->q90;
+        r.pred_se = std::sqrt(spread * spread / n + it->rho.se * it->rho.se + syst[i] * syst[i]);
+        const double resid = r.rho_sga.mean - it->rho.mean;
+        if (*r.pred_se > 0) {
+            r.residual_z = resid / *r.pred_se;
+            r.p_value = std::erfc(std::abs(*r.residual_z) / std::sqrt(2.0));
+            ++v.rows_tested;
+            if (std::abs(*r.residual_z) > v.max_abs_z) {
+                v.max_abs_z = std::abs(*r.residual_z);
+                v.worst_step = r.step;
+            }
+            v.min_p_value = std::min(v.min_p_value, *r.p_value);
+        }
+    }
+    const double m = static_cast<double>(std::max<std::int64_t>(1, v.rows_tested));
+    v.threshold_z = boost::math::quantile(boost::math::complement(boost::math::normal(), alpha / (2 * m)));
+    v.consistent = v.max_abs_z <= v.threshold_z;
+    v.method = fmt::format("residual z = (SGA mean - effective-chain mean) / predicted standard error per row; "
+                           "Holm-Bonferroni over the {} rows tested: consistent unless some |z| > {:.3f} (p < alpha/m, "
+                           "alpha = {}), a family-wise false-alarm rate of at most alpha under any dependence",
+                           v.rows_tested, v.threshold_z, alpha);
+    return v;
+}
+
+// The smallest |S - 1| that would move some row's effective ODE by threshold_z predicted errors.
+double detectable_error(const DriftField& F, const std::vector<StepMomentTable>& tables,
+                        const StepSizes& eta, std::int64_t steps, const std::vector<double>& starts,
+                        const std::vector<double>& times, const std::vector<CompareRow>& rows, double threshold) {
+    constexpr double d = 0.1;
+    const auto up = effective_ode_rows(EffectiveDrift(F.scaled(1 + d), tables), eta, steps, starts, times);
+    const auto dn = effective_ode_rows(EffectiveDrift(F.scaled(1 - d), tables), eta, steps, starts, times);
+    double best = INFINITY;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const double sens = std::abs(up[i] - dn[i]) / (2 * d);
+        if (sens > 0 && rows[i].pred_se && *rows[i].pred_se > 0) best = std::min(best, threshold * *rows[i].pred_se / sens);
+    }
+    return std::isfinite(best) ? best : 1.0;
+}
+
+// The trajectory figure's prediction columns (its points are the record steps after step 0).
+void fill_trajectory(const EffectiveDrift& D, const StepSizes& eta, std::int64_t steps, const std::vector<double>& starts,
+                     const EffectivePrediction& pred, std::vector<TrajectoryPoint>& traj) {
+    std::vector<double> times;
+    for (const auto& p : traj) times.push_back(p.t);
+    const std::vector<double> ode = effective_ode_rows(D, eta, steps, starts, times);
+    for (std::size_t i = 0; i < traj.size(); ++i) {
+        const PredictionRecord& r = pred.records[i + 1];
+        traj[i].rho_eff_ode = ode[i];
+        traj[i].pred_mean = r.rho.mean;
+        traj[i].pred_q10 = r.q10;
+        traj[i].pred_q90 = r.q90;
+    }
+}
+
+}  // namespace
+
+void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
+                 const EnsembleResult& ens, CompareResult& out) {
+    const SgaParams& sg = p.sga;
+    EffectiveSummary eff;
+    eff.params = p.effective;
+    eff.params.moments.seed = eff.params.prediction.seed = sg.seed;
+    const std::vector<double> etas = level_etas(sg.schedule, sg.steps, p.effective.levels);
+    for (std::size_t j = 0; j < etas.size(); ++j)
+        eff.tables.push_back(measure_step_moments(p.model, F, etas[j], sg.update, eff.params.moments, j));
+    const EffectiveDrift D(F, eff.tables);
+    const StepSizes eta = [&](std::int64_t k) { return sg.schedule.eta(k); };
+    const EffectivePrediction pred =
+        predict_ensemble(D, eta, sg.steps, records, sg.rho0, p.model.d, sg.hit_eps, eff.params.prediction);
+
+    std::vector<double> starts, times;
+    for (const auto& tr : ens.trials)
+        if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
+    for (const auto& r : out.table) times.push_back(r.t);  // the last row is the run's end
+    const std::vector<double> eff_ode = effective_ode_rows(D, eta, sg.steps, starts, times);
+    fill_trajectory(D, eta, sg.steps, starts, pred, out.trajectory);
+    const std::vector<double> syst = systematic_errors(F, eff.tables, p.effective, sg.seed, eta, sg.steps, starts, times);
+
+    Verdict v = judge_rows(out.table, pred, eff_ode, syst, sg.trials, p.effective.alpha);
+    v.field_scale = p.field_scale;
+    v.detectable_field_error =
+        detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.table, v.threshold_z);
+    eff.abs_rho_final = pred.abs_rho_final;
+    eff.abs_rho_final_err = syst.back();
+    eff.hit_time = pred.hit_time;
+    eff.hit_fraction = pred.hit_fraction;
+    eff.plateau = plateau(D, etas);
+    out.effective = std::move(eff);
+    out.verdict = v;
+}
+
+}  // namespace rhoflow::detail
