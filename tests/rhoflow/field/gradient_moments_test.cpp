@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Eigenvalues>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -475,4 +476,42 @@ TEST_CASE("gradient moments: validation names the field, and a JSON round trip")
     nlohmann::json bad = je;
     bad["rule"] = "sideways";
     CHECK(invalid_param([&] { (void)bad.get<OneStepExpansion>(); }) == "rule");
+}
+
+TEST_CASE("one-step expansion: the default model's table (pinned values, time per rho)") {
+    // The numbers quoted in docs/theory.md section 8 (computed by this code; the tests above are
+    // their independent checks). Run with -s to see the table and the time per rho.
+    struct Row {
+        double rho, F, B_norm, B_tan, Sigma;
+    };
+    const Row rows[] = {
+        {0.10, 0.2591503128, -0.7917195207, -0.1919524398, 0.0898051264},
+        {0.50, 0.3756263756, -2.1450097099, -1.1637703005, 0.0860258790},
+        {0.90, 0.1630575054, -3.6171491986, -3.0870461500, 0.0285864327},
+        {0.97, 0.0551870734, -3.8013144001, -3.6130692864, 0.0092025808},
+        {0.99, 0.0190262226, -3.8430215944, -3.7771951819, 0.0031245211},
+    };
+    const ModelParams m;
+    (void)exact_gradient_moments(m, 0.5);  // builds the expansion once
+    for (const Row& r : rows) {
+        CAPTURE(r.rho);
+        double best_ms = 1e9;
+        ExactGradientMoments g;
+        for (int rep = 0; rep < 3; ++rep) {
+            const auto t0 = std::chrono::steady_clock::now();
+            g = exact_gradient_moments(m, r.rho);
+            best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        const OneStepExpansion n = one_step_expansion(g, UpdateRule::normalized), t = one_step_expansion(g, UpdateRule::tangent);
+        CHECK(std::abs(n.F - r.F) < 1e-10);
+        CHECK(std::abs(n.B - r.B_norm) < 1e-10);
+        CHECK(std::abs(t.B - r.B_tan) < 1e-10);
+        CHECK(std::abs(n.Sigma - r.Sigma) < 1e-10);
+        MESSAGE("rho = " << r.rho << ": F = " << n.F << ", B (normalized) = " << n.B << " +- " << n.B_err
+                         << ", B (tangent) = " << t.B << " +- " << t.B_err << ", Sigma = " << n.Sigma << " +- "
+                         << n.Sigma_err << "; " << best_ms << " ms (" << g.outer_nodes << " outer nodes)");
+        // Generous: the target is < 5 ms (measured ~2.4 ms); this only catches a gross regression
+        // on a busy machine.
+        CHECK(best_ms < 100);
+    }
 }
