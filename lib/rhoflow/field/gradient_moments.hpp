@@ -5,7 +5,7 @@
 //     Var[rho' - rho] = eta^2 Sigma(rho) + O(eta^3),          Sigma = s^2 Var[g_v],   s = sqrt(1 - rho^2),
 //
 // with B = -s E[g_u g_v] - rho (E[g_v^2] + E|g_w|^2)/2 for the normalized update and
-// B = -rho (E[g_v^2] + E|g_w|^2)/2 for the tangent one ((8.2)-(8.5)).
+// B = -rho (E[g_v^2] + E|g_w|^2)/2 for the tangent one ((8.1)-(8.5)).
 //
 // Method ((8.6)-(8.12)). Given the scores u, the other coordinates of the tokens are Gaussian, so
 // each moment is, given u, a polynomial in index sums over tokens; Wick's theorem and a sum over set

@@ -27,7 +27,7 @@ struct RawTerm {
 enum class Direction { u, v, w };
 
 // g / (2 beta) along one direction: sum_ij a_i a_j P_ij x_i - sum_ijk a_i a_j a_k P_ij x_k with
-// P_ij = u_i u_j + v_i v_j + <w_i, w_j> (docs/theory.md (8.6)).
+// P_ij = u_i u_j + v_i v_j + <w_i, w_j> (docs/theory.md (8.7)).
 std::vector<RawTerm> component_terms(Direction dir) {
     std::vector<RawTerm> out;
     for (int three = 0; three < 2; ++three)

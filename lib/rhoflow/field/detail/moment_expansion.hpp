@@ -13,8 +13,8 @@
 //  3. given the scores, v = (theta s) 1{informative} + sigma Y and w ~ N(0, sigma^2 I_{d-2}) are
 //     independent across distinct tokens: the Y moments give a polynomial in (theta s, sigma)
 //     per class, and Wick's theorem on the w-vectors gives sigma^{2 #edges} (d-2)^{#cycles}.
-// The result depends on nothing numerical; it is built once per process (about 10^5 polynomial
-// products, a few tens of milliseconds) and shared read-only.
+// The result depends on nothing numerical; it is built once per process (about 10 ms) and shared
+// read-only.
 #pragma once
 
 #include <array>
