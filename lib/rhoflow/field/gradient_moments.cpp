@@ -4,10 +4,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <numbers>
 #include <vector>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/detail/laplace_quadrature.hpp"
 #include "rhoflow/field/detail/moment_expansion.hpp"
@@ -385,82 +385,9 @@ OneStepExpansion one_step_expansion(const ModelParams& model, double rho, Update
     return one_step_expansion(exact_gradient_moments(model, rho, params), rule);
 }
 
-// ------------------------------------------------------------------------------- JSON hooks
-
-void to_json(nlohmann::json& j, const GradientMomentParams& p) {
-    j = nlohmann::json{{"rel_tol", p.rel_tol},
-                       {"inner_resolution", p.inner_resolution},
-                       {"z_range", p.z_range},
-                       {"max_segments", p.max_segments}};
-}
-
-void from_json(const nlohmann::json& j, GradientMomentParams& p) {
-    j.at("rel_tol").get_to(p.rel_tol);
-    j.at("inner_resolution").get_to(p.inner_resolution);
-    j.at("z_range").get_to(p.z_range);
-    j.at("max_segments").get_to(p.max_segments);
-}
-
-void to_json(nlohmann::json& j, const ExactGradientMoments& m) {
-    j = nlohmann::json{{"rho", m.rho},
-                       {"g_u", m.g_u},
-                       {"g_v", m.g_v},
-                       {"g_u_g_v", m.g_u_g_v},
-                       {"g_v_sq", m.g_v_sq},
-                       {"g_w_sq", m.g_w_sq},
-                       {"g_u_sq", m.g_u_sq},
-                       {"g_u_err", m.g_u_err},
-                       {"g_v_err", m.g_v_err},
-                       {"g_u_g_v_err", m.g_u_g_v_err},
-                       {"g_v_sq_err", m.g_v_sq_err},
-                       {"g_w_sq_err", m.g_w_sq_err},
-                       {"g_u_sq_err", m.g_u_sq_err},
-                       {"segments", m.segments},
-                       {"outer_nodes", m.outer_nodes},
-                       {"inner_nodes", m.inner_nodes},
-                       {"monomials", m.monomials},
-                       {"cancellation", m.cancellation}};
-}
-
-void from_json(const nlohmann::json& j, ExactGradientMoments& m) {
-    j.at("rho").get_to(m.rho);
-    j.at("g_u").get_to(m.g_u);
-    j.at("g_v").get_to(m.g_v);
-    j.at("g_u_g_v").get_to(m.g_u_g_v);
-    j.at("g_v_sq").get_to(m.g_v_sq);
-    j.at("g_w_sq").get_to(m.g_w_sq);
-    j.at("g_u_sq").get_to(m.g_u_sq);
-    j.at("g_u_err").get_to(m.g_u_err);
-    j.at("g_v_err").get_to(m.g_v_err);
-    j.at("g_u_g_v_err").get_to(m.g_u_g_v_err);
-    j.at("g_v_sq_err").get_to(m.g_v_sq_err);
-    j.at("g_w_sq_err").get_to(m.g_w_sq_err);
-    j.at("g_u_sq_err").get_to(m.g_u_sq_err);
-    j.at("segments").get_to(m.segments);
-    j.at("outer_nodes").get_to(m.outer_nodes);
-    j.at("inner_nodes").get_to(m.inner_nodes);
-    j.at("monomials").get_to(m.monomials);
-    j.at("cancellation").get_to(m.cancellation);
-}
-
-void to_json(nlohmann::json& j, const OneStepExpansion& e) {
-    j = nlohmann::json{{"rho", e.rho},     {"rule", std::string(to_string(e.rule))},
-                       {"F", e.F},         {"B", e.B},
-                       {"Sigma", e.Sigma}, {"F_err", e.F_err},
-                       {"B_err", e.B_err}, {"Sigma_err", e.Sigma_err},
-                       {"moments", e.moments}};
-}
-
-void from_json(const nlohmann::json& j, OneStepExpansion& e) {
-    j.at("rho").get_to(e.rho);
-    e.rule = parse_update_rule(j.at("rule").get<std::string>(), "rule");
-    j.at("F").get_to(e.F);
-    j.at("B").get_to(e.B);
-    j.at("Sigma").get_to(e.Sigma);
-    j.at("F_err").get_to(e.F_err);
-    j.at("B_err").get_to(e.B_err);
-    j.at("Sigma_err").get_to(e.Sigma_err);
-    j.at("moments").get_to(e.moments);
-}
+RHOFLOW_JSON_HOOKS(GradientMomentParams, rel_tol, inner_resolution, z_range, max_segments)
+RHOFLOW_JSON_HOOKS(ExactGradientMoments, rho, g_u, g_v, g_u_g_v, g_v_sq, g_w_sq, g_u_sq, g_u_err, g_v_err, g_u_g_v_err,
+                   g_v_sq_err, g_w_sq_err, g_u_sq_err, segments, outer_nodes, inner_nodes, monomials, cancellation)
+RHOFLOW_JSON_HOOKS(OneStepExpansion, rho, rule, F, B, Sigma, F_err, B_err, Sigma_err, moments)
 
 }  // namespace rhoflow

@@ -100,17 +100,17 @@ OneStepExpansion one_step_expansion(const ExactGradientMoments& moments, UpdateR
 OneStepExpansion one_step_expansion(const ModelParams& model, double rho, UpdateRule rule,
                                     const GradientMomentParams& params = {});
 
-/// JSON hooks (every field, by its member name).
+/// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const GradientMomentParams& p);
-/// Reads every field; throws nlohmann::json exceptions on missing fields or wrong types.
+/// Reads what to_json writes.
 void from_json(const nlohmann::json& j, GradientMomentParams& p);
-/// JSON hooks (every field, by its member name).
+/// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const ExactGradientMoments& m);
-/// Reads every field; throws nlohmann::json exceptions on missing fields or wrong types.
+/// Reads what to_json writes.
 void from_json(const nlohmann::json& j, ExactGradientMoments& m);
-/// JSON hooks (every field by its member name; the rule as "normalized"/"tangent").
+/// JSON hooks: one key per field (the rule as "normalized" or "tangent", the moments nested).
 void to_json(nlohmann::json& j, const OneStepExpansion& e);
-/// Reads every field; throws nlohmann::json exceptions, or InvalidArgument for an unknown rule.
+/// Reads what to_json writes (throws InvalidArgument naming "update" for an unknown rule).
 void from_json(const nlohmann::json& j, OneStepExpansion& e);
 
 }  // namespace rhoflow
