@@ -7,9 +7,9 @@
 #include <numbers>
 #include <vector>
 
-#include "rhoflow/core/detail/gauss_kronrod_vector.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/field/detail/laplace_quadrature.hpp"
 
 namespace rhoflow {
 
@@ -28,10 +28,10 @@ namespace {
 
 // x = t e^{s}: above kSkip every e^{-x} term is below 50^2 e^{-50} ~ 5e-19 of its bound and
 // 1 - e^{-x} is 1 to double precision, so the remaining nodes are summed in closed form.
-constexpr double kSkip = 50.0;
+constexpr double kSkip = detail::laplace_skip_x;
 // Below kSeries, 1 - e^{-x} comes from expm1 (no cancellation); above, from exp.
 // (A Taylor branch for tiny x was measured slower than glibc's expm1.)
-constexpr double kSeries = 0.25;
+constexpr double kSeries = detail::laplace_series_x;
 
 // Trapezoidal rule for E[g(Z)], Z ~ N(0,1), for one class of tokens, with all per-node
 // constants that do not depend on the outer variable precomputed.
@@ -211,10 +211,7 @@ FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldPar
     const std::int64_t R = model.R, N = model.N();
     const double mu = model.beta * model.theta * rho;
     // c = log E[S] sets the unit of t, so that lambda = 0 is where t E[S] = 1.
-    const double lI = R > 0 ? std::log(static_cast<double>(R)) + mu : -INFINITY;
-    const double lN = N > 0 ? std::log(static_cast<double>(N)) : -INFINITY;
-    const double lmax = std::max(lI, lN);
-    const double c = lmax + std::log(std::exp(lI - lmax) + std::exp(lN - lmax)) + 0.5 * tau * tau;
+    const double c = detail::laplace_shift(R, N, mu, tau);
 
     ClassRule ruleI, ruleN;
     if (R > 0) ruleI = make_rule(static_cast<double>(R), mu, tau, model.beta, c, params);
@@ -247,76 +244,11 @@ FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldPar
         out = {fine.j, fine.dj, fine.mass, coarse.j, coarse.dj, coarse.mass};
     };
 
-    using Panel = detail::GKPanel<C>;
-    auto panel = [&](double a, double b) { return detail::gauss_kronrod_panel<31, C>(integrand, a, b); };
-
-    std::vector<Panel> segs;
-    for (double a = -12; a < 8; a += 4) segs.push_back(panel(a, a + 4));
-
-    auto total_L1 = [&]() {
-        std::array<double, 3> L1{};
-        for (const auto& s : segs)
-            for (int k = 0; k < 3; ++k) L1[k] += s.L1[k];
-        return L1;
-    };
-    const double tail_eps = 0.1 * params.rel_tol;  // the last panel's size is added to the error
-    auto negligible = [&](const Panel& s) {
-        const auto L1 = total_L1();
-        for (int k = 0; k < 3; ++k)
-            if (std::abs(s.K[k]) > tail_eps * L1[k]) return false;
-        return true;
-    };
-    std::array<double, 3> tail_err{};
-    // Extend to the left (the integrand decays at least like e^lambda there) and to the right
-    // (like M^L, slowly when L is small and tau large), widening the panels as we go.
-    double width = 4;
-    while (!negligible(segs.front())) {
-        const double a = segs.front().a;
-        if (a < -400) throw NumericalError("exact field: left tail of the t-integral does not decay");
-        segs.insert(segs.begin(), panel(a - width, a));
-        width = std::min(2 * width, 16.0);
-    }
-    for (int k = 0; k < 3; ++k) tail_err[k] += std::abs(segs.front().K[k]);
-    width = 2;
-    while (!negligible(segs.back())) {
-        const double b = segs.back().b;
-        if (b > 400) throw NumericalError("exact field: right tail of the t-integral does not decay");
-        segs.push_back(panel(b, b + width));
-        width = std::min(1.5 * width, 8.0);
-    }
-    for (int k = 0; k < 3; ++k) tail_err[k] += std::abs(segs.back().K[k]);
-
-    // Bisect the worst panel until every component meets rel_tol * L1.
-    std::array<double, 3> outer_err{};
-    for (;;) {
-        const auto L1 = total_L1();
-        outer_err = {};
-        for (const auto& s : segs)
-            for (int k = 0; k < 3; ++k) outer_err[k] += std::abs(s.K[k] - s.G[k]);
-        bool ok = true;
-        for (int k = 0; k < 3; ++k)
-            if (outer_err[k] > params.rel_tol * L1[k]) ok = false;
-        if (ok || static_cast<int>(segs.size()) >= params.max_segments) break;
-        std::size_t worst = 0;
-        double worst_score = -1;
-        for (std::size_t i = 0; i < segs.size(); ++i) {
-            double score = 0;
-            for (int k = 0; k < 3; ++k)
-                if (L1[k] > 0) score = std::max(score, std::abs(segs[i].K[k] - segs[i].G[k]) / L1[k]);
-            if (score > worst_score) {
-                worst_score = score;
-                worst = i;
-            }
-        }
-        const double a = segs[worst].a, b = segs[worst].b, m = 0.5 * (a + b);
-        segs[worst] = panel(a, m);
-        segs.insert(segs.begin() + static_cast<std::ptrdiff_t>(worst) + 1, panel(m, b));
-    }
-
-    std::array<double, C> sum{};
-    for (const auto& s : segs)
-        for (std::size_t k = 0; k < C; ++k) sum[k] += s.K[k];
-    const auto L1 = total_L1();
+    const auto res = detail::integrate_lambda<C, 3>(integrand, params.rel_tol, params.max_segments, "exact field");
+    const auto& sum = res.sum;
+    const auto& L1 = res.L1;
+    const auto& outer_err = res.outer_err;
+    const auto& tail_err = res.tail_err;
     std::array<double, 3> err{};
     std::array<double, 3> inner_err{};
     for (int k = 0; k < 3; ++k) {
@@ -336,7 +268,7 @@ FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldPar
     fp.drift = drift_of(rho, fp.dj);
     fp.drift_err = (1 - rho * rho) * fp.dj_err;
     if (stats) {
-        stats->segments = static_cast<int>(segs.size());
+        stats->segments = res.segments;
         stats->outer_nodes = evaluations;
         stats->inner_nodes = static_cast<int>(ruleI.E.size() + ruleN.E.size());
         stats->inner_err_j = inner_err[0];
