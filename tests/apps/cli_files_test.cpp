@@ -1,0 +1,47 @@
+// The command line's output files in-process: devices are written, never replaced.
+#include <doctest/doctest.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "common.hpp"
+#include "rhoflow/io/io_test_util.hpp"
+
+using namespace rhoflow::test;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out, err;
+};
+
+Run rhoflow_cli(const std::vector<std::string>& args) {
+    std::ostringstream out, err;
+    auto* old_out = std::cout.rdbuf(out.rdbuf());
+    auto* old_err = std::cerr.rdbuf(err.rdbuf());
+    Run r;
+    r.code = rhoflow::cli::dispatch(args);
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    r.out = out.str();
+    r.err = err.str();
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("cli files: --output to /dev/null writes it, to /dev/full exits 1, neither is replaced") {
+    TempDir t("cli_devices");
+    const fs::path null = device_node(t.path, "null", 1, 3, "/dev/null");
+    const fs::path full = device_node(t.path, "full", 1, 7, "/dev/full");
+    const Run ok = rhoflow_cli({"field", "--rho", "0.3", "--output", null.string()});
+    CHECK(ok.code == 0);
+    const Run bad = rhoflow_cli({"field", "--rho", "0.3", "--output", full.string()});
+    CHECK(bad.code == 1);
+    CHECK(bad.err.find("No space left on device") != std::string::npos);
+    CHECK(fs::is_character_file(null));
+    CHECK(fs::is_character_file(full));
+    CHECK(temporaries(null.parent_path()).empty());
+    CHECK(temporaries(full.parent_path()).empty());
+}
