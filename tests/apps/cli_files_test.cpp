@@ -1,4 +1,5 @@
-// The command line's output files in-process: devices are written, never replaced.
+// The command line's output files in-process: devices are written, never replaced; folder names
+// are data for figure rendering.
 #include <doctest/doctest.h>
 
 #include <iostream>
@@ -44,4 +45,22 @@ TEST_CASE("cli files: --output to /dev/null writes it, to /dev/full exits 1, nei
     CHECK(fs::is_character_file(full));
     CHECK(temporaries(null.parent_path()).empty());
     CHECK(temporaries(full.parent_path()).empty());
+}
+
+TEST_CASE("cli files: compare --out takes any folder name, quotes and shell syntax included") {
+    TempDir t("cli_compare_names");
+    EnvGuard pwned("RHOFLOW_TEST_PWNED", (t / "PWNED").string());
+    for (const std::string name : {"x'; touch \"$RHOFLOW_TEST_PWNED\"; echo '", "bob's results"}) {
+        CAPTURE(name);
+        const fs::path dir = t / name;
+        const Run r = rhoflow_cli({"compare", "--d", "10", "--L", "40", "--R", "8", "--steps", "2000", "--trials", "4",
+                                   "--no-study", "--horizon", "1", "--out", dir.string()});
+        CHECK(r.code == 0);
+        CHECK(r.err.find("sh: ") == std::string::npos);
+        CHECK(r.err.find("Syntax error") == std::string::npos);
+        CHECK(fs::exists(dir / "compare.json"));
+        CHECK(fs::exists(dir / "fig_gap.gp"));
+    }
+    CHECK_FALSE(fs::exists(t / "PWNED"));
+    CHECK_FALSE(fs::exists("PWNED"));
 }
