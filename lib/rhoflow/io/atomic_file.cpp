@@ -127,7 +127,8 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
     if (fd.fd < 0) {
         const int err = errno;
         unlink.armed = false;
-        detail::throw_io("cannot create the temporary file " + tmp.string(), err);
+        detail::throw_io(fmt::format("cannot write {}: cannot create a temporary file in {}", path.string(), dir.string()),
+                         err);
     }
     if (const int err = write_all(fd.fd, content)) detail::throw_io("cannot write " + path.string(), err);
     if (existing) {

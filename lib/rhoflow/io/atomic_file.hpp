@@ -12,8 +12,9 @@
 //  - on any error the temporary file is removed and IoError names the path and the reason.
 // Anything else is never replaced by a regular file:
 //  - a character device (/dev/null, /dev/full, a terminal) or a FIFO is opened and written
-//    directly, streaming; a failed write (/dev/full: "No space left on device", a FIFO whose
-//    reader left: "Broken pipe", no SIGPIPE raised) is an IoError;
+//    directly, streaming (a FIFO waits for its reader, as the shell's > does); a failed write
+//    (/dev/full: "No space left on device"; a FIFO whose reader left: "Broken pipe", with no
+//    SIGPIPE raised) is an IoError;
 //  - a directory, a block device or a socket is refused with IoError.
 // Missing parent directories are created. A file with several hard links is replaced under
 // this name only (the other links keep the old content); ACLs and extended attributes are not

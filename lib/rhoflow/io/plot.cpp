@@ -183,6 +183,8 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
             continue;
         }
         const fs::path png = dir / (f.name + ".png"), svg = dir / (f.name + ".svg");
+        remove_stale_temporaries(png);  // images of a killed run (the script's are removed by its write)
+        remove_stale_temporaries(svg);
         const fs::path png_tmp = detail::temporary_sibling(png), svg_tmp = detail::temporary_sibling(svg);
         const fs::path run = detail::temporary_sibling(dir / (f.name + ".gp"));
         RemoveOnInterrupt g1(png_tmp, png.string()), g2(svg_tmp, svg.string()), g3(run, run.string());
