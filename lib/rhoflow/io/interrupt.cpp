@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 struct Entry {
     std::uint64_t id = 0;
     fs::path path;     // a temporary to remove (empty for a child process)
+    fs::path where;    // the same, absolute and normalised: to tell nested temporaries
     std::string name;  // the output it stands for
     pid_t pid = 0;     // a child process to terminate (0 for a temporary)
 };
@@ -41,6 +42,11 @@ Registry& registry() {
 }
 
 std::uint64_t add(Entry e) {
+    if (!e.path.empty()) {
+        std::error_code ec;
+        e.where = fs::absolute(e.path, ec).lexically_normal();
+        if (ec) e.where = e.path.lexically_normal();
+    }
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     e.id = r.next_id++;
@@ -118,7 +124,7 @@ void write_stderr(const std::string& s) noexcept {
         const std::error_code& ec = error[i];
         const std::uintmax_t n = count[i];
         const bool nested = std::any_of(r.entries.begin(), r.entries.end(), [&](const Entry& o) {
-            return !o.path.empty() && o.id != e.id && inside(e.path, o.path);
+            return !o.path.empty() && o.id != e.id && inside(e.where, o.where);
         });
         if (ec)
             failed.push_back(e.path.string() + " (" + ec.message() + ")");
@@ -142,7 +148,7 @@ void write_stderr(const std::string& s) noexcept {
 }  // namespace
 
 RemoveOnInterrupt::RemoveOnInterrupt(fs::path temporary, std::string name)
-    : id_(add(Entry{0, std::move(temporary), std::move(name), 0})) {}
+    : id_(add(Entry{0, std::move(temporary), {}, std::move(name), 0})) {}
 
 RemoveOnInterrupt::~RemoveOnInterrupt() { release(); }
 
@@ -162,7 +168,7 @@ void RemoveOnInterrupt::release() noexcept {
     id_ = 0;
 }
 
-TerminateOnInterrupt::TerminateOnInterrupt(pid_t pid) : id_(add(Entry{0, {}, {}, pid})) {}
+TerminateOnInterrupt::TerminateOnInterrupt(pid_t pid) : id_(add(Entry{0, {}, {}, {}, pid})) {}
 
 TerminateOnInterrupt::~TerminateOnInterrupt() { remove_entry(id_); }
 

@@ -67,6 +67,20 @@ TEST_CASE("interrupt: SIGTERM and SIGINT remove a staged folder being written, e
     }
 }
 
+TEST_CASE("interrupt: the message names a folder given by a relative path once, as given") {
+    TempDir t("interrupt_relative");
+    const pid_t pid = spawn({helper, "stage", "out"}, t / "stdout.log", t / "stderr.log", t.path);
+    REQUIRE(pid > 0);
+    const bool started = wait_until([&] { return staged_with(t.path, "out", "f3"); });
+    ::kill(pid, SIGTERM);
+    const int status = wait_status(pid);
+    REQUIRE(started);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 143);
+    CHECK(read_text(t / "stderr.log") == "rhoflow-test-helper: interrupted (SIGTERM); removed partial output out\n");
+    CHECK(entries(t.path) == std::set<std::string>{"stderr.log", "stdout.log"});
+}
+
 TEST_CASE("interrupt: SIGTERM during an atomic file write removes the temporary, the file stays whole") {
     TempDir t("interrupt_atomic");
     const fs::path file = t / "result.json";

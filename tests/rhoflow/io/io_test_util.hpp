@@ -78,8 +78,10 @@ inline bool wait_until(const std::function<bool()>& ok, double seconds = 20) {
     return ok();
 }
 
-/// Starts `argv` with stdin /dev/null, stdout and stderr into the given files; returns its pid.
-inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err) {
+/// Starts `argv` with stdin /dev/null, stdout and stderr into the given files, in folder `cwd`
+/// (default: this process's); returns its pid.
+inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
+                   const fs::path& cwd = {}) {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -88,6 +90,7 @@ inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, co
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
     // Default signal handling in the child, whatever the test runner ignores or blocks.
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);

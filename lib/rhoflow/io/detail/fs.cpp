@@ -75,8 +75,9 @@ fs::path resolve_output_path(const fs::path& given) {
 
 fs::path temporary_sibling(const fs::path& target) {
     static std::atomic<unsigned long> counter{0};
-    return parent_dir(target) / fmt::format(".{}.tmp.{}.{}.{}", target.filename().string(), ::getpid(), host_tag(),
-                                            counter.fetch_add(1));
+    const std::string name =
+        fmt::format(".{}.tmp.{}.{}.{}", target.filename().string(), ::getpid(), host_tag(), counter.fetch_add(1));
+    return target.has_parent_path() ? target.parent_path() / name : fs::path(name);
 }
 
 bool is_stale_temporary(const std::string& file_name, const std::string& name) {
