@@ -187,7 +187,7 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         remove_stale_temporaries(svg);
         const fs::path png_tmp = detail::temporary_sibling(png), svg_tmp = detail::temporary_sibling(svg);
         const fs::path run = detail::temporary_sibling(dir / (f.name + ".gp"));
-        RemoveOnInterrupt g1(png_tmp, png.string()), g2(svg_tmp, svg.string()), g3(run, run.string());
+        RemoveOnInterrupt g1(png_tmp, png.string()), g2(svg_tmp, svg.string()), g3(run, png.string());
         auto remove_temporaries = [&] {
             std::error_code ec;
             for (const auto* p : {&png_tmp, &svg_tmp, &run}) fs::remove(*p, ec);
