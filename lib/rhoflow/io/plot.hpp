@@ -1,11 +1,30 @@
 // Figures rendered by gnuplot (a runtime dependency, Debian's gnuplot-nox). For each figure
-// rhoflow writes its data files and a self-contained script NAME.gp next to them, so that
-// `gnuplot NAME.gp` in that directory regenerates NAME.png and NAME.svg; then, if gnuplot is
-// installed, it runs the script, rendering to temporary names that are renamed on success
-// (no partial image under the final name). Without gnuplot it says so and keeps the data.
+// rhoflow writes a self-contained script NAME.gp next to its data files, so that
+// `gnuplot NAME.gp` in that folder regenerates NAME.png and NAME.svg; then, if gnuplot is
+// installed, it renders both.
+//
+// Guarantees:
+//  - no shell is involved: gnuplot is found by searching PATH here (empty entries, meaning the
+//    current folder, are skipped) and started with posix_spawn (fork/exec where posix_spawn
+//    cannot set the working folder) with an argument vector and its working folder set to the
+//    figures' folder, so any folder name works (quotes, spaces, newlines, leading dashes,
+//    non-ASCII) and none is interpreted;
+//  - images are rendered to temporary names (see atomic_file.hpp) renamed on success: no
+//    partial image under a final name; the temporaries are removed on failure and, once the
+//    program enabled interrupt.hpp, on SIGINT/SIGTERM (gnuplot is then sent SIGTERM too);
+//  - gnuplot runs with an empty signal mask, standard input /dev/null, and its standard output
+//    and error captured.
+// Failures:
+//  - gnuplot not found: not an error; the status line for each figure starts with "warning: "
+//    and says how to render later, and the data and scripts are kept;
+//  - gnuplot found but failing (or killed): IoError (a std::runtime_error) naming the script,
+//    the exit status and gnuplot's own messages; the figures already rendered are kept;
+//  - a figure name that is not a plain file name (empty, '/', quotes, control characters):
+//    std::invalid_argument, before anything is written.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,15 +32,19 @@ namespace rhoflow {
 
 /// A figure: its file stem and the gnuplot commands that draw it (after the terminal is set).
 struct Figure {
-    std::string name;  ///< stem of NAME.gp, NAME.png, NAME.svg
+    std::string name;  ///< stem of NAME.gp, NAME.png, NAME.svg (a plain file name)
     std::string body;  ///< gnuplot commands ending in one plot command (re-plotted for SVG)
 };
+
+/// The gnuplot executable found on PATH (absolute), if any.
+std::optional<std::filesystem::path> find_gnuplot();
 
 /// True when a gnuplot executable is on the PATH.
 bool gnuplot_available();
 
-/// Writes DIR/NAME.gp for each figure and, when `render` and gnuplot is available, renders PNG
-/// and SVG. Returns one line per figure saying what was written (or why it was not rendered).
+/// Writes DIR/NAME.gp for each figure and, when `render` and gnuplot is available, renders
+/// NAME.png and NAME.svg. Returns one line per figure saying what was written, beginning with
+/// "warning: " when gnuplot was wanted but not found. Throws as described above.
 std::vector<std::string> render_figures(const std::filesystem::path& dir, const std::vector<Figure>& figures,
                                         bool render = true);
 

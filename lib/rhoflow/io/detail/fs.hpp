@@ -1,0 +1,31 @@
+// Internal helpers of the io folder's file handling (atomic files, staged folders, figures):
+// temporary names, path resolution, fsync, errno messages. Not installed.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace rhoflow::detail {
+
+/// Throws IoError "<what>: <strerror(err)>".
+[[noreturn]] void throw_io(const std::string& what, int err);
+
+/// `p` with trailing separators, "." and ".." resolved lexically (made absolute only when its
+/// last component is "." or ".."), then symbolic links of its last component followed (up to
+/// 40; ELOOP beyond). Throws IoError for an empty path or the root.
+std::filesystem::path resolve_output_path(const std::filesystem::path& p);
+
+/// A fresh name `.NAME.tmp.PID.HOST.N` in the directory of `target` (NAME its file name).
+std::filesystem::path temporary_sibling(const std::filesystem::path& target);
+
+/// True when `file_name` is a temporary of `name` (see temporary_sibling) made by a process of
+/// this machine that is no longer running.
+bool is_stale_temporary(const std::string& file_name, const std::string& name);
+
+/// fsync of a file or directory opened read-only; returns 0 or the errno.
+int fsync_path(const std::filesystem::path& p) noexcept;
+
+/// The parent directory of `p`, "." when it has none.
+std::filesystem::path parent_dir(const std::filesystem::path& p);
+
+}  // namespace rhoflow::detail

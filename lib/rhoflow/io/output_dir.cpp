@@ -1,0 +1,150 @@
+#include "rhoflow/io/output_dir.hpp"
+
+#include <cerrno>
+#include <cstdio>  // renameat2
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/detail/fs.hpp"
+#include "rhoflow/version.hpp"
+
+namespace rhoflow {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Throws IoError unless a folder may be put at `target` (resolved) now.
+void check_replaceable(const fs::path& given, const fs::path& target, Replace replace) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) {
+        const int err = errno;
+        if (err == ENOENT) return;
+        if (err == ENOTDIR)
+            throw IoError(fmt::format("cannot write the folder {}: a file that is not a folder is in its path",
+                                      given.string()));
+        detail::throw_io("cannot examine " + given.string(), err);
+    }
+    if (!S_ISDIR(st.st_mode))
+        throw IoError(fmt::format("cannot write the folder {}: a file that is not a folder has that name (remove it "
+                                  "or choose another name)",
+                                  given.string()));
+    if (replace == Replace::any) return;
+    struct stat m {};
+    if (::lstat((target / StagedDirectory::marker).c_str(), &m) == 0 && S_ISREG(m.st_mode)) return;
+    std::error_code ec;
+    if (fs::is_empty(target, ec) && !ec) return;
+    throw IoError(fmt::format("will not replace the folder {}: it is not empty and has no {} file, so rhoflow did not "
+                              "write it and replacing it would delete its files; remove it or choose another name",
+                              given.string(), StagedDirectory::marker));
+}
+
+// Writes every file and folder under `root` (and `root`) to disk.
+void sync_tree(const fs::path& root) {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        const auto type = it->symlink_status(ec).type();
+        if (ec) break;
+        if (type != fs::file_type::regular && type != fs::file_type::directory) continue;
+        if (const int err = detail::fsync_path(it->path())) detail::throw_io("cannot write " + it->path().string() + " to disk", err);
+    }
+    if (ec) throw IoError(fmt::format("cannot list {}: {}", root.string(), ec.message()));
+    if (const int err = detail::fsync_path(root)) detail::throw_io("cannot write " + root.string() + " to disk", err);
+}
+
+}  // namespace
+
+void StagedDirectory::check(const fs::path& final_path, Replace replace) {
+    check_replaceable(final_path, detail::resolve_output_path(final_path), replace);
+}
+
+StagedDirectory::StagedDirectory(const fs::path& final_path, Replace replace)
+    : given_(final_path), final_(detail::resolve_output_path(final_path)), replace_(replace) {
+    check_replaceable(given_, final_, replace_);
+    tmp_ = detail::temporary_sibling(final_);
+    // Registered before anything is created: nothing escapes the cleanup, and once an
+    // interruption's cleanup has begun this blocks until the process exits.
+    guard_ = RemoveOnInterrupt(tmp_, given_.string());
+    const fs::path dir = detail::parent_dir(final_);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw IoError(fmt::format("cannot create the folder {} for {}: {}", dir.string(), given_.string(), ec.message()));
+    remove_stale_temporaries(final_);
+    if (::mkdir(tmp_.c_str(), 0777) != 0) {
+        const int err = errno;
+        detail::throw_io("cannot create the temporary folder " + tmp_.string(), err);
+    }
+    try {
+        const std::string text = fmt::format(
+            "This folder was written by rhoflow {}. A new run into it replaces it whole (rhoflow only replaces "
+            "folders that hold this file).\n",
+            version);
+        const fs::path m = tmp_ / marker;
+        const int fd = ::open(m.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            const int err = errno;
+            detail::throw_io("cannot create " + m.string(), err);
+        }
+        const ssize_t n = ::write(fd, text.data(), text.size());
+        const int err = n < 0 ? errno : EIO;
+        if ((::close(fd) != 0) | (n != static_cast<ssize_t>(text.size()))) detail::throw_io("cannot write " + m.string(), err);
+    } catch (...) {
+        fs::remove_all(tmp_, ec);
+        throw;
+    }
+}
+
+StagedDirectory::~StagedDirectory() {
+    if (committed_) return;
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+}
+
+void StagedDirectory::commit() {
+    if (committed_) return;
+    sync_tree(tmp_);
+    check_replaceable(given_, final_, replace_);
+    const fs::path aside = detail::temporary_sibling(final_);  // the old folder, where no exchange exists
+    RemoveOnInterrupt aside_guard(aside, given_.string());
+    int err = 0;
+    bool exchanged = false, moved_aside = false;
+    without_interrupt_cleanup([&] {
+        struct stat st {};
+        if (::lstat(final_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+            if (::renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+                exchanged = true;
+                return;
+            }
+            if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) {
+                err = errno;
+                return;
+            }
+#endif
+            if (::rename(final_.c_str(), aside.c_str()) != 0) {
+                err = errno;
+                return;
+            }
+            if (::rename(tmp_.c_str(), final_.c_str()) != 0) {
+                err = errno;
+                ::rename(aside.c_str(), final_.c_str());  // put the old folder back
+                return;
+            }
+            moved_aside = true;
+        } else if (::rename(tmp_.c_str(), final_.c_str()) != 0) {
+            err = errno;
+        }
+    });
+    if (err != 0) detail::throw_io(fmt::format("cannot move {} into place as {}", tmp_.string(), given_.string()), err);
+    committed_ = true;
+    detail::fsync_path(detail::parent_dir(final_));  // best effort: the folder is in place either way
+    std::error_code ec;  // the old folder, now under a temporary name: removed (else by a later run)
+    if (exchanged) fs::remove_all(tmp_, ec);
+    if (moved_aside) fs::remove_all(aside, ec);
+    guard_.release();
+}
+
+}  // namespace rhoflow

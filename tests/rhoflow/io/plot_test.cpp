@@ -1,0 +1,119 @@
+// render_figures: no shell (folder names are data), gnuplot's failures reported with its
+// messages, a missing gnuplot only warned about; the library calls no shell anywhere.
+#include "rhoflow/io/plot.hpp"
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/io_test_util.hpp"
+
+using namespace rhoflow;
+using namespace rhoflow::test;
+
+namespace {
+
+const std::vector<Figure> figures = {{"fig_line", "set title 'line'\nplot 'fig_line.dat' using 1:2 with lines"}};
+
+void write_data(const fs::path& dir) { write_file_atomic(dir / "fig_line.dat", "0 0\n1 1\n2 4\n"); }
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("plot: folder names with quotes, spaces, newlines and shell syntax are data, not code") {
+    TempDir t("plot_names");
+    EnvGuard pwned("RHOFLOW_TEST_PWNED", (t / "PWNED").string());
+    const std::vector<std::string> names = {
+        "x'; touch \"$RHOFLOW_TEST_PWNED\"; echo '",
+        "it's a dir ;touch \"$RHOFLOW_TEST_PWNED\" $(touch \"$RHOFLOW_TEST_PWNED\") `touch \"$RHOFLOW_TEST_PWNED\"`",
+        "bob's",
+        "-n leading dash",
+        "new\nline \"double\" na\xc3\xafve \xce\xb2",
+    };
+    const bool have = gnuplot_available();
+    if (!have) MESSAGE("gnuplot not installed: scripts checked, rendering not");
+    for (const auto& name : names) {
+        CAPTURE(name);
+        const fs::path dir = t / name;
+        write_data(dir);
+        std::vector<std::string> lines;
+        CHECK(error_of([&] { lines = render_figures(dir, figures, have); }) == "");
+        CHECK(fs::exists(dir / "fig_line.gp"));
+        if (have) {
+            CHECK(fs::file_size(dir / "fig_line.png") > 1000);
+            CHECK(fs::file_size(dir / "fig_line.svg") > 1000);
+        }
+        CHECK(temporaries(dir).empty());
+    }
+    CHECK_FALSE(fs::exists(t / "PWNED"));
+    CHECK_FALSE(fs::exists("PWNED"));
+}
+
+TEST_CASE("plot: a failing gnuplot is an error carrying its messages, and leaves no temporary") {
+    TempDir t("plot_fake");
+    fs::create_directories(t / "bin");
+    // A fake gnuplot that reports where it ran and with which arguments, then fails.
+    write_text(t / "bin" / "gnuplot",
+               "#!/bin/sh\necho \"fake gnuplot in $(pwd) with $#: \\\"$1\\\", line 3: undefined variable: x\" >&2\nexit 1\n");
+    fs::permissions(t / "bin" / "gnuplot", static_cast<fs::perms>(0755));
+    EnvGuard path("PATH", (t / "bin").string() + ":/usr/bin:/bin");
+    const fs::path dir = t / "a 'quoted' dir";
+    write_data(dir);
+    const std::string error = error_of([&] { render_figures(dir, figures); });
+    CAPTURE(error);
+    CHECK(error.find("fake gnuplot in " + fs::canonical(dir).string() + " with 1: \".fig_line.gp.tmp.") !=
+          std::string::npos);
+    CHECK(error.find("line 3: undefined variable: x") != std::string::npos);
+    CHECK(error.find("exit status 1") != std::string::npos);
+    CHECK(error.find("fig_line.gp") != std::string::npos);
+    CHECK(entries(dir) == std::set<std::string>{"fig_line.dat", "fig_line.gp"});
+}
+
+TEST_CASE("plot: without gnuplot the data and scripts are kept, with a warning") {
+    TempDir t("plot_missing");
+    write_data(t.path);
+    EnvGuard path("PATH", "");
+    CHECK_FALSE(gnuplot_available());
+    std::vector<std::string> lines;
+    CHECK(error_of([&] { lines = render_figures(t.path, figures); }) == "");
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].rfind("warning: ", 0) == 0);
+    CHECK(lines[0].find("gnuplot not found") != std::string::npos);
+    CHECK(entries(t.path) == std::set<std::string>{"fig_line.dat", "fig_line.gp"});
+}
+
+TEST_CASE("plot: a figure name that is not a plain file name is refused before anything is written") {
+    TempDir t("plot_badname");
+    for (const char* bad : {"", "a/b", "it's", "a\nb", ".."}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(render_figures(t.path, {{bad, "plot x"}}, false), std::invalid_argument);
+    }
+    CHECK(entries(t.path).empty());
+}
+
+TEST_CASE("plot: nothing in lib calls a shell (system, popen)") {
+    // Comments stripped, then any call of system( or popen( is a finding.
+    const std::regex call(R"((^|[^A-Za-z0-9_])(system|popen)\s*\()");
+    std::vector<std::string> found;
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(RHOFLOW_SOURCE_DIR) / "lib")) {
+        const auto ext = e.path().extension();
+        if (ext != ".cpp" && ext != ".hpp" && ext != ".in") continue;
+        std::istringstream in(read_text(e.path()));
+        std::string line;
+        for (int n = 1; std::getline(in, line); ++n) {
+            line = line.substr(0, line.find("//"));
+            if (std::regex_search(line, call)) found.push_back(fmt::format("{}:{}: {}", e.path().string(), n, line));
+        }
+    }
+    for (const auto& f : found) MESSAGE(f);
+    CHECK(found.empty());
+}
