@@ -205,7 +205,7 @@ TEST_CASE("runner: a failing cell names task and cell, keeps the completed ones,
 
 TEST_CASE("runner: task names that are not plain folder names are refused, naming key 'name' and its line") {
     const fs::path dir = test::temp_dir("runner_names");
-    for (const char* name : {"a/b", "..", ".", "/abs", ".hidden", "a\\\\b", "x y", "../up"}) {
+    for (const char* name : {"a/b", "..", ".", "/abs", ".hidden", "a\\\\b", "x y", "../up", ""}) {
         CAPTURE(name);
         const std::string msg =
             file_error(dir, fmt::format("[[task]]\ncommand = \"sga\"\n\nname = \"{}\"\nsteps = 10\n", name));
@@ -214,6 +214,33 @@ TEST_CASE("runner: task names that are not plain folder names are refused, namin
     CHECK(file_error(dir, "[[task]]\ncommand = \"sga\"\nname = \"ok.name-1_x\"\n").empty());
     CHECK(file_error(dir, "[[task]]\nname = \"a\"\ncommand = \"sga\"\n[[task]]\nname = \"a\"\ncommand = \"ode\"\n")
               .find("key 'name'") != std::string::npos);
+}
+
+TEST_CASE("runner: cells take [defaults], then the task's keys, and a per-norm sigma is divided by sqrt(d) once") {
+    const fs::path dir = test::temp_dir("runner_cells");
+    const fs::path f = write(dir, "e.toml",
+                             "[defaults]\nsigma-per-norm = true\nsigma = 2\nL = 30\nR = 3\n"
+                             "[[task]]\nname = \"s\"\ncommand = \"sga\"\nd = [16, 4]\nL = 40\n"
+                             "[[task]]\ncommand = \"field\"\nsigma-per-norm = false\nrho = [[0.5, -0.5], [0.25]]\n");
+    const Experiment e = read_experiment(f, dir / "out");
+    REQUIRE(e.cells.size() == 4);
+    CHECK(e.out == dir / "out");
+    CHECK(e.cells[0].dir == "s/d=16");
+    CHECK(model_of(e.cells[0].job).sigma == 0.5);  // 2 / sqrt(16)
+    CHECK(model_of(e.cells[0].job).sigma_input() == 2.0);
+    CHECK(model_of(e.cells[1].job).sigma == 1.0);  // 2 / sqrt(4)
+    CHECK(model_of(e.cells[0].job).L == 40);       // the task's key over [defaults]
+    // A switch set to false leaves the default (per coordinate); a list of lists sweeps.
+    CHECK(e.tasks[1].name == "task2");
+    CHECK(model_of(e.cells[2].job).sigma == 2.0);
+    CHECK(model_of(e.cells[2].job).L == 30);
+    CHECK(std::get<FieldJob>(e.cells[2].job).rho == std::vector<double>{0.5, -0.5});
+    CHECK(std::get<FieldJob>(e.cells[3].job).rho == std::vector<double>{0.25});
+    CHECK(e.cells[2].dir == "task2/rho=0.5_-0.5");
+    // Without --out: the file's 'out', else <file stem>-out.
+    CHECK(read_experiment(f).out == fs::path("e-out"));
+    CHECK(read_experiment(write(dir, "g.toml", "out = \"elsewhere\"\n[[task]]\ncommand = \"sga\"\n")).out ==
+          fs::path("elsewhere"));
 }
 
 TEST_CASE("runner: a value repeated in a sweep is refused") {
