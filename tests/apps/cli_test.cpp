@@ -578,3 +578,16 @@ TEST_CASE("cli regression: SUB --help lists every setting of the subcommand as a
         for (const char* f : {"--json", "--output"}) CHECK(r.out.find(f) != std::string::npos);
     }
 }
+
+TEST_CASE("cli regression: --sigma-per-norm divides sigma by sqrt(d) once, whatever the flag order") {
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"field", "--sigma-per-norm", "--sigma", "2", "--d", "16", "--rho", "0.1", "--json"},
+             {"field", "--d", "16", "--rho", "0.1", "--sigma", "2", "--sigma-per-norm", "--json"}}) {
+        const Run r = rhoflow_cli(args);
+        REQUIRE(r.code == 0);
+        const auto doc = nlohmann::json::parse(r.out);
+        CHECK(doc["model"]["sigma"].get<double>() == 0.5);
+        CHECK(doc["model"]["sigma_input"].get<double>() == 2.0);
+        CHECK(doc["model"]["noise_convention"] == "per_norm");
+    }
+}
