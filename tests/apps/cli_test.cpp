@@ -11,9 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli.hpp"
+#include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/settings.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -271,4 +274,320 @@ TEST_CASE("cli: no progress-bar characters when stderr is not a terminal") {
     const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(err.find('\r') == std::string::npos);
     CHECK(err.find("[==") == std::string::npos);
+}
+
+// ------------------------------------------------------------------------------------------
+// Regression tests from a bad-input probe: each asserts the exit code and the message.
+
+namespace {
+
+std::string write_file(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+}
+
+std::string slurp_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A fast comparison: meanfield field, small model, no study, no figures.
+std::vector<std::string> small_compare(const std::filesystem::path& out) {
+    return {"compare", "--d", "10", "--L", "40", "--R", "8", "--theta", "1.5", "--steps", "2000", "--trials", "3",
+            "--eta0", "0.02", "--k0", "500", "--horizon", "3", "--field", "meanfield", "--no-study", "--no-figures",
+            "--out", out.string(), "--quiet", "--threads", "1"};
+}
+
+std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("cli regression: empty values exit 2 naming the flag, saying the value is not a number") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"field", "--rho", ""}, "invalid --rho: rho = '' is not a number (e.g. 0.5, -2, 1e-3)"},
+        {{"field", "--theta", ""}, "invalid --theta: theta = '' is not a number (e.g. 0.5, -2, 1e-3)"},
+        {{"compare", "--rho0", ""}, "invalid --rho0: rho0 = '' is not a number (e.g. 0.5, -2, 1e-3)"},
+        {{"ode", "--rho0", ""}, "invalid --rho0: rho0 = '' is not a number (e.g. 0.5, -2, 1e-3)"},
+        {{"field", "--d", ""},
+         "invalid --d: d = '' is not an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)"},
+        {{"sga", "--steps", ""},
+         "invalid --steps: steps = '' is not an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific "
+         "notation)"},
+    };
+    for (const auto& [args, message] : cases) {
+        CAPTURE(args[1]);
+        const Run r = rhoflow_cli(args);
+        CHECK(r.code == 2);
+        CHECK(r.err == "rhoflow: error: " + message + "\n");
+        CHECK(r.err.find("out of range") == std::string::npos);  // not "d = 0 is out of range"
+        CHECK(r.out.empty());
+    }
+}
+
+TEST_CASE("cli regression: empty --output and compare --out exit 2 and write nothing") {
+    const auto dir = fresh_dir("empty_paths");
+    std::filesystem::create_directories(dir);
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path(dir);  // a default output folder would appear here
+    const Run o = rhoflow_cli({"field", "--rho", "0.1", "--output", ""});
+    const Run c = rhoflow_cli({"compare", "--out", "", "--steps", "100", "--trials", "2", "--no-study"});
+    const Run co = rhoflow_cli({"compare", "--output", "", "--no-study"});
+    const bool empty = std::filesystem::is_empty(dir);
+    std::filesystem::current_path(cwd);
+    CHECK(o.code == 2);
+    CHECK(o.err == "rhoflow: error: invalid --output: output = '' is empty (accepted: a file or folder name)\n");
+    CHECK(o.out.empty());
+    CHECK(c.code == 2);
+    CHECK(c.err == "rhoflow: error: invalid --out: out = '' is empty (accepted: a file or folder name)\n");
+    CHECK(c.out.empty());
+    CHECK(co.code == 2);
+    CHECK(co.err == "rhoflow: error: invalid --output: output = '' is empty (accepted: a file or folder name)\n");
+    CHECK(empty);
+}
+
+TEST_CASE("cli regression: hexadecimal, blank-padded and '+' numbers are refused") {
+    const std::string real = "is not a number (e.g. 0.5, -2, 1e-3)";
+    const std::string integer = "is not an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)";
+    const std::string seed = "is not a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up "
+                             "to 2^53)";
+    const std::vector<std::tuple<std::vector<std::string>, std::string, std::string>> cases = {
+        {{"field", "--rho", "0x10"}, "rho", "rho = '0x10' " + real},
+        {{"field", "--theta", " 5"}, "theta", "theta = ' 5' " + real},
+        {{"field", "--theta", "5 "}, "theta", "theta = '5 ' " + real},
+        {{"field", "--beta", "+1000"}, "beta", "beta = '+1000' " + real},
+        {{"field", "--d", "0x10"}, "d", "d = '0x10' " + integer},
+        {{"field", "--d", " 5"}, "d", "d = ' 5' " + integer},
+        {{"field", "--L", "+1000"}, "L", "L = '+1000' " + integer},
+        {{"sga", "--trials", "1.5"}, "trials", "trials = '1.5' " + integer},
+        {{"sga", "--seed", "+5"}, "seed", "seed = '+5' " + seed},
+        {{"sga", "--seed", "0x10"}, "seed", "seed = '0x10' " + seed},
+        {{"ode", "--rho0", "nan"}, "rho0", "rho0 = 'nan' " + real},
+    };
+    for (const auto& [args, flag, message] : cases) {
+        CAPTURE(args[2]);
+        const Run r = rhoflow_cli(args);
+        CHECK(r.code == 2);
+        CHECK(r.err == "rhoflow: error: invalid --" + flag + ": " + message + "\n");
+    }
+}
+
+TEST_CASE("cli regression: beta*sigma > 12 names --sigma or --beta, whichever moved, never suggests montecarlo") {
+    const std::string range = "is out of range (accepted: beta*sigma <= 12 for the exact field (here beta*sigma = ";
+    for (const char* cmd : {"field", "ode", "phase", "compare"}) {
+        CAPTURE(cmd);
+        const Run s = rhoflow_cli({cmd, "--sigma", "1e300"});
+        CHECK(s.code == 2);
+        CHECK(s.err == "rhoflow: error: invalid --sigma: sigma = 1e+300 " + range + "1e+300))\n");
+        const Run b = rhoflow_cli({cmd, "--beta", "20"});
+        CHECK(b.code == 2);
+        CHECK(b.err == "rhoflow: error: invalid --beta: beta = 20 " + range + "20))\n");
+        CHECK(b.err.find("montecarlo") == std::string::npos);
+    }
+    // In an experiment file: the sigma line.
+    const auto dir = fresh_dir("sigma_file");
+    const Run f = rhoflow_cli({"run", write_file(dir, "s.toml", "[[task]]\ncommand = \"ode\"\n\nsigma = 1e300\n"),
+                               "--out", (dir / "out").string()});
+    CHECK(f.code == 2);
+    CHECK(f.err.find("s.toml:4: key 'sigma': sigma = 1e+300 " + range) != std::string::npos);
+    CHECK(f.err.find("beta =") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST_CASE("cli regression: a field too noisy to resolve is not blamed on beta*theta") {
+    const Run r = rhoflow_cli({"ode", "--sigma", "1e-20", "--points", "3"});
+    CHECK(r.code == 3);
+    CHECK(r.err.find("rhoflow: numerical failure: exact field table: j' not resolved") == 0);
+    CHECK(r.err.find("beta*sigma = 1e-20") != std::string::npos);
+    CHECK(r.err.find("beta*theta") == std::string::npos);
+    // The sharp-field case keeps its explanation.
+    const Run s = rhoflow_cli({"phase", "--theta", "60", "--table-points", "33"});
+    CHECK(s.code == 3);
+    CHECK(s.err.find("beta*theta = 60") != std::string::npos);
+}
+
+TEST_CASE("cli regression: compare --field accepts only exact and meanfield") {
+    for (const char* f : {"foo", "montecarlo"}) {
+        CAPTURE(f);
+        const Run r = rhoflow_cli({"compare", "--field", f});
+        CHECK(r.code == 2);
+        CHECK(r.err == fmt::format("rhoflow: error: invalid --field: field = '{}' is not a field that can drive the ODE "
+                                   "(accepted: exact, meanfield)\n",
+                                   f));
+    }
+}
+
+TEST_CASE("cli regression: TOML type errors and meta keys of the wrong type name the key and its line") {
+    const auto dir = fresh_dir("toml_types");
+    const std::string out = (dir / "out").string();
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"[[task]]\ncommand = \"field\"\n\nd = \"fifty\"\n", ":4: key 'd': expected a number, got a string"},
+        {"[[task]]\ncommand = \"field\"\n\nd = true\n", ":4: key 'd': expected a number, got a boolean"},
+        {"[[task]]\ncommand = \"field\"\n\nd = [10, \"x\"]\n", ":4: key 'd': expected a number, got a string"},
+        {"out = [\"a\"]\n[[task]]\ncommand = \"field\"\n", ":1: key 'out': expected a string, got an array"},
+        {"title = [1]\n[[task]]\ncommand = \"field\"\n", ":1: key 'title': expected a string, got an array"},
+        {"[[task]]\ncommand = \"field\"\nname = [\"a\"]\n", ":3: key 'name': expected a string, got an array"},
+        {"[[task]]\ncommand = \"field\"\noutput = \"x.json\"\n",
+         ":3: key 'output': 'output' is not a setting of 'field' tasks (see rhoflow field --help)"},
+    };
+    int i = 0;
+    for (const auto& [text, expected] : cases) {
+        CAPTURE(text);
+        const std::string file = write_file(dir, fmt::format("t{}.toml", i++), text);
+        const Run r = rhoflow_cli({"run", file, "--out", out});
+        CHECK(r.code == 2);
+        CHECK(r.err == "rhoflow: error: " + file + expected + "\n");
+        CHECK_FALSE(std::filesystem::exists(out));
+    }
+}
+
+TEST_CASE("cli regression: run --out onto a regular file exits 1 and leaves the file intact") {
+    const auto dir = fresh_dir("out_file");
+    const std::string ok = write_file(dir, "ok.toml", "[[task]]\ncommand = \"sga\"\nsteps = 10\ntrials = 1\n");
+    const std::string afile = write_file(dir, "afile", "someone's data\n");
+    const Run r = rhoflow_cli({"run", ok, "--out", afile});
+    CHECK(r.code == 1);
+    CHECK(r.err.find("rhoflow: error: " + afile +
+                     " exists and is not a rhoflow run folder (no manifest.json); choose another output folder or "
+                     "remove it\n") != std::string::npos);
+    CHECK(slurp_file(afile) == "someone's data\n");
+    CHECK_FALSE(std::filesystem::exists(dir / ".afile.partial"));
+}
+
+TEST_CASE("cli regression: seeds past 2^53 are recorded exactly, past 2^64 refused") {
+    const Run r = rhoflow_cli({"sga", "--seed", "9007199254740993", "--json", "--steps", "10", "--trials", "2",
+                               "--threads", "1"});
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["params"]["sga"]["seed"].get<std::uint64_t>() == 9007199254740993ull);
+    CHECK(doc["trials"][1]["seed"].get<std::uint64_t>() == 9007199254740993ull);
+    CHECK(r.out.find("\"seed\": 9007199254740993") != std::string::npos);
+    // A different stream from 2^53 (the double nearest 9007199254740993).
+    const Run near = rhoflow_cli({"sga", "--seed", "9007199254740992", "--json", "--steps", "10", "--trials", "2",
+                                  "--threads", "1"});
+    CHECK(nlohmann::json::parse(near.out)["trials"][0]["rho0"] != doc["trials"][0]["rho0"]);
+    const Run max = rhoflow_cli({"sga", "--seed", "18446744073709551615", "--json", "--steps", "10", "--trials", "1"});
+    REQUIRE(max.code == 0);
+    CHECK(nlohmann::json::parse(max.out)["params"]["sga"]["seed"].get<std::uint64_t>() == 18446744073709551615ull);
+    const Run over = rhoflow_cli({"sga", "--seed", "18446744073709551616"});
+    CHECK(over.code == 2);
+    CHECK(over.err == "rhoflow: error: invalid --seed: seed = '18446744073709551616' is not a seed in 0 ... "
+                      "18446744073709551615\n");
+    const Run rounded = rhoflow_cli({"sga", "--seed", "9.007199254740993e15"});
+    CHECK(rounded.code == 2);
+    CHECK(rounded.err.find("invalid --seed") != std::string::npos);
+}
+
+TEST_CASE("cli regression: every integer flag accepts exact scientific notation, and the value takes effect") {
+    const Run p = rhoflow_cli({"phase", "--table-points", "1.29e2", "--scan", "1e3", "--threads", "1e0", "--json",
+                               "--d", "20", "--L", "50", "--R", "10"});
+    REQUIRE(p.code == 0);
+    const auto pd = nlohmann::json::parse(p.out);
+    CHECK(pd["params"]["table"]["max_points"] == 129);
+    CHECK(pd["params"]["phase"]["scan_cells"] == 1000);
+    CHECK(pd["params"]["table"]["threads"] == 1);
+    const Run s = rhoflow_cli({"sga", "--records-per-decade", "2e1", "--threads", "1e0", "--steps", "1e2", "--trials",
+                               "2e0", "--first-trial", "3e0", "--json"});
+    REQUIRE(s.code == 0);
+    const auto sd = nlohmann::json::parse(s.out);
+    CHECK(sd["params"]["sga"]["records_per_decade"] == 20);
+    CHECK(sd["params"]["sga"]["threads"] == 1);
+    CHECK(sd["params"]["sga"]["steps"] == 100);
+    CHECK(sd["params"]["sga"]["first_trial"] == 3);
+    CHECK(sd["trials"][1]["trial"] == 4);
+    const auto dir = fresh_dir("sci_ints");
+    const Run c = rhoflow_cli(plus(small_compare(dir / "c"), {"--rows", "1e1", "--anchors", "1e1", "--json"}));
+    REQUIRE(c.code == 0);
+    const auto cd = nlohmann::json::parse(c.out);
+    CHECK(cd["params"]["rows"] == 10);
+    CHECK(cd["params"]["anchors"] == 10);
+    CHECK(cd["table"].size() == 10);
+    const Run f = rhoflow_cli({"field", "--rho", "0.2", "--method", "montecarlo", "--samples", "2.5e3", "--L", "1e1",
+                               "--R", "2e0", "--d", "1e1", "--json"});
+    REQUIRE(f.code == 0);
+    const auto fd = nlohmann::json::parse(f.out);
+    CHECK(fd["params"]["montecarlo"]["samples"] == 2500);
+    CHECK(fd["model"]["L"] == 10);
+    const Run o = rhoflow_cli({"ode", "--points", "5e0", "--t-end", "1", "--field", "meanfield", "--json"});
+    REQUIRE(o.code == 0);
+    CHECK(nlohmann::json::parse(o.out)["t"].size() == 5);
+}
+
+TEST_CASE("cli regression: compare --json prints compare.json and --output writes it") {
+    const auto dir = fresh_dir("compare_json");
+    const Run j = rhoflow_cli(plus(small_compare(dir / "a"), {"--json"}));
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["command"] == "compare");
+    CHECK(doc["program"] == "rhoflow");
+    CHECK(doc["params"]["model"]["L"] == 40);
+    CHECK(doc.contains("table"));
+    // The same document as the folder's compare.json.
+    CHECK(nlohmann::json::parse(slurp_file(dir / "a" / "compare.json")) == doc);
+    const std::string file = (dir / "doc" / "compare.json").string();
+    const Run o = rhoflow_cli(plus(small_compare(dir / "b"), {"--output", file}));
+    REQUIRE(o.code == 0);
+    const auto written = nlohmann::json::parse(slurp_file(file));
+    CHECK(written["command"] == "compare");
+    CHECK(written["params"] == doc["params"]);
+    CHECK(written["table"] == doc["table"]);  // same seed, same numbers
+}
+
+TEST_CASE("cli regression: huge steps and signals: invalid input exits 2, an overflow mid-run exits 3 naming trial and step") {
+    const Run e = rhoflow_cli({"sga", "--steps", "200", "--trials", "3", "--eta0", "1e155"});
+    CHECK(e.code == 2);
+    CHECK(e.err == "rhoflow: error: invalid --eta0: eta0 = 1e+155 is out of range (accepted: 0 < eta0 <= 1e100)\n");
+    const Run c = rhoflow_cli({"compare", "--eta0", "1e200"});
+    CHECK(c.code == 2);
+    CHECK(c.err == "rhoflow: error: invalid --eta0: eta0 = 1e+200 is out of range (accepted: 0 < eta0 <= 1e100)\n");
+    // theta = 1e100 is a valid input; the overflow shows only once the trajectory gets there
+    // (a few steps in), so it is a numerical failure, reported with its trial and step.
+    for (const char* sampler : {"reduced", "full"}) {
+        CAPTURE(sampler);
+        const Run t = rhoflow_cli({"sga", "--theta", "1e100", "--steps", "200", "--trials", "3", "--sampler", sampler,
+                                   "--threads", "1"});
+        CHECK(t.code == 3);
+        CHECK(t.err.find("rhoflow: numerical failure: trial 0 step ") == 0);
+        CHECK(t.err.find("the SGA step is not representable in double precision") != std::string::npos);
+    }
+}
+
+TEST_CASE("cli regression: SUB --help lists every setting of the subcommand as a flag with its default") {
+    for (const auto& command : rhoflow::job_commands()) {
+        CAPTURE(command);
+        const Run r = rhoflow_cli({command, "--help"});
+        CHECK(r.code == 0);
+        const rhoflow::Job defaults = rhoflow::make_job(command);
+        for (const auto& s : rhoflow::settings_for(command)) {
+            CAPTURE(s.key);
+            std::string expected = "--" + s.key;
+            if (!s.is_switch) {
+                expected += " " + s.type_name;
+                const std::string value = s.get(defaults);
+                if (!value.empty()) expected += "=" + value;
+            }
+            const auto at = r.out.find("  " + expected);
+            REQUIRE(at != std::string::npos);
+            const char after = r.out[at + 2 + expected.size()];
+            CHECK((after == ' ' || after == '\n'));  // the whole default, not a prefix of it
+            if (!s.help.empty()) CHECK(r.out.find(s.help.substr(0, 30)) != std::string::npos);
+        }
+        for (const char* f : {"--json", "--output"}) CHECK(r.out.find(f) != std::string::npos);
+    }
+}
+
+TEST_CASE("cli regression: --sigma-per-norm divides sigma by sqrt(d) once, whatever the flag order") {
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"field", "--sigma-per-norm", "--sigma", "2", "--d", "16", "--rho", "0.1", "--json"},
+             {"field", "--d", "16", "--rho", "0.1", "--sigma", "2", "--sigma-per-norm", "--json"}}) {
+        const Run r = rhoflow_cli(args);
+        REQUIRE(r.code == 0);
+        const auto doc = nlohmann::json::parse(r.out);
+        CHECK(doc["model"]["sigma"].get<double>() == 0.5);
+        CHECK(doc["model"]["sigma_input"].get<double>() == 2.0);
+        CHECK(doc["model"]["noise_convention"] == "per_norm");
+    }
 }

@@ -115,6 +115,7 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
         fail_at(file, line_of(*t.get("command")), "command",
                 fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", task.command));
     task.name = string_key(t, "name", file);
+    if (task.name.empty() && t.contains("name")) fail_at(file, line_of(*t.get("name")), "name", "must not be empty");
     if (task.name.empty()) task.name = fmt::format("task{}", i + 1);
     check_task_name(task.name, file, t.get("name") ? line_of(*t.get("name")) : task.line);
     std::map<std::string, TaskSetting> settings;

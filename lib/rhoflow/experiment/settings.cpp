@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "rhoflow/core/errors.hpp"
 
@@ -29,15 +32,51 @@ bool all_digits(std::string_view t) {
     return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
+// The magnitude of a number in scientific or decimal notation ([-]digits[.digits][e[+-]digits],
+// already checked by from_chars) when its exact decimal value is an integer of at most 2^53;
+// nothing otherwise. Exact: "9.007199254740993e15" is not 2^53, "3.0000000000000001" is not 3.
+std::optional<std::uint64_t> exact_integer(std::string_view t) {
+    if (!t.empty() && t.front() == '-') t.remove_prefix(1);
+    std::string digits;
+    std::int64_t exponent = 0;
+    std::size_t i = 0;
+    for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) digits += t[i];
+    if (i < t.size() && t[i] == '.')
+        for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i, --exponent) digits += t[i];
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        const bool negative = i < t.size() && t[i] == '-';
+        if (i < t.size() && (t[i] == '-' || t[i] == '+')) ++i;
+        if (i == t.size()) return std::nullopt;
+        std::int64_t e = 0;
+        for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) e = std::min<std::int64_t>(e * 10 + (t[i] - '0'), 100000);
+        exponent += negative ? -e : e;
+    }
+    if (i != t.size() || digits.empty()) return std::nullopt;
+    digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
+    if (digits.empty()) return 0;
+    while (digits.back() == '0') {
+        digits.pop_back();
+        ++exponent;
+    }
+    if (exponent < 0 || static_cast<std::int64_t>(digits.size()) + exponent > 16) return std::nullopt;  // 2^53 < 1e16
+    std::uint64_t v = 0;
+    for (char c : digits) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    for (std::int64_t k = 0; k < exponent; ++k) v *= 10;
+    if (v > (std::uint64_t{1} << 53)) return std::nullopt;
+    return v;
+}
+
 }  // namespace
 
 double parse_real(std::string_view text, const std::string& field) {
     double v = 0;
     if (plain(text)) {
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec == std::errc() && end == text.data() + text.size()) return v;
+        if (ec == std::errc() && end == text.data() + text.size() && !std::isnan(v)) return v;
+        // Out of range: overflow gives +-inf, underflow +-0 or a subnormal (as strtod rounds it).
         if (ec == std::errc::result_out_of_range && end == text.data() + text.size())
-            return text.front() == '-' ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+            return std::strtod(std::string(text).c_str(), nullptr);
     }
     bad_value(text, field, "a number (e.g. 0.5, -2, 1e-3)");
 }
@@ -49,9 +88,9 @@ std::int64_t parse_integer(std::string_view text, const std::string& field) {
         if (ec == std::errc() && end == text.data() + text.size()) return i;
         double v = 0;
         const auto [end2, ec2] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec2 == std::errc() && end2 == text.data() + text.size() && std::isfinite(v) && v == std::floor(v) &&
-            std::abs(v) <= 9007199254740992.0)
-            return static_cast<std::int64_t>(v);
+        if (ec2 == std::errc() && end2 == text.data() + text.size())
+            if (const auto u = exact_integer(text))
+                return text.front() == '-' ? -static_cast<std::int64_t>(*u) : static_cast<std::int64_t>(*u);
     }
     bad_value(text, field, "an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)");
 }
@@ -66,9 +105,8 @@ std::uint64_t parse_seed(std::string_view text, const std::string& field) {
     if (plain(text) && text.front() != '-') {
         double v = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec == std::errc() && end == text.data() + text.size() && v >= 0 && v == std::floor(v) &&
-            v <= 9007199254740992.0)
-            return static_cast<std::uint64_t>(v);
+        if (ec == std::errc() && end == text.data() + text.size())
+            if (const auto u = exact_integer(text)) return *u;
     }
     bad_value(text, field, "a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)");
 }

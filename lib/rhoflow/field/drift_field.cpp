@@ -35,6 +35,7 @@ DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& p
     // Refuse up front (InvalidArgument) what the exact method cannot do, before any sampling.
     validate_exact_field(model, params.exact);
     enum { kJ, kDj, kMass, kFunctions };
+    double dj_sample_err = 0;  // the largest error estimate of an exact sample of j'
     // Samples j, j' and E[A_I] together (one quadrature gives all three), in parallel over rho.
     auto sample = [&](const std::vector<double>& x, std::vector<std::vector<double>>& y, std::vector<double>& err) {
         std::vector<FieldPoint> pts(x.size());
@@ -49,12 +50,20 @@ DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& p
             y[kMass].push_back(p.mass_informative);
             err[kJ] = std::max(err[kJ], p.j_err);
             err[kDj] = std::max(err[kDj], p.dj_err);
+            dj_sample_err = std::max(dj_sample_err, p.dj_err);
             err[kMass] = std::max(err[kMass], p.mass_err);
         }
     };
     const std::vector<Chebyshev> fits = Chebyshev::fit_jointly(sample, kDj, params.tol, params.max_points);
     const Chebyshev& dj_fit = fits[kDj];
     const double jmax = fits[kJ].sample_max();
+    if (dj_fit.error_bound() > 1e-8 * jmax && dj_sample_err > 0.5e-8 * jmax)
+        // The samples themselves are not accurate enough: more points would not help.
+        throw NumericalError(fmt::format(
+            "exact field table: j' not resolved: the exact field's own samples of j' are accurate only to {} "
+            "relative to max j here (beta*sigma = {}; its quadrature of j' degrades as beta*sigma -> 0), so "
+            "more Chebyshev points cannot help",
+            format_number(dj_sample_err / jmax), format_number(model.tau())));
     if (dj_fit.error_bound() > 1e-8 * jmax)
         throw NumericalError(fmt::format(
             "exact field table: j' not resolved on {} Chebyshev points (error bound {} relative "

@@ -117,14 +117,14 @@ TEST_CASE("exact field: approaches the mean-field limit like 1/L at fixed R/L") 
     CHECK(gaps.back() < 1e-4);
 }
 
-TEST_CASE("exact field: finite with finite error bars over the whole parameter range") {
+TEST_CASE("exact field: finite, with small error bars and the closed forms, over the whole parameter range") {
     const std::vector<std::int64_t> Ls = {1, 2, 3, 17, 1000, 1000000, 100000000};
     const std::vector<double> betas = {0.01, 1.0, 4.0, 12.0};
-    int n = 0;
     for (auto L : Ls)
         for (auto R : {std::int64_t{0}, std::int64_t{1}, L / 2, L - 1, L}) {
             if (R < 0 || R > L) continue;
-            for (double beta : betas)
+            for (double beta : betas) {
+                double j_first = 0;  // j at the first rho (R = 0: j does not depend on rho)
                 for (double rho : {-1.0, -0.5, 0.0, 0.9, 1.0}) {
                     const ModelParams m{3, L, R, 2.5, 1.0, beta};
                     CAPTURE(describe(m));
@@ -139,10 +139,30 @@ TEST_CASE("exact field: finite with finite error bars over the whole parameter r
                     CHECK(p.mass_informative >= 0);
                     CHECK(p.mass_informative <= 1 + 1e-12);
                     CHECK(p.j_err < 1e-9 * p.j);
-                    ++n;
+                    // Closed forms that hold at every point of the sweep (d = 3, theta = 2.5,
+                    // sigma = 1): L = 1 gives f = x_1, so j = theta^2 + d sigma^2 when the token
+                    // is informative and d sigma^2 when not, with j' = 0 and E[A_I] = R.
+                    if (L == 1) {
+                        CHECK(rel_diff(p.j, R == 1 ? 2.5 * 2.5 + 3.0 : 3.0) < 1e-12);
+                        CHECK(std::abs(p.dj) <= p.dj_err + 1e-12);
+                        CHECK(p.mass_informative == doctest::Approx(static_cast<double>(R)).epsilon(1e-12));
+                    }
+                    // Only informative tokens: all the attention is on them.
+                    if (R == L) CHECK(p.mass_informative == doctest::Approx(1.0).epsilon(1e-12));
+                    // No informative token: no attention on them, and nothing depends on rho.
+                    if (R == 0) {
+                        CHECK(p.mass_informative == 0.0);
+                        CHECK(p.dj == 0.0);
+                        CHECK(p.drift == 0.0);
+                        if (rho == -1.0) j_first = p.j;
+                        CHECK(rel_diff(p.j, j_first) < 1e-13);
+                    }
+                    // The drift is (1 - rho^2) j' and vanishes at the poles.
+                    CHECK(p.drift == drift_of(rho, p.dj));
+                    if (std::abs(rho) == 1.0) CHECK(p.drift == 0.0);
                 }
+            }
         }
-    CHECK(n > 400);
 }
 
 TEST_CASE("exact field: invalid input is refused, naming the parameter") {

@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "rhoflow/core/errors.hpp"
 #include "test_util.hpp"
@@ -57,7 +59,50 @@ TEST_CASE("ensemble: recovery at theta = 1, d = 50, L = 1000, R = 100 (all 10 tr
         CHECK(t.hit_step.has_value() == (std::abs(t.rho_final) >= 0.99 || t.hit_step.has_value()));
     }
     CHECK(r.summary.abs_rho_final.mean > 0.95);
-    CHECK(r.summary.abs_rho_final.lo <= r.summary.abs_rho_final.mean);
+    // The summary recomputed from the trials' values: two-pass mean and standard deviation,
+    // Student-t interval with t_{0.975, 9} = 2.2621571627409915 (10 trials), type-7 quantiles.
+    auto ci_of = [](const std::vector<double>& x) {
+        const double n = static_cast<double>(x.size());
+        double mean = 0, ss = 0;
+        for (double v : x) mean += v / n;
+        for (double v : x) ss += (v - mean) * (v - mean);
+        const double se = std::sqrt(ss / (n - 1) / n);
+        return MeanCI{mean, se, mean - 2.2621571627409915 * se, mean + 2.2621571627409915 * se,
+                      static_cast<std::int64_t>(x.size())};
+    };
+    auto same = [](const MeanCI& got, const MeanCI& want) {
+        CHECK(got.n == want.n);
+        CHECK(got.mean == doctest::Approx(want.mean).epsilon(1e-13));
+        CHECK(got.se == doctest::Approx(want.se).epsilon(1e-9));
+        CHECK(got.lo == doctest::Approx(want.lo).epsilon(1e-12));
+        CHECK(got.hi == doctest::Approx(want.hi).epsilon(1e-12));
+    };
+    std::vector<double> abs_final, final_, decile;
+    for (const auto& t : r.trials) {
+        abs_final.push_back(std::abs(t.rho_final));
+        final_.push_back(t.rho_final);
+        decile.push_back(t.mean_nuisance_mass_last_decile);
+    }
+    REQUIRE(abs_final.size() == 10);
+    same(r.summary.abs_rho_final, ci_of(abs_final));
+    same(r.summary.rho_final, ci_of(final_));
+    same(r.summary.nuisance_mass, ci_of(decile));
+    CHECK(r.summary.abs_rho_final.hi - r.summary.abs_rho_final.lo > 0);  // the trials differ
+    // Quantiles (Hyndman-Fan type 7: x_(floor(h)) + (h - floor(h)) (x_(floor(h)+1) - x_(floor(h))),
+    // h = (n - 1) p, 0-based) at 0.05, 0.25, 0.5, 0.75, 0.95.
+    std::vector<double> sorted = abs_final;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(r.summary.quantile_levels == std::vector<double>{0.05, 0.25, 0.5, 0.75, 0.95});
+    for (std::size_t i = 0; i < 5; ++i) {
+        const double h = 9 * r.summary.quantile_levels[i];
+        const auto lo = static_cast<std::size_t>(std::floor(h));
+        const double q = sorted[lo] + (h - std::floor(h)) * (sorted[std::min<std::size_t>(lo + 1, 9)] - sorted[lo]);
+        CHECK(r.summary.abs_rho_final_quantiles[i] == doctest::Approx(q).epsilon(1e-15));
+    }
+    std::int64_t hits = 0;
+    for (const auto& t : r.trials) hits += t.hit_step.has_value();
+    CHECK(r.summary.hits == hits);
+    CHECK(r.summary.hit_step.n == hits);
     CHECK(r.trials[0].t_final == doctest::Approx(p.schedule.time_at(p.steps)).epsilon(1e-12));
     // Nuisance tokens hold most of the attention (R/L = 0.1) but less than 1 - alpha.
     CHECK(r.summary.nuisance_mass.mean < 0.9);

@@ -1,0 +1,251 @@
+// The settings table: strict parsing of values (exactly what settings.hpp documents), and for
+// every command and setting: get/set round trips, the setting changes exactly the job field it
+// names, key_for_field maps that field back to the setting, and a per-norm sigma is divided
+// by sqrt(d) exactly once.
+#include "rhoflow/experiment/settings.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/experiment/jobs.hpp"
+#include "test_util.hpp"
+
+using namespace rhoflow;
+using nlohmann::json;
+
+namespace {
+
+json job_json(const Job& job) {
+    return std::visit([](const auto& j) { return json(j); }, job);
+}
+
+// The message of the InvalidArgument f() throws ("" if none), checking it names `field`.
+template <class F>
+std::string refusal(F&& f, const std::string& field) {
+    try {
+        f();
+    } catch (const InvalidArgument& e) {
+        CHECK(e.field() == field);
+        return e.what();
+    }
+    return "";
+}
+
+// A value of the setting's kind different from every default (the job JSON must change).
+std::string sample_value(const std::string& command, const Setting& s) {
+    if (s.is_switch) return "true";
+    static const std::map<std::string, std::string> text = {
+        {"method", "montecarlo"}, {"field", "meanfield"}, {"sampler", "full"}, {"update", "tangent"},
+        {"rho0", "-0.30000000000000004"}};
+    if (const auto it = text.find(s.key); it != text.end()) {
+        if (s.key == "rho0" && command == "ode") return "-0.30000000000000004";
+        return it->second;
+    }
+    if (s.key == "record") return "5,17";
+    if (s.type_name == "SEED") return "18446744073709551615";
+    if (s.type_name == "INT") return "7";
+    if (s.type_name == "LIST") return "0.1,-0.30000000000000004,1";
+    REQUIRE(s.type_name == "NUMBER");
+    return "0.30000000000000004";
+}
+
+// The JSON pointer of a setting's field within the job's JSON.
+std::string pointer_of(const std::string& field) {
+    std::string p = "/" + field;
+    for (char& c : p)
+        if (c == '.') c = '/';
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("settings: parse_real accepts plain reals and inf, refuses everything else") {
+    CHECK(parse_real("0.5", "x") == 0.5);
+    CHECK(parse_real("-2", "x") == -2.0);
+    CHECK(parse_real("1e-3", "x") == 1e-3);
+    CHECK(parse_real("1E3", "x") == 1000.0);
+    CHECK(parse_real("0.30000000000000004", "x") == 0.30000000000000004);
+    CHECK(parse_real("inf", "x") == std::numeric_limits<double>::infinity());
+    CHECK(parse_real("-inf", "x") == -std::numeric_limits<double>::infinity());
+    CHECK(parse_real("1e400", "x") == std::numeric_limits<double>::infinity());  // overflows to inf
+    // Underflow is not overflow: a tiny number is tiny (0 or subnormal), never infinite.
+    CHECK(std::abs(parse_real("1e-400", "x")) < 1e-300);
+    CHECK(std::abs(parse_real("-1e-400", "x")) < 1e-300);
+    CHECK(parse_real("4.9e-324", "x") > 0);
+    for (const char* bad : {"", " 5", "5 ", "+1000", "0x10", "1e3.5", "nan", "-nan", "NaN", "1,5", "--1", "e5", "five",
+                            "1e", "\t1", "1\n"}) {
+        CAPTURE(bad);
+        const std::string msg = refusal([&] { parse_real(bad, "model.theta"); }, "model.theta");
+        CHECK(msg == fmt::format("theta = '{}' is not a number (e.g. 0.5, -2, 1e-3)", bad));
+    }
+}
+
+TEST_CASE("settings: parse_integer accepts digits and exact scientific notation, refuses the rest") {
+    CHECK(parse_integer("12", "x") == 12);
+    CHECK(parse_integer("-3", "x") == -3);
+    CHECK(parse_integer("0", "x") == 0);
+    CHECK(parse_integer("1e6", "x") == 1000000);
+    CHECK(parse_integer("1.29e2", "x") == 129);
+    CHECK(parse_integer("2E1", "x") == 20);
+    CHECK(parse_integer("9007199254740993", "x") == 9007199254740993);  // digits: exact past 2^53
+    CHECK(parse_integer("9223372036854775807", "x") == std::numeric_limits<std::int64_t>::max());
+    CHECK(parse_integer("-9223372036854775808", "x") == std::numeric_limits<std::int64_t>::min());
+    CHECK(parse_integer("9.007199254740992e15", "x") == 9007199254740992);  // 2^53 itself
+    for (const char* bad : {"", " 5", "5 ", "+1000", "0x10", "1e3.5", "1.5", "1e-3", "inf", "nan", "1e300",
+                            "9223372036854775808", "-9223372036854775809", "1,5", "12a",
+                            // scientific notation whose exact value is not the double it rounds to
+                            "9.007199254740993e15", "4.5035996273704965e15", "3.0000000000000001e0"}) {
+        CAPTURE(bad);
+        const std::string msg = refusal([&] { parse_integer(bad, "sga.steps"); }, "sga.steps");
+        CHECK(msg.find(fmt::format("steps = '{}' is not an integer", bad)) == 0);
+    }
+}
+
+TEST_CASE("settings: parse_seed takes unsigned 64-bit seeds exactly") {
+    CHECK(parse_seed("0", "x") == 0);
+    CHECK(parse_seed("9007199254740993", "x") == 9007199254740993ull);  // 2^53 + 1, not rounded
+    CHECK(parse_seed("18446744073709551615", "x") == std::numeric_limits<std::uint64_t>::max());
+    CHECK(parse_seed("1e3", "x") == 1000);
+    CHECK(parse_seed("9.007199254740992e15", "x") == 9007199254740992ull);
+    for (const char* bad : {"18446744073709551616", "99999999999999999999", "-1", "-0", "", " 5", "5 ", "+5", "0x10",
+                            "1.5", "1e19", "1e3.5", "inf", "nan", "9.007199254740993e15"}) {
+        CAPTURE(bad);
+        const std::string msg = refusal([&] { parse_seed(bad, "sga.seed"); }, "sga.seed");
+        CHECK(msg.find(fmt::format("seed = '{}' is not a seed", bad)) == 0);
+    }
+}
+
+TEST_CASE("settings: parse_real_list takes comma-separated reals, no empty items") {
+    CHECK(parse_real_list("0.5", "x") == std::vector<double>{0.5});
+    CHECK(parse_real_list("-1,0.25,1e-3,inf", "x") ==
+          std::vector<double>{-1, 0.25, 1e-3, std::numeric_limits<double>::infinity()});
+    for (const char* bad : {"", ",", "1,", ",1", "1,,2", "1, 2", "1 ,2", "1;2", "nan", "1,nan", "0x1,2", "+1,2"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(refusal([&] { parse_real_list(bad, "rho"); }, "rho").empty());
+    }
+}
+
+TEST_CASE("settings: for every command and setting, set(get(job)) leaves the job unchanged") {
+    for (const auto& command : job_commands()) {
+        for (const Setting& s : settings_for(command)) {
+            CAPTURE(command);
+            CAPTURE(s.key);
+            const Job defaults = make_job(command);
+            // The default job.
+            Job job = make_job(command);
+            const std::string text = s.get(job);
+            if (s.is_list && text.empty()) {
+                // An empty list (sga --record) reads as "": empty values are refused by design
+                // (a shell variable that expanded to nothing), and the default stays.
+                CHECK(command + " --" + s.key == "sga --record");
+                CHECK_THROWS_AS(s.set(job, text), InvalidArgument);
+            } else {
+                s.set(job, s.is_switch && text.empty() ? "false" : text);
+            }
+            CHECK(job_json(job) == job_json(defaults));
+            // A job with this setting changed: get gives what set took.
+            Job changed = make_job(command);
+            s.set(changed, sample_value(command, s));
+            const std::string again = s.get(changed);
+            Job copy = make_job(command);
+            s.set(copy, again);
+            CHECK(job_json(copy) == job_json(changed));
+            CHECK(s.get(copy) == again);
+        }
+    }
+}
+
+TEST_CASE("settings: each setting changes exactly the job field it names") {
+    for (const auto& command : job_commands()) {
+        for (const Setting& s : settings_for(command)) {
+            CAPTURE(command);
+            CAPTURE(s.key);
+            Job job = make_job(command);
+            s.set(job, sample_value(command, s));
+            const json diff = json::diff(job_json(make_job(command)), job_json(job));
+            CHECK_FALSE(diff.empty());
+            // model.convention is written as noise_convention; both it and sigma move the
+            // derived key sigma_input.
+            std::set<std::string> allowed = {pointer_of(s.field)};
+            if (s.field == "model.convention") allowed = {"/model/noise_convention", "/model/sigma_input"};
+            if (s.field == "model.sigma") allowed.insert("/model/sigma_input");
+            for (const auto& op : diff) {
+                const std::string path = op["path"];
+                bool inside = false;
+                for (const auto& a : allowed) inside = inside || path == a || path.rfind(a + "/", 0) == 0;
+                CAPTURE(path);
+                CHECK(inside);
+            }
+        }
+    }
+}
+
+TEST_CASE("settings: key_for_field maps each setting's field back to its key (one table, no drift)") {
+    // Switches that clear a field some other setting sets (--no-study empties --study-eta0)
+    // share that field; errors about it name the valued setting. These are the only ones.
+    std::set<std::string> shared;
+    for (const auto& command : job_commands()) {
+        std::set<std::string> keys;
+        for (const Setting& s : settings_for(command)) {
+            CAPTURE(command);
+            CAPTURE(s.key);
+            CHECK(keys.insert(s.key).second);  // keys unique within a command
+            CHECK(find_setting(command, s.key) == &s);
+            const std::string back = key_for_field(command, s.field);
+            if (back != s.key) {
+                const Setting* owner = find_setting(command, back);
+                REQUIRE(owner != nullptr);
+                CHECK(s.is_switch);
+                CHECK_FALSE(owner->is_switch);
+                CHECK(owner->field == s.field);
+                shared.insert(command + " --" + s.key);
+            }
+            // A path nested inside the field maps to the same key.
+            CHECK(key_for_field(command, s.field + ".x") == back);
+        }
+        CHECK(find_setting(command, "no-such-key") == nullptr);
+    }
+    CHECK(shared == std::set<std::string>{"compare --no-study"});
+    // A field no setting sets: its last component with '_' -> '-'.
+    CHECK(key_for_field("sga", "sga.no_such_field") == "no-such-field");
+    CHECK(key_for_field("compare", "sga.schedule.eta0") == "eta0");
+    CHECK(key_for_field("ode", "table.exact.rel_tol") == "rel-tol");
+    CHECK_THROWS_AS(settings_for("bogus"), InvalidArgument);
+}
+
+TEST_CASE("settings: finish_settings divides a per-norm sigma by sqrt(d) once, whatever the order") {
+    for (const auto& command : job_commands()) {
+        CAPTURE(command);
+        for (bool d_first : {true, false}) {
+            Job job = make_job(command);
+            const Setting* d = find_setting(command, "d");
+            const Setting* sigma = find_setting(command, "sigma");
+            const Setting* pn = find_setting(command, "sigma-per-norm");
+            REQUIRE(d);
+            REQUIRE(sigma);
+            REQUIRE(pn);
+            if (d_first) d->set(job, "16");
+            sigma->set(job, "2");
+            pn->set(job, "true");
+            if (!d_first) d->set(job, "16");
+            finish_settings(job);
+            CHECK(model_of(job).sigma == 0.5);
+            CHECK(model_of(job).sigma_input() == 2.0);
+            CHECK(model_of(job).convention == NoiseConvention::per_norm);
+        }
+        Job plain = make_job(command);
+        find_setting(command, "sigma")->set(plain, "2");
+        finish_settings(plain);
+        CHECK(model_of(plain).sigma == 2.0);
+    }
+}
