@@ -15,6 +15,7 @@
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/output_dir.hpp"
 #include "text.hpp"
 
 namespace rhoflow::cli {
@@ -159,11 +160,12 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         }
         const nlohmann::json doc = document(job, result);
         if (const auto* r = std::get_if<CompareResult>(&result)) {
-            const auto lines = write_compare(*r, c.folder, !c.no_figures);
-            if (!c.quiet) {
-                std::cerr << "rhoflow compare: wrote into " << c.folder << "/:\n";
-                for (const auto& l : lines) std::cerr << "  " << l << "\n";
-            }
+            StagedDirectory out(c.folder);  // complete or absent under its final name
+            const auto lines = write_compare(*r, out.path(), !c.no_figures);
+            out.commit();
+            if (!c.quiet) std::cerr << "rhoflow compare: wrote into " << c.folder << "/:\n";
+            for (const auto& l : lines)
+                if (!c.quiet || l.rfind("warning: ", 0) == 0) std::cerr << "  " << l << "\n";
         }
         emit(c.out, doc, render_text(job, result));
     };
@@ -282,7 +284,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         for (const auto& c : jobs)
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
-                if (c.name == "compare") check_path_flag(c.app, "out", c.folder);
+                if (c.name == "compare") {
+                    check_path_flag(c.app, "out", c.folder);
+                    StagedDirectory::check(c.folder);  // a file or a foreign folder in the way: fail before the work
+                }
                 *work = job_work(c, job_from_flags(c));
             }
     });

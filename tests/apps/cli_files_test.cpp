@@ -65,10 +65,8 @@ TEST_CASE("cli files: compare --out takes any folder name, quotes and shell synt
     CHECK_FALSE(fs::exists("PWNED"));
 }
 
-// Needs the experiment runner to treat a failing output folder as an I/O error (exit 1) rather
-// than a numerical failure: StagedDirectory(out) at its start does (see io/output_dir.hpp).
-// Until cmd_run.cpp does, this test is allowed to fail.
-TEST_CASE("cli files: run --out onto a regular file exits 1 naming it" * doctest::may_fail()) {
+// A failing output folder is an I/O error (exit 1), not a numerical failure.
+TEST_CASE("cli files: run --out onto a regular file exits 1 naming it") {
     TempDir t("cli_run_onto_file");
     write_text(t / "afile", "mine");
     write_text(t / "ok.toml", "[[task]]\ncommand = \"sga\"\nsteps = 100\ntrials = 2\nd = 8\nL = 20\nR = 4\n");

@@ -12,6 +12,7 @@
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/version.hpp"
 
@@ -330,14 +331,18 @@ fs::path prepare_partial(const Experiment& e, const ExperimentOptions& o) {
 void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& partial, bool render) {
     const fs::path dir = partial / c.dir;
     const fs::path tmp = dir.parent_path() / fmt::format(".{}.tmp", dir.filename().string());
-    fs::remove_all(tmp);
+    fs::remove_all(tmp);  // left by a killed run
     fs::create_directories(tmp);
+    RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
     if (const auto* cr = std::get_if<CompareResult>(&r))
         write_compare(*cr, tmp, render);
     else
         write_file_atomic(tmp / document_name(c.job), document(c.job, r).dump(2) + "\n");
-    fs::remove_all(dir);
-    fs::rename(tmp, dir);
+    without_interrupt_cleanup([&] {
+        fs::remove_all(dir);
+        fs::rename(tmp, dir);
+    });
+    guard.release();
 }
 
 bool is_complete(const json& manifest, const ExperimentCell& c, const json& params, const fs::path& partial) {
@@ -439,7 +444,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
         out.summaries[e.tasks[t].name] = table;
     }
     write_file_atomic(partial / "run.json", index.dump(2) + "\n");
-    fs::rename(partial, e.out);
+    without_interrupt_cleanup([&] { fs::rename(partial, e.out); });
     return out;
 }
 
