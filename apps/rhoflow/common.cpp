@@ -99,6 +99,7 @@ std::unique_ptr<CLI::App> make_app(std::vector<Command>& commands) {
     commands.push_back(add_phase_command(*app));
     commands.push_back(add_sga_command(*app));
     commands.push_back(add_compare_command(*app));
+    commands.push_back(add_check_command(*app));
     commands.push_back(add_run_command(*app));
     return app;
 }
@@ -106,7 +107,7 @@ std::unique_ptr<CLI::App> make_app(std::vector<Command>& commands) {
 }  // namespace
 
 const std::vector<std::string>& command_names() {
-    static const std::vector<std::string> names = {"field", "ode", "phase", "sga", "compare", "run"};
+    static const std::vector<std::string> names = {"field", "ode", "phase", "sga", "compare", "check", "run"};
     return names;
 }
 

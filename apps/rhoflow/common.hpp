@@ -67,6 +67,7 @@ Command add_ode_command(CLI::App& app);
 Command add_phase_command(CLI::App& app);
 Command add_sga_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
 
 /// The command-line flag (without dashes) of a params-struct field path from InvalidArgument:
 /// the one place where the library's field names meet the CLI's flag names.
