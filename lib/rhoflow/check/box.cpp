@@ -91,11 +91,12 @@ ParamRange parse_range(std::string_view text, const std::string& field) {
 double parse_single(std::string_view text, const std::string& field) {
     const std::string name = short_name(field);
     if (text.find(':') != std::string_view::npos)
-        throw InvalidArgument(field, fmt::format("{} = '{}': {} takes a single value, not a range (ranges are for "
-                                                 "the model parameters d, L, R, theta, sigma, beta)",
-                                                 name, text, name));
+        throw InvalidArgument(field, fmt::format("{} = '{}' takes no range (accepted: a single number; ranges "
+                                                 "LO:HI are for the model parameters d, L, R, theta, sigma, beta)",
+                                                 name, text));
     double v = 0;
-    if (!to_number(text, v)) throw InvalidArgument(field, fmt::format("{} = '{}' is not a number", name, text));
+    if (!to_number(text, v))
+        throw InvalidArgument(field, fmt::format("{} = '{}' is not a number (accepted: a single number)", name, text));
     return v;
 }
 

@@ -8,7 +8,10 @@
 //     of the coefficients + the samples' error times the Lebesgue constant 1 + (2/pi) log n, and
 //     it is checked against three extra samples off the grid (points of the next grid, so they
 //     are reused if the grid is refined): a discrepancy above eps raises eps and forces the next
-//     grid. The grid is refined only while the claim is undecided or eps exceeds `tol`.
+//     grid. A table whose coefficients do not decay (the largest of the last quarter above 1% of
+//     the largest before it) and are not at the noise floor is "unresolved": it has seen a
+//     feature only as a trace in a few samples, and no verdict is taken from it. The grid is
+//     refined only while the claim is undecided, eps exceeds `tol`, or the table is not trusted.
 //  2. Signs between nodes. p is a polynomial with known Chebyshev coefficients, so its
 //     derivatives are too, and max |p^(k)| on [-1, 1] <= S_k, the sum of the absolute Chebyshev
 //     coefficients of p^(k) (|T_m| <= 1). On a cell [a, b] of width h,
@@ -18,7 +21,8 @@
 //     bisects the cell with the lowest bound; near a smooth minimum M_1 ~ (h/2) S_2, so the gap
 //     between the smallest sampled value and the certified lower bound shrinks like h^2.
 //     j' > 0 on an interval is certified when the lower bound of min p exceeds eps; j' < 0
-//     somewhere when a sampled p(x) < -eps.
+//     somewhere when a sampled p(x) < -eps. Once decided, the search goes on until the gap is
+//     below 0.1% of the margin (so the margin is reported to that accuracy).
 //  3. Roots (attractors=N). Cells of [-1, 1] are bisected until each is sign-definite for j'
 //     (|p| > eps on it) or monotone (|p'| > eps2 on it, eps2 = n^2 eps: Markov's inequality
 //     applied to the table's error, as DriftField does). A maximal run of non-sign-definite
