@@ -72,7 +72,8 @@ struct FlagInfo {
 FlagInfo flag_info(const std::string& command, const std::string& key) {
     std::vector<Command> cmds;
     CLI::App app;
-    for (auto add : {add_field_command, add_ode_command, add_phase_command, add_sga_command, add_compare_command}) {
+    for (auto add : {add_field_command, add_ode_command, add_phase_command, add_sga_command, add_compare_command,
+                     add_check_command}) {
         Command c = add(app);
         if (c.app->get_name() != command) continue;
         const CLI::Option* opt = c.app->get_option_no_throw("--" + key);
@@ -151,12 +152,12 @@ std::vector<Task> read_tasks(const std::string& file, std::string* title, std::s
         Task task;
         task.line = static_cast<int>(t->source().begin.line);
         const auto cmd = (*t)["command"].value<std::string>();
-        if (!cmd) fail_at(file, task.line, "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
+        if (!cmd) fail_at(file, task.line, "command", "every [[task]] needs command = \"field|ode|phase|sga|compare|check\"");
         task.command = *cmd;
         const auto& cmds = command_names();
         if (task.command == "run" || std::find(cmds.begin(), cmds.end(), task.command) == cmds.end())
             fail_at(file, static_cast<int>((*t)["command"].node()->source().begin.line), "command",
-                    fmt::format("'{}' is not a subcommand (accepted: field, ode, phase, sga, compare)", task.command));
+                    fmt::format("'{}' is not a subcommand (accepted: field, ode, phase, sga, compare, check)", task.command));
         task.name = (*t)["name"].value<std::string>().value_or(fmt::format("task{}", i + 1));
         if (names[task.name]++) fail_at(file, task.line, "name", fmt::format("task name '{}' is used twice", task.name));
         std::map<std::string, Setting> settings;
@@ -204,6 +205,8 @@ std::vector<Combination> expand(const std::vector<Task>& tasks, const fs::path& 
             c.dir = out / t.name / (stem.empty() ? std::string("run") : stem);
             if (t.command == "compare") {
                 c.args.insert(c.args.end(), {"--out", c.dir.string(), "--quiet"});
+            } else if (t.command == "check") {  // certificate.json is the result; figures beside it
+                c.args.insert(c.args.end(), {"--out", c.dir.string()});
             } else {
                 c.args.insert(c.args.end(), {"--json", "--output", (c.dir / "result.json").string()});
             }
@@ -241,6 +244,11 @@ std::vector<Headline> headline(const std::string& command, const json& d) {
                  {"ci95_hi", num(s["ci95"][1])},                       {"nuisance_mass", num(s["nuisance_mass_mean"])},
                  {"hits", num(s["hits"])}}};
     }
+    if (command == "check")
+        return {{{"verdict", d["verdict"].get<std::string>()}, {"points", num(d["counts"]["total"])},
+                 {"holds", num(d["counts"]["holds"])},         {"fails", num(d["counts"]["fails"])},
+                 {"undecided", num(d["counts"]["undecided"])}, {"min_margin", num(d["min_margin"])},
+                 {"seconds", num(d["diagnostics"]["seconds"])}}};
     if (command == "ode")
         return {{{"hit_time", num(d["hit_time"])}, {"rho_end", num(d["rho"].back())}, {"rho_end_err", num(d["rho_err"].back())}}};
     if (command == "phase") {
@@ -305,7 +313,9 @@ std::function<void()> prepare_run(const RunOptions& o) {
             std::cout.rdbuf(old);
             if (r.code != 0)
                 throw NumericalError(fmt::format("task '{}' combination {} failed: {}", task.name, c.index + 1, r.message));
-            const fs::path result = task.command == "compare" ? c.dir / "compare.json" : c.dir / "result.json";
+            const fs::path result = task.command == "compare" ? c.dir / "compare.json"
+                                    : task.command == "check" ? c.dir / "certificate.json"
+                                                              : c.dir / "result.json";
             std::ifstream in(result);
             const json d = json::parse(in);
             Table& t = summaries[task.name];
@@ -355,7 +365,7 @@ Command add_run_command(CLI::App& app) {
     auto o = std::make_shared<RunOptions>();
     auto* sub = app.add_subcommand(
         "run",
-        "Runs an experiment file (TOML). Each [[task]] has command = field|ode|phase|sga|compare and sets "
+        "Runs an experiment file (TOML). Each [[task]] has command = field|ode|phase|sga|compare|check and sets "
         "that subcommand's flags by name (d = 100, eta0 = 0.5, sigma-per-norm = true, ...); an array "
         "sweeps over its values, and several arrays sweep over all combinations ([[...]] for flags that "
         "take a list). [defaults] sets flags for every task that has them; title and out are optional. "
