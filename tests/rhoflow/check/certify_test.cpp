@@ -19,7 +19,7 @@ DriftField poly_field(std::function<double(double)> dj, std::function<double(dou
 }
 }  // namespace
 
-TEST_CASE("certify: monotone fails for d = L = 50, R = 25, theta = 1 with j'(-1) = -0.46; the mean-field limit holds") {
+TEST_CASE("certify: monotone fails for d = L = 50, R = 25, theta = 1 with j'(-1) = -0.46, the mean-field limit holds") {
     const ModelParams m{50, 50, 25, 1.0, 1.0, 1.0};
     CertifyParams p;
     const PointCertificate c = certify_point(m, parse_claim("monotone"), p);
@@ -152,7 +152,7 @@ TEST_CASE("certify: attractors of a field with known equilibria") {
     CHECK(certify_point(flat, parse_claim("monotone"), CertifyParams{}).verdict == Verdict::fails);
 }
 
-TEST_CASE("certify: the hitting time agrees with the ODE solver; never reaching the level fails") {
+TEST_CASE("certify: the hitting time agrees with the ODE solver, never reaching the level fails") {
     const ModelParams m{50, 1000, 100, 1.0, 1.0, 1.0};
     CertifyParams p;
     p.rho0 = 0.05;

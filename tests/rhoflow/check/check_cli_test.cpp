@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -126,4 +127,37 @@ TEST_CASE("check cli: a numerical failure at every point exits 3 and writes noth
     CHECK(r.code == 3);
     CHECK(r.err.find("numerical failure") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_CASE("check cli: experiment files drive check tasks, validated before anything runs") {
+    const auto dir = fresh_dir("run");
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "exp.toml";
+    {
+        std::ofstream f(file);
+        f << "[[task]]\nname = \"map\"\ncommand = \"check\"\nclaim = \"positive-drift\"\ntheta = \"0.1:0.3\"\n"
+             "grid = 2\nrefine = 0\n";
+    }
+    const auto out = dir / "out";
+    std::vector<std::string> args = {"run", file.string(), "--out", out.string()};
+    std::ostringstream o, e;
+    auto* old_out = std::cout.rdbuf(o.rdbuf());
+    auto* old_err = std::cerr.rdbuf(e.rdbuf());
+    const int code = rhoflow::cli::dispatch(args);
+    {
+        std::ofstream f(file);
+        f << "[[task]]\ncommand = \"check\"\nclaim = \"monotone\"\nrho0 = \"0:1\"\n";
+    }
+    const int bad = rhoflow::cli::dispatch({"run", file.string(), "--out", (dir / "bad").string()});
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    REQUIRE(code == 0);
+    CHECK(std::filesystem::exists(out / "map" / "run" / "certificate.json"));
+    std::ifstream s(out / "map" / "summary.csv");
+    const std::string csv((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
+    CHECK(csv.find("verdict,points,holds,fails,undecided,min_margin") != std::string::npos);
+    CHECK(csv.find("holds,2,2,0,0,") != std::string::npos);
+    CHECK(bad == 2);
+    CHECK(e.str().find("exp.toml:4: key 'rho0'") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "bad"));
 }
