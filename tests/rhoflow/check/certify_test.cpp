@@ -10,6 +10,7 @@
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/ode/ode.hpp"
+#include "rhoflow/ode/phase.hpp"
 
 using namespace rhoflow;
 
@@ -199,4 +200,21 @@ TEST_CASE("certify: JSON hooks round-trip a certificate") {
     p.rho0 = 0.3;
     p.table.exact.z_range = 11;
     CHECK(nlohmann::json(nlohmann::json(p).get<CertifyParams>()) == nlohmann::json(p));
+}
+
+TEST_CASE("certify: the certified portrait agrees with rhoflow phase across the bistability threshold") {
+    for (double theta : {0.5, 0.95, 1.0, 1.05, 1.5, 2.5}) {
+        CAPTURE(theta);
+        const ModelParams m{100, 10500, 500, theta, 1.0, 1.0};
+        const PointCertificate c = certify_point(m, parse_claim("attractors=1"), CertifyParams{});
+        REQUIRE(c.verdict != Verdict::undecided);
+        const PhasePortrait p = phase_portrait(DriftField::exact(m));
+        REQUIRE(c.equilibria.size() == p.equilibria.size());
+        for (std::size_t i = 0; i < p.equilibria.size(); ++i) {
+            CHECK(c.equilibria[i].stable == p.equilibria[i].stable);
+            CHECK(std::abs(c.equilibria[i].rho - p.equilibria[i].rho) <= c.equilibria[i].rho_err + 1e-9);
+            CHECK(std::abs(c.equilibria[i].dfdrho - p.equilibria[i].dfdrho) <=
+                  c.equilibria[i].dfdrho_err + p.equilibria[i].dfdrho_err + 1e-9);
+        }
+    }
 }
