@@ -1,10 +1,13 @@
 // What `rhoflow check` writes, built without touching the file system or running anything:
 // the JSON document (also the certificate file), the per-point table (CSV/Markdown/LaTeX via
 // io/table.hpp), the phase-diagram figures (gnuplot scripts and data for io/plot.hpp's
-// render_figures) and the text summary. The caller writes and renders them.
+// render_figures) and the text summary. The caller writes and renders them (the library runs
+// no program). Figures follow docs/cli.md (rhoflow check, Output).
+// When it fails: check_document throws NumericalError naming the JSON path of a non-finite
+// number (none is ever written); the others do not fail.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
