@@ -88,9 +88,15 @@ std::function<void()> prepare(const CheckOptions& o) {
     if (!o.x_axis.empty()) {
         for (int a = 0; a < axis_count; ++a)
             if (axis_name(a) == o.x_axis) x_axis = a;
-        if (x_axis < 0 || !p.box.axes()[static_cast<std::size_t>(x_axis)]->ranged())
-            throw InvalidArgument("x_axis", fmt::format("x-axis = '{}' is not a ranged model parameter of this box",
-                                                        o.x_axis));
+        if (x_axis < 0 || !p.box.axes()[static_cast<std::size_t>(x_axis)]->ranged()) {
+            std::string ranged;
+            for (int a = 0; a < axis_count; ++a)
+                if (p.box.axes()[static_cast<std::size_t>(a)]->ranged())
+                    ranged += (ranged.empty() ? "" : ", ") + std::string(axis_name(a));
+            throw InvalidArgument("x_axis", fmt::format("x-axis = '{}' is not a ranged parameter of this box "
+                                                        "(accepted: {})",
+                                                        o.x_axis, ranged.empty() ? "none, no parameter is ranged" : ranged));
+        }
     }
     return [o, p, x_axis] {
         const CheckResult r = run_check(p);
