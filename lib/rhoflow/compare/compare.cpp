@@ -359,7 +359,7 @@ RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, ro
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,
                    nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, pred_mean, pred_q10, pred_q90, pred_se,
                    residual_z, p_value)
-RHOFLOW_JSON_HOOKS(Verdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
+RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
                    detectable_field_error, method)
 RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
 RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)

@@ -100,7 +100,7 @@ struct CompareRow {
 };
 
 /// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory?
-struct Verdict {
+struct ConsistencyVerdict {
     bool consistent = true;       ///< no row rejected at family-wise level alpha
     double alpha = 0.05;          ///< family-wise false-alarm rate
     std::int64_t rows_tested = 0; ///< rows with a residual
@@ -217,7 +217,7 @@ struct CompareResult {
     std::vector<FieldCurvePoint> field_curve;  ///< F on [-1, 1] (figure data)
     std::string warning;                    ///< the schedule's Robbins-Monro warning, if any
     std::optional<EffectiveSummary> effective;  ///< the effective-dynamics prediction (when enabled)
-    std::optional<Verdict> verdict;         ///< consistent or not (when enabled)
+    std::optional<ConsistencyVerdict> verdict;         ///< consistent or not (when enabled)
 };
 
 /// Runs the comparison. `field`, if given, replaces the ODE's field (tests pass a wrong one);
@@ -230,9 +230,9 @@ void to_json(nlohmann::json& j, const EffectiveParams& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, EffectiveParams& v);
 /// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const Verdict& v);
+void to_json(nlohmann::json& j, const ConsistencyVerdict& v);
 /// Reads what to_json writes.
-void from_json(const nlohmann::json& j, Verdict& v);
+void from_json(const nlohmann::json& j, ConsistencyVerdict& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const PlateauPoint& v);
 /// Reads what to_json writes.

@@ -128,6 +128,9 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
         if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file);
     }
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
+    for (const auto& s : settings_for(task.command))
+        if (s.required && !settings.count(s.key))
+            fail_at(file, task.line, s.key, fmt::format("'{}' tasks need {} = ... ({})", task.command, s.key, s.help));
     return task;
 }
 
@@ -174,8 +177,8 @@ Job build_job(const ExperimentTask& t, const std::vector<std::size_t>& idx, std:
             fail_at(file, s.line, s.key, e.what());
         }
     }
-    finish_settings(job);
     try {
+        finish_settings(job);
         validate(job);
     } catch (const InvalidArgument& e) {
         const std::string key = key_for_field(t.command, e.field());
@@ -294,8 +297,6 @@ namespace {
 
 const char* kManifest = "manifest.json";
 
-std::string document_name(const Job& job) { return job.index() == 4 ? "compare.json" : "result.json"; }
-
 json read_json(const fs::path& p) {
     std::ifstream in(p);
     if (!in) throw std::runtime_error("cannot read " + p.string());
@@ -334,10 +335,7 @@ void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& par
     fs::remove_all(tmp);  // left by a killed run
     fs::create_directories(tmp);
     RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
-    if (const auto* cr = std::get_if<CompareResult>(&r))
-        write_compare(*cr, tmp, render);
-    else
-        write_file_atomic(tmp / document_name(c.job), document(c.job, r).dump(2) + "\n");
+    write_outputs(c.job, r, tmp, render);
     without_interrupt_cleanup([&] {
         fs::remove_all(dir);
         fs::rename(tmp, dir);
@@ -349,7 +347,7 @@ bool is_complete(const json& manifest, const ExperimentCell& c, const json& para
     const auto& cells = manifest.at("cells");
     const auto it = cells.find(c.dir);
     return it != cells.end() && (*it)["status"] == "complete" && (*it)["params"] == params &&
-           fs::exists(partial / c.dir / document_name(c.job));
+           fs::exists(partial / c.dir / document_file(c.job));
 }
 
 // Runs the cell, rethrowing a failure with the task and cell named (same exit-code category).
@@ -405,7 +403,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
         const json params = std::visit([](const auto& j) { return json(j); }, c.job);
         const auto start = std::chrono::steady_clock::now();
         if (is_complete(manifest, c, params, partial)) {
-            out.results.push_back(result_from_document(c.job, read_json(partial / c.dir / document_name(c.job))));
+            out.results.push_back(result_from_document(c.job, read_json(partial / c.dir / document_file(c.job))));
             out.resumed.push_back(true);
             log(fmt::format("[{}/{}] {}: complete from an earlier run, not recomputed", i + 1, e.cells.size(), c.dir));
         } else {

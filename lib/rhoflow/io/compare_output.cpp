@@ -117,7 +117,7 @@ std::string ci_text(const std::optional<MeanCI>& c) {
 
 std::string effective_markdown(const CompareResult& r) {
     if (!r.verdict || !r.effective) return "";
-    const Verdict& v = *r.verdict;
+    const ConsistencyVerdict& v = *r.verdict;
     const EffectiveSummary& e = *r.effective;
     std::string md = fmt::format(
         "- effective dynamics (one-step moments at {} step sizes, {} paths): predicted mean |rho_final| = {:.5f} +- "

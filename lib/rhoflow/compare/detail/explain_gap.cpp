@@ -83,9 +83,9 @@ std::vector<PlateauPoint> plateau(const EffectiveDrift& D, const std::vector<dou
 }
 
 // Fills each row's prediction and residual; returns the verdict's row statistics.
-Verdict judge_rows(std::vector<CompareRow>& rows, const EffectivePrediction& pred, const std::vector<double>& eff,
+ConsistencyVerdict judge_rows(std::vector<CompareRow>& rows, const EffectivePrediction& pred, const std::vector<double>& eff,
                    const std::vector<double>& syst, std::int64_t trials, double alpha) {
-    Verdict v;
+    ConsistencyVerdict v;
     v.alpha = alpha;
     const double n = static_cast<double>(trials);
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -173,7 +173,7 @@ void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<
     fill_trajectory(D, eta, sg.steps, starts, pred, out.trajectory);
     const std::vector<double> syst = systematic_errors(F, eff.tables, p.effective, sg.seed, eta, sg.steps, starts, times);
 
-    Verdict v = judge_rows(out.table, pred, eff_ode, syst, sg.trials, p.effective.alpha);
+    ConsistencyVerdict v = judge_rows(out.table, pred, eff_ode, syst, sg.trials, p.effective.alpha);
     v.field_scale = p.field_scale;
     v.detectable_field_error =
         detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.table, v.threshold_z);
