@@ -91,6 +91,7 @@ struct CompareRow {
     MeanCI nuisance_mass_sga;          ///< sample attention mass on nuisance tokens, mean over trials
     double nuisance_mass_population = 0;  ///< 1 - E[A_I] at rho_ODE (exact field), averaged over trials
     std::optional<double> rho_eff_ode;    ///< the effective ODE d rho/dt = a(rho; eta(t)) from the trials' start
+    std::optional<double> rho_first_order;  ///< the first-order corrected ODE d rho/dt = F + eta(t) B (exact B)
     std::optional<double> pred_mean;      ///< the effective chain's mean of rho_k
     std::optional<double> pred_q10;       ///< its 10% quantile
     std::optional<double> pred_q90;       ///< its 90% quantile
@@ -186,6 +187,7 @@ struct TrajectoryPoint {
     double sga_q90 = 0;           ///< SGA 90% quantile
     std::vector<double> trials;   ///< the first (up to 5) trials
     std::optional<double> rho_eff_ode;  ///< the effective ODE (when the prediction is enabled)
+    std::optional<double> rho_first_order;  ///< the first-order corrected ODE F + eta(t) B
     std::optional<double> pred_mean;    ///< the effective chain's mean
     std::optional<double> pred_q10;     ///< its 10% quantile
     std::optional<double> pred_q90;     ///< its 90% quantile

@@ -402,7 +402,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     check_header_members(r, "compare/compare.hpp", "CompareResult");
     for (const auto& row : r.table)
         check_round_trip(row, {"step", "t", "rho_ode", "rho_sga", "rho_sga_q10", "rho_sga_median", "rho_sga_q90",
-                               "gap_mean", "gap_q90", "nuisance_mass_sga", "nuisance_mass_population", "rho_eff_ode",
+                               "gap_mean", "gap_q90", "nuisance_mass_sga", "nuisance_mass_population", "rho_eff_ode", "rho_first_order",
                                "pred_mean", "pred_q10", "pred_q90", "pred_se", "residual_z", "p_value"});
     check_header_members(r.table[0], "compare/compare.hpp", "CompareRow");
     for (const auto& g : r.gap) check_round_trip(g, {"step", "t", "eta", "mean", "median", "q90", "max"});
@@ -421,7 +421,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
         check_round_trip(row, {"eta0", "k0", "steps", "sup_err", "sup_err_median", "stream_run"});
     check_header_members(r.study->rows[0], "compare/compare.hpp", "StudyRow");
     for (const auto& t : r.trajectory)
-        check_round_trip(t, {"t", "rho_ode", "sga_mean", "sga_q10", "sga_q90", "trials", "rho_eff_ode", "pred_mean",
+        check_round_trip(t, {"t", "rho_ode", "sga_mean", "sga_q10", "sga_q90", "trials", "rho_eff_ode", "rho_first_order", "pred_mean",
                              "pred_q10", "pred_q90"});
     check_header_members(r.trajectory[0], "compare/compare.hpp", "TrajectoryPoint");
     for (const auto& c : r.field_curve) check_round_trip(c, {"rho", "drift", "dj"});
