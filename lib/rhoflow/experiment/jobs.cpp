@@ -239,7 +239,8 @@ std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) {
 std::vector<Row> headline_of(const SgaJob&, const EnsembleResult& r) {
     const auto& s = r.summary;
     return {{{"mean_abs_rho_final", s.abs_rho_final.mean}, {"ci95_lo", s.abs_rho_final.lo},
-             {"ci95_hi", s.abs_rho_final.hi}, {"nuisance_mass", s.nuisance_mass.mean},
+             {"ci95_hi", s.abs_rho_final.hi}, {"time_avg_abs_rho", s.abs_rho_last_half.mean},
+             {"time_avg_se", s.abs_rho_last_half.se}, {"nuisance_mass", s.nuisance_mass.mean},
              {"hits", static_cast<double>(s.hits)}}};
 }
 std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {

@@ -162,10 +162,10 @@ const Keys kDriftInfoKeys = {"method", "dj_error", "d2j_error", "table_degree", 
 const Keys kSolutionKeys = {"t", "rho", "rho_err", "hit_time", "hit_time_err", "steps", "rhs_evals"};
 const Keys kPortraitKeys = {"equilibria", "basins", "monotone", "flat", "scan_spacing", "near_tangencies"};
 const Keys kTrialKeys = {"seed", "trial", "rho0", "rho_final", "t_final", "hit_step", "rho", "nuisance_mass",
-                         "mean_nuisance_mass_last_decile"};
+                         "mean_nuisance_mass_last_decile", "mean_abs_rho_last_half"};
 const Keys kSummaryKeys = {"abs_rho_final", "rho_final", "quantile_levels", "rho_final_quantiles",
                            "abs_rho_final_quantiles", "hits", "hit_step", "hit_step_median", "nuisance_mass",
-                           "mean_abs_rho_final", "ci95"};
+                           "abs_rho_last_half", "mean_abs_rho_final", "ci95"};
 const Keys kEnsembleKeys = {"record_steps", "record_times", "trials", "summary", "warning"};
 const Keys kCompareParamsKeys = {"model", "sga", "field", "table", "horizon", "anchors", "rows", "study_eta0",
                                  "study_trials", "study_horizon", "field_scale", "effective"};
