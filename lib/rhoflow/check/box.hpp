@@ -2,7 +2,7 @@
 // single value or a range LO:HI, sampled on `grid` points per ranged axis, on a log scale (the
 // default for positive ranges) or a linear one. Integer parameters (d, L, R) stay integers: a
 // grid value is rounded to the nearest integer, and points that round to the same model are
-// evaluated once (docs/theory.md section 8, "Over a box").
+// evaluated once (docs/theory.md section 10, "Over a box").
 // When it fails: parse_range / parse_single / apply_scales / validate throw InvalidArgument
 // naming the field ("box.R", "box.theta.scale", ...) with the accepted forms or range.
 #pragma once

@@ -1,4 +1,4 @@
-// Certified verdict of one claim at one parameter point (docs/theory.md section 8).
+// Certified verdict of one claim at one parameter point (docs/theory.md section 10).
 //
 // Method.
 //  1. Table. j'(rho) (and, for `filtering`, E[A_I](rho)) is sampled on nested Chebyshev-Lobatto
@@ -129,7 +129,7 @@ struct PointCertificate {
 };
 
 /// Certifies `claim` for the field sampled by `sampler`. `flat` says j' = 0 identically (R = 0
-/// or theta = 0), which is decided exactly (documented in docs/theory.md section 8).
+/// or theta = 0), which is decided exactly (documented in docs/theory.md section 10).
 PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, const CertifyParams& params,
                                bool flat = false);
 /// The same for the model's exact or mean-field field (params.field).

@@ -300,7 +300,7 @@ CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_
                         "the model parameters is used, so 'holds' means 'holds at every point evaluated'",
                         res.points.size()));
     res.diagnostics.notes.push_back(
-        "each point's verdict is certified relative to the field's error bounds (docs/theory.md section 8)");
+        "each point's verdict is certified relative to the field's error bounds (docs/theory.md section 10)");
     if (failures)
         res.diagnostics.notes.push_back(fmt::format("{} point(s) could not be evaluated (numerical failure) and "
                                                     "count as undecided",

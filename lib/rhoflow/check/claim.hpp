@@ -7,7 +7,7 @@
 //  - attractors=N:      exactly N stable equilibria in [-1, 1];
 //  - filtering:         1 - E[A_I] decreasing on (0, 1), i.e. d E[A_I]/d rho > 0 there;
 //  - hitting-time<=T:   the ODE from rho0 reaches |rho| >= 1 - hit_eps by time T.
-// How each is certified: certify.hpp and docs/theory.md section 8.
+// How each is certified: certify.hpp and docs/theory.md section 10.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

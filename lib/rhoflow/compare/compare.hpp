@@ -12,7 +12,7 @@
 //    fitted slope of log(mean sup) against log(eta0), over all eta0 and over the smaller half
 //    (about 1/2 for small eta0; larger eta0 add the O(eta) bias of the projection). Its trials
 //    draw from their own streams (StreamPurpose::step_size_study), apart from the main run's.
-//  - The gap explained (docs/theory.md section 8): one-step moment tables at a few step sizes
+//  - The gap explained (docs/theory.md section 9): one-step moment tables at a few step sizes
 //    spanning the run's, the effective ODE and the effective chain (ode/effective.hpp) predict
 //    the SGA mean, its spread (the 10-90% band) and the hitting time. Each row's residual
 //    z = (SGA mean - predicted mean) / (predicted standard error of a 30-trial mean, combined
