@@ -365,9 +365,11 @@ JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter
     }
 }
 
+// The manifest holds what a rerun needs and nothing that depends on the machine (no timing), so
+// that it is byte-identical between runs of the same file.
 void record(json& manifest, const fs::path& partial, const ExperimentCell& c, const json& params,
-            const std::string& status, double seconds, const std::string& error = "") {
-    json entry = {{"task", c.dir.substr(0, c.dir.find('/'))}, {"params", params}, {"status", status}, {"seconds", seconds}};
+            const std::string& status, const std::string& error = "") {
+    json entry = {{"task", c.dir.substr(0, c.dir.find('/'))}, {"params", params}, {"status", status}};
     if (!error.empty()) entry["error"] = error;
     manifest["cells"][c.dir] = entry;
     write_file_atomic(partial / kManifest, manifest.dump(2) + "\n");
@@ -412,14 +414,14 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
                 out.results.push_back(run_cell(c, e, o.progress));
                 write_cell(c, out.results.back(), partial, o.render_figures);
             } catch (const std::exception& err) {
-                record(manifest, partial, c, params, "failed", 0, err.what());
+                record(manifest, partial, c, params, "failed", err.what());
                 log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
                 throw;
             }
             out.resumed.push_back(false);
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!out.resumed.back()) record(manifest, partial, c, params, "complete", seconds);
+        if (!out.resumed.back()) record(manifest, partial, c, params, "complete");
         execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
     }
     json index = provenance("run");
