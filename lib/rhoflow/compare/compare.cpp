@@ -16,7 +16,8 @@
 namespace rhoflow {
 
 void EffectiveParams::validate() const {
-    require(levels >= 1 && levels <= 12, "levels", levels, "1 <= levels <= 12");
+    require(std::isfinite(level_ratio) && level_ratio >= 1.05 && level_ratio <= 10, "level_ratio", level_ratio,
+            "1.05 <= level_ratio <= 10");
     validate_member("moments", [&] { moments.validate(); });
     validate_member("prediction", [&] { prediction.validate(); });
     require(bootstrap >= 4 && bootstrap <= 1000, "bootstrap", bootstrap, "4 <= bootstrap <= 1000");
@@ -353,7 +354,7 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
     return out;
 }
 
-RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, levels, moments, prediction, bootstrap, alpha)
+RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)
 RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, rows, study_eta0, study_trials,
                    study_horizon, field_scale, effective)
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,

@@ -44,7 +44,7 @@ namespace rhoflow {
 /// How the comparator predicts the SGA ensemble from the effective dynamics.
 struct EffectiveParams {
     bool enabled = true;          ///< predict and give a verdict (false: the plain ODE comparison only)
-    int levels = 4;               ///< step sizes tabulated, geometric from eta_0 down to the run's last eta, 1 ... 12
+    double level_ratio = 1.5;     ///< largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
     StepMomentParams moments = {32, 2000, 1, 0};  ///< the tables (their seed is the ensemble's)
     PredictionParams prediction = {4000, 1, 0};   ///< the effective chain (its seed is the ensemble's)
     int bootstrap = 20;           ///< replicas of the tables for the prediction's systematic error, 4 ... 1000

@@ -434,9 +434,9 @@ std::vector<Setting> compare_settings() {
                           "skip the effective-dynamics prediction and the verdict (plain ODE comparison only)", e,
                           [](J& j) { j.compare.effective.enabled = false; },
                           [](J& j) { return !j.compare.effective.enabled; }));
-    s.push_back(integer<J, int>("effective-levels", "effective.levels",
-                                "step sizes tabulated, geometric from eta_0 to the last eta, 1 ... 12", e,
-                                [](J& j) -> int& { return j.compare.effective.levels; }));
+    s.push_back(real<J>("effective-ratio", "effective.level_ratio",
+                        "largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), "
+                        "1.05 ... 10", e, [](J& j) -> double& { return j.compare.effective.level_ratio; }));
     s.push_back(integer<J, std::int64_t>("effective-samples", "effective.moments.samples",
                                          "Monte Carlo samples per node of each one-step moment table, 40 ... 1e8", e,
                                          [](J& j) -> std::int64_t& { return j.compare.effective.moments.samples; }));

@@ -24,57 +24,74 @@ namespace {
 
 constexpr int kBatches = 20;
 
-// One node: the control-variate residual for a, and batch variances of the scaled step for v.
-StepMomentNode measure_node(SampleDrawer& drawer, double rho, double F, double eta, UpdateRule rule,
-                            std::int64_t samples, RandomStream& rng) {
+// The running sums of one node at one step size.
+struct NodeSums {
+    RunningStats residual, step, batch;
+    std::vector<double> batch_var;
+};
+
+// One node at every step size, from the same draws (the draw is the cost; the update is not):
+// the control-variate residual for a, and batch variances of the scaled step for v.
+std::vector<StepMomentNode> measure_node(SampleDrawer& drawer, double rho, double F, const std::vector<double>& etas,
+                                         UpdateRule rule, std::int64_t samples, RandomStream& rng) {
     const double s = std::sqrt(std::max(0.0, 1 - rho * rho));
     const std::int64_t per_batch = std::max<std::int64_t>(2, samples / kBatches);
-    RunningStats residual, step;
-    std::vector<double> batch_var;
+    std::vector<NodeSums> sums(etas.size());
     for (int b = 0; b < kBatches; ++b) {
-        RunningStats batch;
         for (std::int64_t i = 0; i < per_batch; ++i) {
             const GradientDraw g = drawer.draw(rho, rng);
-            const double next = updated_rho(rho, eta, g, rule);
-            if (!std::isfinite(next))
-                throw NumericalError(fmt::format("one-step moments at rho = {}: the step eta = {} overflows",
-                                                 format_number(rho), format_number(eta)));
-            const double x = (next - rho) / eta;
-            residual.add(x - s * g.g_v);
-            step.add(x);
-            batch.add(x);
+            for (std::size_t e = 0; e < etas.size(); ++e) {
+                const double next = updated_rho(rho, etas[e], g, rule);
+                if (!std::isfinite(next))
+                    throw NumericalError(fmt::format("one-step moments at rho = {}: the step eta = {} overflows",
+                                                     format_number(rho), format_number(etas[e])));
+                const double x = (next - rho) / etas[e];
+                sums[e].residual.add(x - s * g.g_v);
+                sums[e].step.add(x);
+                sums[e].batch.add(x);
+            }
         }
-        batch_var.push_back(batch.variance());
+        for (auto& sm : sums) {
+            sm.batch_var.push_back(sm.batch.variance());
+            sm.batch = RunningStats{};
+        }
     }
-    StepMomentNode n;
-    n.rho = rho;
-    n.F = F;
-    n.a = F + residual.mean();
-    n.a_err = residual.standard_error();
-    n.v = step.variance();
-    n.v_err = mean_ci(batch_var).se;
-    return n;
+    std::vector<StepMomentNode> out;
+    for (const auto& sm : sums)
+        out.push_back({rho, F, F + sm.residual.mean(), sm.residual.standard_error(), sm.step.variance(),
+                       mean_ci(sm.batch_var).se});
+    return out;
 }
 
 }  // namespace
 
-StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
-                                     const StepMomentParams& params, std::uint64_t sub) {
+std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, const DriftField& field,
+                                                  const std::vector<double>& etas, UpdateRule rule,
+                                                  const StepMomentParams& params, std::uint64_t sub) {
     model.validate();
     params.validate();
-    require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
+    require(!etas.empty(), "eta", 0, "at least one step size");
+    for (double eta : etas) require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
     const std::vector<double> rho = Chebyshev::lobatto_points(params.nodes);
-    StepMomentTable t;
-    t.eta = eta;
-    t.rule = rule;
-    t.nodes.resize(rho.size());
+    std::vector<StepMomentTable> tables(etas.size());
+    for (std::size_t e = 0; e < etas.size(); ++e) {
+        tables[e].eta = etas[e];
+        tables[e].rule = rule;
+        tables[e].nodes.resize(rho.size());
+    }
     parallel_for(static_cast<std::int64_t>(rho.size()), params.threads, [&](std::int64_t i) {
         const auto k = static_cast<std::size_t>(i);
         SampleDrawer drawer(model);
         RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(i), sub});
-        t.nodes[k] = measure_node(drawer, rho[k], field.drift(rho[k]), eta, rule, params.samples, rng);
+        const auto nodes = measure_node(drawer, rho[k], field.drift(rho[k]), etas, rule, params.samples, rng);
+        for (std::size_t e = 0; e < etas.size(); ++e) tables[e].nodes[k] = nodes[e];
     });
-    return t;
+    return tables;
+}
+
+StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
+                                     const StepMomentParams& params, std::uint64_t sub) {
+    return measure_step_moments(model, field, std::vector<double>{eta}, rule, params, sub).front();
 }
 
 RHOFLOW_JSON_HOOKS(StepMomentParams, nodes, samples, seed, threads)

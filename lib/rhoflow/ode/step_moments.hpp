@@ -3,7 +3,8 @@
 // v(rho; eta) = Var[rho' - rho]/eta^2, tabulated on Chebyshev-Lobatto nodes in rho.
 //
 // Method: Monte Carlo with the model's exact per-sample law (model/sample.hpp) and the update
-// rule (model/update_rule.hpp), one independent stream per node (StreamPurpose::one_step_moments).
+// rule (model/update_rule.hpp), one independent stream per node (StreamPurpose::one_step_moments);
+// tables at several step sizes share the draws.
 // The first-order increment s g_v (s = sqrt(1 - rho^2)) has mean F(rho) = (1 - rho^2) j'(rho)
 // exactly, so it is used as a control variate:
 //     a(rho; eta) = F(rho) + E[(rho' - rho)/eta - s g_v],
@@ -57,6 +58,13 @@ struct StepMomentTable {
 /// separates the streams of different step sizes (the counter word of the purpose).
 StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
                                      const StepMomentParams& params = {}, std::uint64_t sub = 0);
+
+/// Tables at several step sizes from the same draws (one draw per sample serves every eta, the
+/// draw being the cost): common random numbers across step sizes, so differences in eta are
+/// not masked by sampling noise.
+std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, const DriftField& field,
+                                                  const std::vector<double>& etas, UpdateRule rule,
+                                                  const StepMomentParams& params = {}, std::uint64_t sub = 0);
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const StepMomentParams& v);

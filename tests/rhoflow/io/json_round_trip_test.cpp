@@ -219,7 +219,7 @@ CompareParams small_compare() {
     p.effective.moments.samples = 200;
     p.effective.prediction.paths = 200;
     p.effective.bootstrap = 4;
-    p.effective.levels = 2;
+    p.effective.level_ratio = 4;
     return p;
 }
 
@@ -434,7 +434,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     check_round_trip(*r.effective, {"params", "tables", "abs_rho_final", "abs_rho_final_err", "hit_time",
                                     "hit_fraction", "plateau"});
     check_header_members(*r.effective, "compare/compare.hpp", "EffectiveSummary");
-    check_round_trip(r.effective->params, {"enabled", "levels", "moments", "prediction", "bootstrap", "alpha"});
+    check_round_trip(r.effective->params, {"enabled", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
     check_header_members(r.effective->params, "compare/compare.hpp", "EffectiveParams");
     for (const auto& pl : r.effective->plateau) check_round_trip(pl, {"eta", "rho_star", "rho_star_err"});
     check_header_members(r.effective->plateau[0], "compare/compare.hpp", "PlateauPoint");
