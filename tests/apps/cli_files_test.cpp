@@ -6,29 +6,16 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "cli_run.hpp"
 #include "rhoflow/io/io_test_util.hpp"
 
 using namespace rhoflow::test;
 
+using rhoflow::test::Run;
+using rhoflow::test::rhoflow_cli;
+
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out, err;
-};
-
-Run rhoflow_cli(const std::vector<std::string>& args) {
-    std::ostringstream out, err;
-    auto* old_out = std::cout.rdbuf(out.rdbuf());
-    auto* old_err = std::cerr.rdbuf(err.rdbuf());
-    Run r;
-    r.code = rhoflow::cli::dispatch(args);
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
 
 }  // namespace
 

@@ -16,29 +16,16 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "cli_run.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "test_util.hpp"
 
+using rhoflow::test::Run;
+using rhoflow::test::rhoflow_cli;
+
 namespace {
 
-struct Run {
-    int code = -1;
-    std::string out, err;
-};
-
-Run rhoflow_cli(const std::vector<std::string>& args) {
-    std::ostringstream out, err;
-    auto* old_out = std::cout.rdbuf(out.rdbuf());
-    auto* old_err = std::cerr.rdbuf(err.rdbuf());
-    Run r;
-    r.code = rhoflow::cli::dispatch(args);
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
-    r.out = out.str();
-    r.err = err.str();
-    return r;
-}
 
 std::filesystem::path fresh_dir(const std::string& name) {
     auto d = rhoflow::test::temp_dir("cli_" + name);

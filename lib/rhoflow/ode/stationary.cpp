@@ -84,16 +84,6 @@ void StationaryParams::validate() const {
 
 namespace {
 
-// The table with every node's a and v moved by its standard error times a normal variate.
-StepMomentTable perturbed(const StepMomentTable& t, RandomStream& rng) {
-    StepMomentTable p = t;
-    for (auto& n : p.nodes) {
-        n.a += n.a_err * rng.normal();
-        n.v = std::max(0.05 * n.v, n.v + n.v_err * rng.normal());
-    }
-    return p;
-}
-
 double ode_attractor_nearest_one(const DriftField& field) {
     const PhasePortrait p = phase_portrait(field);
     double best = -2;
@@ -131,7 +121,7 @@ StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& tab
     RandomStream rng({params.moments.seed, StreamPurpose::bootstrap, 0});
     RunningStats means, sds;  // the laws of the perturbed tables
     for (int b = 0; b < params.bootstrap; ++b) {
-        const DiffusionMoments mb = moments(EffectiveDrift(field, {perturbed(table, rng)}));
+        const DiffusionMoments mb = moments(EffectiveDrift(field, {perturbed_within_errors(table, rng)}));
         means.add(mb.mean);
         sds.add(mb.sd);
     }

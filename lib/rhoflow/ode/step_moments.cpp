@@ -94,6 +94,15 @@ StepMomentTable measure_step_moments(const ModelParams& model, const DriftField&
     return measure_step_moments(model, field, std::vector<double>{eta}, rule, params, sub).front();
 }
 
+StepMomentTable perturbed_within_errors(const StepMomentTable& table, RandomStream& rng) {
+    StepMomentTable p = table;
+    for (auto& n : p.nodes) {
+        n.a += n.a_err * rng.normal();
+        n.v = std::max(0.05 * n.v, n.v + n.v_err * rng.normal());
+    }
+    return p;
+}
+
 RHOFLOW_JSON_HOOKS(StepMomentParams, nodes, samples, seed, threads)
 RHOFLOW_JSON_HOOKS(StepMomentNode, rho, F, a, a_err, v, v_err)
 RHOFLOW_JSON_HOOKS(StepMomentTable, eta, rule, nodes)

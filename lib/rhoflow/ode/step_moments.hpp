@@ -20,6 +20,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
+#include "rhoflow/core/random.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/model/update_rule.hpp"
@@ -65,6 +66,11 @@ StepMomentTable measure_step_moments(const ModelParams& model, const DriftField&
 std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, const DriftField& field,
                                                   const std::vector<double>& etas, UpdateRule rule,
                                                   const StepMomentParams& params = {}, std::uint64_t sub = 0);
+
+/// The table with every node's a and v moved by its standard error times a normal variate from
+/// `rng` (v kept above 5% of itself): one replica of a parametric bootstrap over the table's
+/// Monte Carlo error.
+StepMomentTable perturbed_within_errors(const StepMomentTable& table, RandomStream& rng);
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const StepMomentParams& v);

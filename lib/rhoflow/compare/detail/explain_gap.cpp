@@ -40,16 +40,6 @@ std::vector<double> effective_ode_rows(const EffectiveDrift& D, const StepSizes&
     return mean;
 }
 
-// A table with every node's a and v moved by its standard error times a normal variate.
-StepMomentTable perturbed(const StepMomentTable& t, RandomStream& rng) {
-    StepMomentTable q = t;
-    for (auto& n : q.nodes) {
-        n.a += n.a_err * rng.normal();
-        n.v = std::max(0.05 * n.v, n.v + n.v_err * rng.normal());
-    }
-    return q;
-}
-
 // The spread of the effective ODE over tables perturbed within their errors: the prediction's
 // systematic error at each row (and at the final time, the last entry of `times`).
 std::vector<double> systematic_errors(const DriftField& F, const std::vector<StepMomentTable>& tables,
@@ -60,7 +50,7 @@ std::vector<double> systematic_errors(const DriftField& F, const std::vector<Ste
     std::vector<RunningStats> spread(times.size());
     for (int b = 0; b < ep.bootstrap; ++b) {
         std::vector<StepMomentTable> q;
-        for (const auto& t : tables) q.push_back(perturbed(t, rng));
+        for (const auto& t : tables) q.push_back(perturbed_within_errors(t, rng));
         const std::vector<double> path = effective_ode_rows(EffectiveDrift(F, q), eta, steps, starts, times);
         for (std::size_t i = 0; i < times.size(); ++i) spread[i].add(path[i]);
     }
