@@ -9,7 +9,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <optional>
 #include <queue>
+#include <string>
 
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/errors.hpp"
@@ -330,6 +332,8 @@ struct LabeledCell {
     double qmin;  // certified lower bound of |j''| on the cell (inc/dec)
 };
 
+// Labels [a, b] (va, vb: j' at the ends; qa, qb: j'') pos or neg (j' of one sign beyond thr0) or
+// inc or dec (j'' of one sign beyond thr1), bisecting while the budget lasts; else unresolved.
 void classify(const Poly& P, double a, double b, double va, double vb, double qa, double qb, double thr0, double thr1,
               int& budget, std::vector<LabeledCell>& out) {
     const double h = b - a;
@@ -350,10 +354,8 @@ void classify(const Poly& P, double a, double b, double va, double vb, double qa
     classify(P, m, b, vm, vb, qm, qb, thr0, thr1, budget, out);
 }
 
-PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, double scale, int wanted, int budget) {
-    PointCertificate c;
-    c.scale = scale;
-    c.table_error = thr0 / scale;
+// Labels [-1, 1] by cells: K equal cells, each classified (and split where needed) by classify.
+std::vector<LabeledCell> label_cells(const Poly& P, double thr0, double thr1, int budget) {
     const int K = std::max(16, 2 * (P.degree() + 1));
     std::vector<LabeledCell> cells;
     int left = budget;
@@ -361,27 +363,47 @@ PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, doub
         const double a = i == 0 ? -1.0 : -1.0 + 2.0 * i / K, b = i + 1 == K ? 1.0 : -1.0 + 2.0 * (i + 1) / K;
         classify(P, a, b, P.v(0, a), P.v(0, b), P.v(1, a), P.v(1, b), thr0, thr1, left, cells);
     }
-    auto endpoint_sign = [&](double x) {
-        const double v = P.v(0, x);
-        return v > thr0 + P.R(0) ? 1 : v < -thr0 - P.R(0) ? -1 : 0;
-    };
-    auto undecided = [&](std::string why) {
-        c.verdict = Verdict::undecided;
-        c.margin = 0;
-        c.error = thr0 / scale;
-        c.note = std::move(why);
-        return c;
-    };
-    const int s_lo = endpoint_sign(-1.0), s_hi = endpoint_sign(1.0);
-    if (s_lo == 0)
-        return undecided(fmt::format("j'(-1) = {:.3e} is within its error {:.1e}: the stability of rho = -1 is not "
-                                     "certified", P.v(0, -1.0), thr0));
-    if (s_hi == 0)
-        return undecided(fmt::format("j'(1) = {:.3e} is within its error {:.1e}: the stability of rho = 1 is not "
-                                     "certified", P.v(0, 1.0), thr0));
-    std::vector<CertifiedEquilibrium> eq;
-    eq.push_back({-1.0, 0.0, 2 * P.v(0, -1.0), 2 * (thr0 + P.R(0)), s_lo < 0});
-    auto sign_of = [](Label l) { return l == Label::pos ? 1 : -1; };
+    return cells;
+}
+
+// The certified sign of j' at x: +1 or -1 beyond its error, 0 within it.
+int endpoint_sign(const Poly& P, double thr0, double x) {
+    const double v = P.v(0, x);
+    return v > thr0 + P.R(0) ? 1 : v < -thr0 - P.R(0) ? -1 : 0;
+}
+
+// The sign of j' on a cell labelled pos or neg.
+int label_sign(Label l) { return l == Label::pos ? 1 : -1; }
+
+// c made undecided (zero margin, error thr0 / scale) for the reason `why`.
+PointCertificate undecided_certificate(PointCertificate c, double thr0, double scale, std::string why) {
+    c.verdict = Verdict::undecided;
+    c.margin = 0;
+    c.error = thr0 / scale;
+    c.note = std::move(why);
+    return c;
+}
+
+// The interior equilibrium in [ra, rb], where j' changes sign and |j''| >= qmin: the root by
+// TOMS 748 and its certified F' (stable when j'' < 0, `dec`).
+CertifiedEquilibrium interior_equilibrium(const Poly& P, double ra, double rb, double qmin, bool dec, double thr0,
+                                          double thr1) {
+    std::uintmax_t iters = 200;
+    auto f = [&](double x) { return P.v(0, x); };
+    const auto br = boost::math::tools::toms748_solve(f, ra, rb, f(ra), f(rb),
+                                                      boost::math::tools::eps_tolerance<double>(52), iters);
+    const double r = 0.5 * (br.first + br.second);
+    const double rho_err = thr0 / qmin;
+    const double d1 = P.v(1, r), w = 1 - r * r;
+    const double err = w * thr1 + (2 * std::abs(r) * std::abs(d1) + w * P.S(2)) * rho_err;
+    return {r, rho_err, w * d1, err, dec};
+}
+
+// Appends to eq the interior equilibria: one per run of inc/dec cells between cells of opposite
+// sign (s_lo, s_hi: the signs at -1 and 1). Returns why the roots are not isolated, if they are not.
+std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<LabeledCell>& cells, int s_lo,
+                                               int s_hi, double thr0, double thr1,
+                                               std::vector<CertifiedEquilibrium>& eq) {
     for (std::size_t i = 0; i < cells.size();) {
         if (cells[i].label == Label::pos || cells[i].label == Label::neg) {
             ++i;
@@ -398,37 +420,64 @@ PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, doub
         }
         const double ra = cells[i].a, rb = cells[j - 1].b;
         if (unres || (inc && dec))
-            return undecided(fmt::format("near rho in [{:.6g}, {:.6g}] j' and j'' are both within their error "
-                                         "bounds ({:.1e}, {:.1e}): a near-tangency, roots not isolated",
-                                         ra, rb, thr0, thr1));
-        const int before = i == 0 ? s_lo : sign_of(cells[i - 1].label);
-        const int after = j == cells.size() ? s_hi : sign_of(cells[j].label);
-        if (before != after) {
-            std::uintmax_t iters = 200;
-            auto f = [&](double x) { return P.v(0, x); };
-            const auto br = boost::math::tools::toms748_solve(f, ra, rb, f(ra), f(rb),
-                                                              boost::math::tools::eps_tolerance<double>(52), iters);
-            const double r = 0.5 * (br.first + br.second);
-            const double rho_err = thr0 / qmin;
-            const double d1 = P.v(1, r), w = 1 - r * r;
-            const double err = w * thr1 + (2 * std::abs(r) * std::abs(d1) + w * P.S(2)) * rho_err;
-            eq.push_back({r, rho_err, w * d1, err, dec});
-        }
+            return fmt::format("near rho in [{:.6g}, {:.6g}] j' and j'' are both within their error "
+                               "bounds ({:.1e}, {:.1e}): a near-tangency, roots not isolated",
+                               ra, rb, thr0, thr1);
+        const int before = i == 0 ? s_lo : label_sign(cells[i - 1].label);
+        const int after = j == cells.size() ? s_hi : label_sign(cells[j].label);
+        if (before != after) eq.push_back(interior_equilibrium(P, ra, rb, qmin, dec, thr0, thr1));
         i = j;
     }
-    eq.push_back({1.0, 0.0, -2 * P.v(0, 1.0), 2 * (thr0 + P.R(0)), s_hi > 0});
-    int count = 0;
+    return std::nullopt;
+}
+
+// The index of the equilibrium of least certified |F'| (the first on ties).
+std::size_t weakest_equilibrium(const std::vector<CertifiedEquilibrium>& eq) {
     std::size_t weakest = 0;
-    for (std::size_t i = 0; i < eq.size(); ++i) {
-        count += eq[i].stable;
+    for (std::size_t i = 0; i < eq.size(); ++i)
         if (std::abs(eq[i].dfdrho) - eq[i].dfdrho_err < std::abs(eq[weakest].dfdrho) - eq[weakest].dfdrho_err)
             weakest = i;
-    }
+    return weakest;
+}
+
+// "N attractors; equilibria: rho (attractor), ..." for the certificate's note.
+std::string equilibria_note(const std::vector<CertifiedEquilibrium>& eq, int count) {
+    std::string list;
+    for (const auto& e : eq)
+        list += fmt::format("{}{:.6g} ({})", list.empty() ? "" : ", ", e.rho, e.stable ? "attractor" : "repeller");
+    return fmt::format("{} attractor{}; equilibria: {}", count, count == 1 ? "" : "s", list);
+}
+
+// "attractors=N": the equilibria of F on [-1, 1] with certified stability; holds iff exactly N
+// attract, and the weakest equilibrium sets the margin.
+PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, double scale, int wanted, int budget) {
+    PointCertificate c;
+    c.scale = scale;
+    c.table_error = thr0 / scale;
+    const std::vector<LabeledCell> cells = label_cells(P, thr0, thr1, budget);
+    const int s_lo = endpoint_sign(P, thr0, -1.0), s_hi = endpoint_sign(P, thr0, 1.0);
+    if (s_lo == 0)
+        return undecided_certificate(c, thr0, scale,
+                                     fmt::format("j'(-1) = {:.3e} is within its error {:.1e}: the stability of rho = -1 "
+                                                 "is not certified", P.v(0, -1.0), thr0));
+    if (s_hi == 0)
+        return undecided_certificate(c, thr0, scale,
+                                     fmt::format("j'(1) = {:.3e} is within its error {:.1e}: the stability of rho = 1 "
+                                                 "is not certified", P.v(0, 1.0), thr0));
+    std::vector<CertifiedEquilibrium> eq;
+    eq.push_back({-1.0, 0.0, 2 * P.v(0, -1.0), 2 * (thr0 + P.R(0)), s_lo < 0});
+    if (auto why = interior_equilibria(P, cells, s_lo, s_hi, thr0, thr1, eq))
+        return undecided_certificate(c, thr0, scale, std::move(*why));
+    eq.push_back({1.0, 0.0, -2 * P.v(0, 1.0), 2 * (thr0 + P.R(0)), s_hi > 0});
+    int count = 0;
+    for (const auto& e : eq) count += e.stable;
+    const std::size_t weakest = weakest_equilibrium(eq);
     // Every stability above is certified by construction (a sign beyond its error); the weakest
     // equilibrium sets the margin.
     if (std::abs(eq[weakest].dfdrho) <= eq[weakest].dfdrho_err)
-        return undecided(fmt::format("F'({:.6g}) = {:.3e} is within its error {:.1e}", eq[weakest].rho,
-                                     eq[weakest].dfdrho, eq[weakest].dfdrho_err));
+        return undecided_certificate(c, thr0, scale,
+                                     fmt::format("F'({:.6g}) = {:.3e} is within its error {:.1e}", eq[weakest].rho,
+                                                 eq[weakest].dfdrho, eq[weakest].dfdrho_err));
     c.attractors = count;
     c.equilibria = eq;
     const double m = std::abs(eq[weakest].dfdrho) / (2 * scale);
@@ -436,10 +485,7 @@ PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, doub
     c.error = eq[weakest].dfdrho_err / (2 * scale);
     c.where = eq[weakest].rho;
     c.verdict = count == wanted ? Verdict::holds : Verdict::fails;
-    std::string list;
-    for (const auto& e : eq)
-        list += fmt::format("{}{:.6g} ({})", list.empty() ? "" : ", ", e.rho, e.stable ? "attractor" : "repeller");
-    c.note = fmt::format("{} attractor{}; equilibria: {}", count, count == 1 ? "" : "s", list);
+    c.note = equilibria_note(eq, count);
     return c;
 }
 

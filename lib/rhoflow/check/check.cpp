@@ -95,156 +95,209 @@ struct Cell {
     std::int64_t size;
 };
 
-}  // namespace
+// The box's lattice of parameter points: evaluates each distinct model once, level by level,
+// and keeps the cells whose corners disagree.
+class CheckLattice {
+public:
+    // Finds the ranged axes (into res) and the lattice's scale; records the thread count.
+    CheckLattice(const CheckParams& p, CheckResult& res, const std::function<void(std::int64_t, std::int64_t)>& progress)
+        : p_(p), res_(res), progress_(progress), ax_(p.box.axes()) {
+        for (int a = 0; a < axis_count; ++a)
+            if (ax_[a]->ranged()) res_.ranged_axes.push_back(a);
+        k_ = static_cast<int>(res_.ranged_axes.size());
+        unit_ = std::int64_t(1) << p_.refine;
+        S_ = k_ ? (p_.grid - 1) * unit_ : 1;
+        threads_ = resolve_threads(p_.threads);
+        res_.diagnostics.threads = threads_;
+    }
 
-CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_t, std::int64_t)>& progress) {
-    p.validate();
-    const auto start = std::chrono::steady_clock::now();
-    CheckResult res;
-    res.claim = p.claim;
-    const auto ax = p.box.axes();
-    for (int a = 0; a < axis_count; ++a)
-        if (ax[a]->ranged()) res.ranged_axes.push_back(a);
-    const int k = static_cast<int>(res.ranged_axes.size());
-    const std::int64_t unit = std::int64_t(1) << p.refine;
-    const std::int64_t S = k ? (p.grid - 1) * unit : 1;
+    // Level 0: evaluates the grid; returns its cells whose corners disagree.
+    std::vector<Cell> grid() {
+        std::vector<Key> keys;
+        std::vector<Cell> cells;
+        grid_keys(keys, cells);
+        evaluate(keys, 0);
+        return disagreeing(cells);
+    }
 
-    auto values_at = [&](const std::array<double, axis_count>& lattice, bool round) {
+    // Bisects the disagreeing cells up to `refine` times (or until max_points); returns the finest ones.
+    std::vector<Cell> refine(std::vector<Cell> active) {
+        for (int level = 1; level <= p_.refine && !active.empty(); ++level) {
+            std::vector<Cell> sub;
+            std::vector<Key> new_keys;
+            bisect(active, sub, new_keys);
+            if (static_cast<std::int64_t>(res_.points.size() + new_keys.size()) > p_.max_points) {
+                res_.diagnostics.notes.push_back(fmt::format(
+                    "refinement stopped before level {}: it would exceed max_points = {}", level, p_.max_points));
+                break;
+            }
+            evaluate(new_keys, level);
+            active = disagreeing(sub);
+            res_.diagnostics.levels = level;
+        }
+        return active;
+    }
+
+    // Records the centres of the cells `active` as the traced boundary.
+    void record_boundary(const std::vector<Cell>& active) {
+        for (const auto& c : active) {
+            std::array<double, axis_count> centre{};
+            for (int a = 0; a < axis_count; ++a)
+                centre[a] = static_cast<double>(c.base[a]) + (ax_[a]->ranged() ? 0.5 * static_cast<double>(c.size) : 0.0);
+            res_.boundary.push_back(values_at(centre, false));
+        }
+    }
+
+    // Number of points whose evaluation failed numerically.
+    int failures() const {
+        int n = 0;
+        for (char f : failed_) n += f;
+        return n;
+    }
+
+    // Number of ranged axes.
+    int ranged() const { return k_; }
+
+private:
+    // Parameter values at lattice coordinates (integers rounded when `round`).
+    std::array<double, axis_count> values_at(const std::array<double, axis_count>& lattice, bool round) const {
         std::array<double, axis_count> v{};
         for (int a = 0; a < axis_count; ++a)
-            v[a] = ax[a]->ranged() ? ax[a]->at(lattice[a] / static_cast<double>(S), round && axis_is_integer(a))
-                                   : ax[a]->lo;
+            v[a] = ax_[a]->ranged() ? ax_[a]->at(lattice[a] / static_cast<double>(S_), round && axis_is_integer(a))
+                                    : ax_[a]->lo;
         return v;
-    };
-    auto key_values = [&](const Key& key) {
+    }
+
+    // Parameter values at a lattice key, integers rounded.
+    std::array<double, axis_count> key_values(const Key& key) const {
         std::array<double, axis_count> l{};
         for (int a = 0; a < axis_count; ++a) l[a] = static_cast<double>(key[a]);
         return values_at(l, true);
-    };
+    }
 
-    std::map<Key, std::size_t> lattice;
-    std::map<std::array<double, axis_count>, std::size_t> by_values;
-    std::vector<char> failed;
-    const int threads = resolve_threads(p.threads);
-    res.diagnostics.threads = threads;
+    // Certifies the keys not seen before (in parallel), adding a point for each new model.
+    void evaluate(const std::vector<Key>& keys, int level) {
+        const std::vector<std::size_t> fresh = add_points(keys, level);
+        parallel_for(static_cast<std::int64_t>(fresh.size()), threads_, [&](std::int64_t i) {
+            CheckPoint& pt = res_.points[fresh[static_cast<std::size_t>(i)]];
+            try {
+                pt.cert = certify_point(pt.model, p_.claim, p_.certify);
+            } catch (const NumericalError& e) {
+                pt.cert = PointCertificate{};
+                pt.cert.note = std::string("numerical failure: ") + e.what();
+                failed_[fresh[static_cast<std::size_t>(i)]] = 1;
+            }
+        });
+        if (progress_)
+            progress_(static_cast<std::int64_t>(res_.points.size()), static_cast<std::int64_t>(res_.points.size()));
+    }
 
-    auto evaluate = [&](const std::vector<Key>& keys, int level) {
+    // Maps each key to its point, adding unevaluated points for new models; returns their indices.
+    std::vector<std::size_t> add_points(const std::vector<Key>& keys, int level) {
         std::vector<std::size_t> fresh;
         for (const Key& key : keys) {
-            if (lattice.count(key)) continue;
+            if (index_.count(key)) continue;
             const auto v = key_values(key);
-            if (auto it = by_values.find(v); it != by_values.end()) {
-                lattice[key] = it->second;
+            if (auto it = by_values_.find(v); it != by_values_.end()) {
+                index_[key] = it->second;
                 continue;
             }
             CheckPoint pt;
             pt.values = v;
-            pt.model = p.model_at(v);
+            pt.model = p_.model_at(v);
             pt.level = level;
-            res.points.push_back(pt);
-            failed.push_back(0);
-            const std::size_t idx = res.points.size() - 1;
-            by_values[v] = idx;
-            lattice[key] = idx;
+            res_.points.push_back(pt);
+            failed_.push_back(0);
+            const std::size_t idx = res_.points.size() - 1;
+            by_values_[v] = idx;
+            index_[key] = idx;
             fresh.push_back(idx);
         }
-        parallel_for(static_cast<std::int64_t>(fresh.size()), threads, [&](std::int64_t i) {
-            CheckPoint& pt = res.points[fresh[static_cast<std::size_t>(i)]];
-            try {
-                pt.cert = certify_point(pt.model, p.claim, p.certify);
-            } catch (const NumericalError& e) {
-                pt.cert = PointCertificate{};
-                pt.cert.note = std::string("numerical failure: ") + e.what();
-                failed[fresh[static_cast<std::size_t>(i)]] = 1;
+        return fresh;
+    }
+
+    // The keys of the level-0 grid and its cells (none without ranged axes).
+    void grid_keys(std::vector<Key>& keys, std::vector<Cell>& cells) const {
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(k_), 0);
+        for (;;) {
+            Key key{};
+            for (int i = 0; i < k_; ++i) key[res_.ranged_axes[i]] = idx[i] * unit_;
+            keys.push_back(key);
+            bool inner = true;
+            for (int i = 0; i < k_; ++i) inner = inner && idx[i] + 1 < p_.grid;
+            if (k_ > 0 && inner) cells.push_back({key, unit_});
+            int i = 0;
+            for (; i < k_; ++i) {
+                if (++idx[i] < p_.grid) break;
+                idx[i] = 0;
             }
-        });
-        if (progress) progress(static_cast<std::int64_t>(res.points.size()), static_cast<std::int64_t>(res.points.size()));
-    };
-    auto verdict_at = [&](const Key& key) { return res.points[lattice.at(key)].cert.verdict; };
-    auto corners = [&](const Cell& c) {
+            if (i == k_) break;
+        }
+    }
+
+    // Splits each cell into 2^k halves; collects the corner keys not yet on the lattice, sorted and unique.
+    void bisect(const std::vector<Cell>& active, std::vector<Cell>& sub, std::vector<Key>& new_keys) const {
+        const std::int64_t half = active.front().size / 2;
+        for (const auto& c : active)
+            for (int bits = 0; bits < (1 << k_); ++bits) {
+                Cell s{c.base, half};
+                for (int i = 0; i < k_; ++i)
+                    if ((bits >> i) & 1) s.base[res_.ranged_axes[i]] += half;
+                sub.push_back(s);
+                for (const auto& key : corners(s))
+                    if (!index_.count(key)) new_keys.push_back(key);
+            }
+        std::sort(new_keys.begin(), new_keys.end());
+        new_keys.erase(std::unique(new_keys.begin(), new_keys.end()), new_keys.end());
+    }
+
+    // The 2^k corner keys of a cell.
+    std::vector<Key> corners(const Cell& c) const {
         std::vector<Key> out;
-        for (int bits = 0; bits < (1 << k); ++bits) {
+        for (int bits = 0; bits < (1 << k_); ++bits) {
             Key key = c.base;
-            for (int i = 0; i < k; ++i)
-                if ((bits >> i) & 1) key[res.ranged_axes[i]] += c.size;
+            for (int i = 0; i < k_; ++i)
+                if ((bits >> i) & 1) key[res_.ranged_axes[i]] += c.size;
             out.push_back(key);
         }
         return out;
-    };
-    auto disagree = [&](const Cell& c) {
+    }
+
+    // Whether the verdicts at a cell's corners are not all the same.
+    bool disagree(const Cell& c) const {
         const auto cs = corners(c);
         const Verdict v0 = verdict_at(cs[0]);
         for (const auto& key : cs)
             if (verdict_at(key) != v0) return true;
         return false;
-    };
-
-    // Level 0: the grid and its cells.
-    std::vector<Key> keys;
-    std::vector<Cell> cells;
-    {
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(k), 0);
-        for (;;) {
-            Key key{};
-            for (int i = 0; i < k; ++i) key[res.ranged_axes[i]] = idx[i] * unit;
-            keys.push_back(key);
-            bool inner = true;
-            for (int i = 0; i < k; ++i) inner = inner && idx[i] + 1 < p.grid;
-            if (k > 0 && inner) cells.push_back({key, unit});
-            int i = 0;
-            for (; i < k; ++i) {
-                if (++idx[i] < p.grid) break;
-                idx[i] = 0;
-            }
-            if (i == k) break;
-        }
-    }
-    evaluate(keys, 0);
-    std::vector<Cell> active;
-    for (const auto& c : cells)
-        if (disagree(c)) active.push_back(c);
-
-    // Refinement of the cells whose corners disagree.
-    for (int level = 1; level <= p.refine && !active.empty(); ++level) {
-        std::vector<Cell> sub;
-        std::vector<Key> new_keys;
-        const std::int64_t half = active.front().size / 2;
-        for (const auto& c : active)
-            for (int bits = 0; bits < (1 << k); ++bits) {
-                Cell s{c.base, half};
-                for (int i = 0; i < k; ++i)
-                    if ((bits >> i) & 1) s.base[res.ranged_axes[i]] += half;
-                sub.push_back(s);
-                for (const auto& key : corners(s))
-                    if (!lattice.count(key)) new_keys.push_back(key);
-            }
-        std::sort(new_keys.begin(), new_keys.end());
-        new_keys.erase(std::unique(new_keys.begin(), new_keys.end()), new_keys.end());
-        if (static_cast<std::int64_t>(res.points.size() + new_keys.size()) > p.max_points) {
-            res.diagnostics.notes.push_back(fmt::format(
-                "refinement stopped before level {}: it would exceed max_points = {}", level, p.max_points));
-            break;
-        }
-        evaluate(new_keys, level);
-        active.clear();
-        for (const auto& c : sub)
-            if (disagree(c)) active.push_back(c);
-        res.diagnostics.levels = level;
-    }
-    for (const auto& c : active) {
-        std::array<double, axis_count> centre{};
-        for (int a = 0; a < axis_count; ++a)
-            centre[a] = static_cast<double>(c.base[a]) + (ax[a]->ranged() ? 0.5 * static_cast<double>(c.size) : 0.0);
-        res.boundary.push_back(values_at(centre, false));
     }
 
-    // The box's verdict, the witness, the counts.
-    int failures = 0;
-    for (char f : failed) failures += f;
-    res.diagnostics.numerical_failures = failures;
-    if (failures == static_cast<int>(res.points.size()))
-        throw NumericalError("check: the field could not be evaluated at any point of the box (" +
-                             res.points.front().cert.note + ")");
+    // The cells whose corners disagree, in order.
+    std::vector<Cell> disagreeing(const std::vector<Cell>& cells) const {
+        std::vector<Cell> out;
+        for (const auto& c : cells)
+            if (disagree(c)) out.push_back(c);
+        return out;
+    }
+
+    // The verdict of the point at a key.
+    Verdict verdict_at(const Key& key) const { return res_.points[index_.at(key)].cert.verdict; }
+
+    const CheckParams& p_;
+    CheckResult& res_;
+    const std::function<void(std::int64_t, std::int64_t)>& progress_;
+    const std::array<const ParamRange*, axis_count> ax_;
+    int k_ = 0;               // ranged axes
+    std::int64_t unit_ = 1;   // lattice steps per grid step (2^refine)
+    std::int64_t S_ = 1;      // lattice steps across a ranged axis
+    int threads_ = 1;
+    std::map<Key, std::size_t> index_;                                  // lattice key -> point
+    std::map<std::array<double, axis_count>, std::size_t> by_values_;  // parameter values -> point
+    std::vector<char> failed_;                                          // per point: numerical failure
+};
+
+// Sums the points into the result (counts, min margin, work); returns the failing point of least margin, or null.
+const CheckPoint* tally_points(CheckResult& res) {
     res.min_margin = res.points.front().cert.margin;
     const CheckPoint* worst = nullptr;
     for (const auto& pt : res.points) {
@@ -259,40 +312,46 @@ CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_
         }
         if (c.verdict == Verdict::undecided) ++res.undecided;
     }
-    res.verdict = res.fails ? Verdict::fails : res.undecided ? Verdict::undecided : Verdict::holds;
-    if (worst) {
-        CheckWitness w;
-        w.values = worst->values;
-        w.model = worst->model;
-        w.margin = worst->cert.margin;
-        w.error = worst->cert.error;
-        w.where = worst->cert.where;
-        w.note = worst->cert.note;
-        const std::string field = p.certify.field == FieldMethod::meanfield ? " --field meanfield" : "";
-        const std::string flags = model_flags(w.model);
-        w.command = "rhoflow phase " + flags + field;
-        switch (p.claim.kind) {
-            case ClaimKind::monotone:
-            case ClaimKind::positive_drift:
-                w.claim_command = fmt::format("rhoflow field --rho {:.6f} {}{}", w.where, flags,
-                                              p.certify.field == FieldMethod::meanfield ? " --method meanfield" : "");
-                break;
-            case ClaimKind::filtering: {
-                const double a = std::clamp(w.where - 0.005, 0.0, 1.0), b = std::clamp(w.where + 0.005, 0.0, 1.0);
-                w.claim_command = fmt::format("rhoflow field --rho {:.6f},{:.6f},{:.6f} {}{}", a, w.where, b, flags,
-                                              p.certify.field == FieldMethod::meanfield ? " --method meanfield" : "");
-                break;
-            }
-            case ClaimKind::hitting_time:
-                w.claim_command = fmt::format("rhoflow ode --rho0 {} --t-end {} --hit {} {}{}",
-                                              format_number(p.certify.rho0), format_number(p.claim.t_max),
-                                              format_number(p.certify.hit_eps), flags, field);
-                break;
-            case ClaimKind::attractors:
-                break;
+    return worst;
+}
+
+// The witness at the failing point `worst`, with the commands that reproduce it.
+CheckWitness make_witness(const CheckParams& p, const CheckPoint& worst) {
+    CheckWitness w;
+    w.values = worst.values;
+    w.model = worst.model;
+    w.margin = worst.cert.margin;
+    w.error = worst.cert.error;
+    w.where = worst.cert.where;
+    w.note = worst.cert.note;
+    const std::string field = p.certify.field == FieldMethod::meanfield ? " --field meanfield" : "";
+    const std::string flags = model_flags(w.model);
+    w.command = "rhoflow phase " + flags + field;
+    switch (p.claim.kind) {
+        case ClaimKind::monotone:
+        case ClaimKind::positive_drift:
+            w.claim_command = fmt::format("rhoflow field --rho {:.6f} {}{}", w.where, flags,
+                                          p.certify.field == FieldMethod::meanfield ? " --method meanfield" : "");
+            break;
+        case ClaimKind::filtering: {
+            const double a = std::clamp(w.where - 0.005, 0.0, 1.0), b = std::clamp(w.where + 0.005, 0.0, 1.0);
+            w.claim_command = fmt::format("rhoflow field --rho {:.6f},{:.6f},{:.6f} {}{}", a, w.where, b, flags,
+                                          p.certify.field == FieldMethod::meanfield ? " --method meanfield" : "");
+            break;
         }
-        res.witness = w;
+        case ClaimKind::hitting_time:
+            w.claim_command = fmt::format("rhoflow ode --rho0 {} --t-end {} --hit {} {}{}",
+                                          format_number(p.certify.rho0), format_number(p.claim.t_max),
+                                          format_number(p.certify.hit_eps), flags, field);
+            break;
+        case ClaimKind::attractors:
+            break;
     }
+    return w;
+}
+
+// The caveats of the result: sampled-not-proved (with k ranged axes), certification, failures.
+void add_caveats(CheckResult& res, int k, int failures) {
     if (k > 0)
         res.diagnostics.notes.insert(
             res.diagnostics.notes.begin(),
@@ -305,6 +364,29 @@ CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_
         res.diagnostics.notes.push_back(fmt::format("{} point(s) could not be evaluated (numerical failure) and "
                                                     "count as undecided",
                                                     failures));
+}
+
+}  // namespace
+
+CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_t, std::int64_t)>& progress) {
+    p.validate();
+    const auto start = std::chrono::steady_clock::now();
+    CheckResult res;
+    res.claim = p.claim;
+    CheckLattice lattice(p, res, progress);
+    // Level 0, then refinement of the cells whose corners disagree.
+    lattice.record_boundary(lattice.refine(lattice.grid()));
+
+    // The box's verdict, the witness, the counts.
+    const int failures = lattice.failures();
+    res.diagnostics.numerical_failures = failures;
+    if (failures == static_cast<int>(res.points.size()))
+        throw NumericalError("check: the field could not be evaluated at any point of the box (" +
+                             res.points.front().cert.note + ")");
+    const CheckPoint* worst = tally_points(res);
+    res.verdict = res.fails ? Verdict::fails : res.undecided ? Verdict::undecided : Verdict::holds;
+    if (worst) res.witness = make_witness(p, *worst);
+    add_caveats(res, lattice.ranged(), failures);
     res.diagnostics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
 }

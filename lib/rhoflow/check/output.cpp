@@ -104,10 +104,129 @@ Table check_table(const CheckParams& params, const CheckResult& result) {
     return t;
 }
 
+namespace {
+
+// Colour and legend name of each verdict code (0 holds, 1 fails, 2 undecided).
+constexpr const char* kVerdictColours[3] = {"#2ca02c", "#d62728", "#7f7f7f"};
+constexpr const char* kVerdictNames[3] = {"holds", "fails", "undecided"};
+
+// The axis label of parameter a, with the fixed L it is relative to and the noise convention.
+std::string axis_label(const CheckParams& params, int a) {
+    std::string l(axis_name(a));
+    if (a == static_cast<int>(Axis::R) && !params.box.L.ranged())
+        l += fmt::format(" (R/L = R/{})", format_number(params.box.L.lo));
+    if (a == static_cast<int>(Axis::d) && !params.box.L.ranged())
+        l += fmt::format(" (d/L = d/{})", format_number(params.box.L.lo));
+    if (a == static_cast<int>(Axis::sigma) && params.noise == NoiseConvention::per_norm) l += " (per norm)";
+    return l;
+}
+
+// Gnuplot settings of axis `which` ('x' or 'y') for range r: log scale when r is on one, and a
+// range padded by 3% of the axis so that edge points show whole.
+std::string axis_range(const ParamRange& r, char which) {
+    if (r.effective_scale() == AxisScale::log) {
+        const double f = std::pow(r.hi / r.lo, 0.03);
+        // Tics at 1, 2, 5 x 10^k inside the range (gnuplot's own log tics are decades only).
+        std::string tics;
+        for (int e = static_cast<int>(std::floor(std::log10(r.lo))) - 1; e <= std::log10(r.hi) + 1; ++e)
+            for (double m : {1.0, 2.0, 5.0}) {
+                const double t = m * std::pow(10.0, e);
+                if (t >= r.lo / f && t <= r.hi * f) tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", t);
+            }
+        return fmt::format("set logscale {0}\nset {0}range [{1:.17g}:{2:.17g}]\nset {0}tics ({3})\n", which,
+                           r.lo / f, r.hi * f, tics);
+    }
+    const double pad = 0.03 * (r.hi - r.lo);
+    return fmt::format("set {}range [{:.17g}:{:.17g}]\n", which, r.lo - pad, r.hi + pad);
+}
+
+// check_points.dat: per point x, y (with one axis: the margin), verdict code, margin, error,
+// attractors, level and marker size (smaller for refined points).
+std::string points_data(const CheckParams& params, const CheckResult& result, int xa, int ya) {
+    const double base = std::clamp(55.0 / params.grid, 0.35, 3.0);
+    std::string d = fmt::format("# {} {} verdict(0 holds,1 fails,2 undecided) margin error attractors level size\n",
+                                axis_name(xa), ya >= 0 ? axis_name(ya) : "margin");
+    for (const auto& p : result.points)
+        d += fmt::format("{:.17g} {:.17g} {} {:.10g} {:.10g} {} {} {:.4g}\n", p.values[xa],
+                         ya >= 0 ? p.values[ya] : p.cert.margin, verdict_code(p.cert.verdict), p.cert.margin,
+                         p.cert.error, p.cert.attractors, p.level, base / std::pow(2.0, p.level));
+    return d;
+}
+
+// check_boundary.dat: the centres of the finest disagreeing cells in the (xa, ya) plane.
+std::string boundary_data(const CheckResult& result, int xa, int ya) {
+    std::string b = fmt::format("# {} {} (centres of the finest cells whose corners disagree)\n", axis_name(xa),
+                                axis_name(ya));
+    for (const auto& c : result.boundary) b += fmt::format("{:.17g} {:.17g}\n", c[xa], c[ya]);
+    if (result.boundary.empty()) b += "# (none: all corners agree)\n";
+    return b;
+}
+
+// The check_map script over two axes: each point coloured by verdict, the boundary in black.
+std::string verdict_map_2d(const CheckParams& params, const CheckResult& result, const std::string& title, int xa,
+                           int ya) {
+    const auto ax = params.box.axes();
+    const std::string head = fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel "
+                                         "\"{}\" noenhanced\n{}{}set key below\nset grid\n",
+                                         title, axis_label(params, xa), axis_label(params, ya),
+                                         axis_range(*ax[xa], 'x'), axis_range(*ax[ya], 'y'));
+    std::string plot = "plot ";
+    for (int v = 0; v < 3; ++v)
+        plot += fmt::format("'check_points.dat' using 1:($3 == {} ? $2 : 1/0):8 with points pt 5 ps variable lc "
+                            "rgb '{}' title '{}', ",
+                            v, kVerdictColours[v], kVerdictNames[v]);
+    plot += result.boundary.empty() ? std::string("1/0 notitle")
+                                    : std::string("'check_boundary.dat' using 1:2 with points pt 7 ps 0.35 lc rgb "
+                                                  "'black' title 'boundary (finest disagreeing cells)'");
+    return head + plot;
+}
+
+// The check_attractors script over two axes: each point coloured by its number of attractors.
+std::string attractors_map_2d(const CheckParams& params, const CheckResult& result, int xa, int ya) {
+    const auto ax = params.box.axes();
+    std::set<int> counts;
+    for (const auto& p : result.points) counts.insert(p.cert.attractors);
+    const char* palette[] = {"#ffffff", "#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"};
+    std::string ap = "plot ";
+    for (int n : counts) {
+        const std::string colour = n < 0 ? "#7f7f7f" : palette[std::min(n, 5)];
+        const std::string name =
+            n < 0 ? std::string("not certified") : fmt::format("{} attractor{}", n, n == 1 ? "" : "s");
+        ap += fmt::format("'check_points.dat' using 1:($6 == {} ? $2 : 1/0):8 with points pt 5 ps variable "
+                          "lc rgb '{}' title '{}', ",
+                          n, colour, name);
+    }
+    ap += result.boundary.empty() ? std::string("1/0 notitle")
+                                  : std::string("'check_boundary.dat' using 1:2 with points pt 7 ps 0.35 lc rgb "
+                                                "'black' title 'boundary'");
+    const std::string atitle = fmt::format("number of stable equilibria of d rho/dt = F(rho)\\n{}, {} field",
+                                           box_text(params), to_string(params.certify.field));
+    return fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel \"{}\" "
+                       "noenhanced\n{}{}set key below\nset grid\nset object 1 rectangle from graph "
+                       "0,0 to graph 1,1 behind fc rgb '#f0f0f0' fs solid noborder\n{}",
+                       atitle, axis_label(params, xa), axis_label(params, ya), axis_range(*ax[xa], 'x'),
+                       axis_range(*ax[ya], 'y'), ap);
+}
+
+// The check_map script over one axis: the margin with its error bar, coloured by verdict.
+std::string margin_plot_1d(const CheckParams& params, const std::string& title, int xa) {
+    const auto ax = params.box.axes();
+    std::string plot = fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel "
+                                   "'margin (relative; > 0 supports the claim)'\n{}set key below\nset "
+                                   "grid\nset xzeroaxis lt -1\nplot ",
+                                   title, axis_label(params, xa), axis_range(*ax[xa], 'x'));
+    for (int v = 0; v < 3; ++v)
+        plot += fmt::format("{}'check_points.dat' using 1:($3 == {} ? $4 : 1/0):5 with yerrorbars pt 7 lc rgb '{}' "
+                            "title '{}'",
+                            v ? ", " : "", v, kVerdictColours[v], kVerdictNames[v]);
+    return plot;
+}
+
+}  // namespace
+
 CheckFigures check_figures(const CheckParams& params, const CheckResult& result, int x_axis) {
     CheckFigures out;
     const auto& ranged = result.ranged_axes;
-    const auto ax = params.box.axes();
     if (ranged.empty() || ranged.size() > 2) {
         out.skipped = ranged.empty() ? "no figure: no ranged parameter"
                                      : fmt::format("no figure: {} ranged parameters (the phase diagram shows 1 or 2)",
@@ -116,98 +235,18 @@ CheckFigures check_figures(const CheckParams& params, const CheckResult& result,
     }
     int xa = ranged[0], ya = ranged.size() == 2 ? ranged[1] : -1;
     if (ya >= 0 && x_axis == ya) std::swap(xa, ya);
-    auto label = [&](int a) {
-        std::string l(axis_name(a));
-        if (a == static_cast<int>(Axis::R) && !params.box.L.ranged())
-            l += fmt::format(" (R/L = R/{})", format_number(params.box.L.lo));
-        if (a == static_cast<int>(Axis::d) && !params.box.L.ranged())
-            l += fmt::format(" (d/L = d/{})", format_number(params.box.L.lo));
-        if (a == static_cast<int>(Axis::sigma) && params.noise == NoiseConvention::per_norm) l += " (per norm)";
-        return l;
-    };
-    // Log scale and a range padded by 3% of the axis so that edge points show whole.
-    auto logscale = [&](int a, char which) {
-        const ParamRange& r = *ax[a];
-        if (r.effective_scale() == AxisScale::log) {
-            const double f = std::pow(r.hi / r.lo, 0.03);
-            // Tics at 1, 2, 5 x 10^k inside the range (gnuplot's own log tics are decades only).
-            std::string tics;
-            for (int e = static_cast<int>(std::floor(std::log10(r.lo))) - 1; e <= std::log10(r.hi) + 1; ++e)
-                for (double m : {1.0, 2.0, 5.0}) {
-                    const double t = m * std::pow(10.0, e);
-                    if (t >= r.lo / f && t <= r.hi * f) tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", t);
-                }
-            return fmt::format("set logscale {0}\nset {0}range [{1:.17g}:{2:.17g}]\nset {0}tics ({3})\n", which,
-                               r.lo / f, r.hi * f, tics);
-        }
-        const double pad = 0.03 * (r.hi - r.lo);
-        return fmt::format("set {}range [{:.17g}:{:.17g}]\n", which, r.lo - pad, r.hi + pad);
-    };
     const std::string title =
         fmt::format("rhoflow check {}: {} ({} points: {} hold, {} fail, {} undecided)\\n{}, {} field",
                     to_string(params.claim), to_string(result.verdict), result.points.size(), result.holds,
                     result.fails, result.undecided, box_text(params), to_string(params.certify.field));
-    const double base = std::clamp(55.0 / params.grid, 0.35, 3.0);
-    std::string d = fmt::format("# {} {} verdict(0 holds,1 fails,2 undecided) margin error attractors level size\n",
-                                axis_name(xa), ya >= 0 ? axis_name(ya) : "margin");
-    for (const auto& p : result.points)
-        d += fmt::format("{:.17g} {:.17g} {} {:.10g} {:.10g} {} {} {:.4g}\n", p.values[xa],
-                         ya >= 0 ? p.values[ya] : p.cert.margin, verdict_code(p.cert.verdict), p.cert.margin,
-                         p.cert.error, p.cert.attractors, p.level, base / std::pow(2.0, p.level));
-    out.data_files.push_back({"check_points.dat", d});
-    const char* colours[3] = {"#2ca02c", "#d62728", "#7f7f7f"};
-    const char* names[3] = {"holds", "fails", "undecided"};
+    out.data_files.push_back({"check_points.dat", points_data(params, result, xa, ya)});
     if (ya >= 0) {
-        std::string b = fmt::format("# {} {} (centres of the finest cells whose corners disagree)\n", axis_name(xa),
-                                    axis_name(ya));
-        for (const auto& c : result.boundary) b += fmt::format("{:.17g} {:.17g}\n", c[xa], c[ya]);
-        if (result.boundary.empty()) b += "# (none: all corners agree)\n";
-        out.data_files.push_back({"check_boundary.dat", b});
-        const std::string head = fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel "
-                                             "\"{}\" noenhanced\n{}{}set key below\nset grid\n",
-                                             title, label(xa), label(ya), logscale(xa, 'x'), logscale(ya, 'y'));
-        std::string plot = "plot ";
-        for (int v = 0; v < 3; ++v)
-            plot += fmt::format("'check_points.dat' using 1:($3 == {} ? $2 : 1/0):8 with points pt 5 ps variable lc "
-                                "rgb '{}' title '{}', ",
-                                v, colours[v], names[v]);
-        plot += result.boundary.empty() ? std::string("1/0 notitle")
-                                        : std::string("'check_boundary.dat' using 1:2 with points pt 7 ps 0.35 lc rgb "
-                                                      "'black' title 'boundary (finest disagreeing cells)'");
-        out.figures.push_back({"check_map", head + plot});
-        if (params.claim.kind == ClaimKind::attractors) {
-            std::set<int> counts;
-            for (const auto& p : result.points) counts.insert(p.cert.attractors);
-            const char* palette[] = {"#ffffff", "#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"};
-            std::string ap = "plot ";
-            for (int n : counts) {
-                const std::string colour = n < 0 ? "#7f7f7f" : palette[std::min(n, 5)];
-                ap += fmt::format("'check_points.dat' using 1:($6 == {} ? $2 : 1/0):8 with points pt 5 ps variable "
-                                  "lc rgb '{}' title '{}', ",
-                                  n, colour, n < 0 ? std::string("not certified") : fmt::format("{} attractor{}", n, n == 1 ? "" : "s"));
-            }
-            ap += result.boundary.empty() ? std::string("1/0 notitle")
-                                          : std::string("'check_boundary.dat' using 1:2 with points pt 7 ps 0.35 lc rgb "
-                                                        "'black' title 'boundary'");
-            const std::string atitle = fmt::format("number of stable equilibria of d rho/dt = F(rho)\\n{}, {} field",
-                                                   box_text(params), to_string(params.certify.field));
-            out.figures.push_back(
-                {"check_attractors",
-                 fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel \"{}\" "
-                             "noenhanced\n{}{}set key below\nset grid\nset object 1 rectangle from graph "
-                             "0,0 to graph 1,1 behind fc rgb '#f0f0f0' fs solid noborder\n{}",
-                             atitle, label(xa), label(ya), logscale(xa, 'x'), logscale(ya, 'y'), ap)});
-        }
+        out.data_files.push_back({"check_boundary.dat", boundary_data(result, xa, ya)});
+        out.figures.push_back({"check_map", verdict_map_2d(params, result, title, xa, ya)});
+        if (params.claim.kind == ClaimKind::attractors)
+            out.figures.push_back({"check_attractors", attractors_map_2d(params, result, xa, ya)});
     } else {
-        std::string plot = fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel "
-                                       "'margin (relative; > 0 supports the claim)'\n{}set key below\nset "
-                                       "grid\nset xzeroaxis lt -1\nplot ",
-                                       title, label(xa), logscale(xa, 'x'));
-        for (int v = 0; v < 3; ++v)
-            plot += fmt::format("{}'check_points.dat' using 1:($3 == {} ? $4 : 1/0):5 with yerrorbars pt 7 lc rgb '{}' "
-                                "title '{}'",
-                                v ? ", " : "", v, colours[v], names[v]);
-        out.figures.push_back({"check_map", plot});
+        out.figures.push_back({"check_map", margin_plot_1d(params, title, xa)});
     }
     return out;
 }

@@ -230,6 +230,155 @@ Plan make_plan(const ModelParams& model, double rho) {
 // with the coarse inner rule, and the integrand of sum |terms| (the rounding scale).
 constexpr std::size_t kC = 3 * gradient_moment_count;
 
+// The outer integrand at lambda = log t, evaluated for integrate_lambda. Its stages below are
+// the hot loop of exact_gradient_moments: they hand their per-t arrays (Q, log M, the run sums)
+// on as arguments and keep only the trie's products in the object.
+class MomentIntegrand {
+public:
+    // The integrand over the inner rules of the present classes and the plan of monomials.
+    MomentIntegrand(const MomentRule (&rules)[2], const bool (&present)[2], const Plan& plan, std::int64_t R,
+                    std::int64_t N)
+        : rules_(rules), present_(present), plan_(plan), R_(R), N_(N), prefix_(plan.q.size() + 1) {}
+    // Not copyable: integrate_lambda calls this one object, which counts the evaluations.
+    MomentIntegrand(const MomentIntegrand&) = delete;
+    MomentIntegrand& operator=(const MomentIntegrand&) = delete;
+
+    // The components at lambda: the moments by both inner rules, then the integrand of sum |terms|.
+    void operator()(double lambda, std::array<double, kC>& out) {
+        ++evaluations_;
+        const double t = std::exp(lambda);
+        // Q[class * 42 + (k-1) * 7 + m][rule] = E_class[u^m x^k e^{-x}] by the fine rule (step h,
+        // rule 0) and the coarse one (step 2h, rule 1), side by side: the products below handle
+        // both rules at once.
+        double Q[2 * kQPerClass][2] = {};
+        double logM[2][2] = {};  // [rule][class]
+        class_sums(t, Q, logM);
+        // The products on the trie; then each group's sum of coefficient * product, which gets
+        // its factor M_I^{R - nI} M_N^{N - nN} once.
+        trie_products(Q);
+        double acc[kMaxGroups][gradient_moment_count][2] = {}, acc_abs[kMaxGroups][gradient_moment_count] = {};
+        run_sums(acc, acc_abs);
+        combine_groups(acc, acc_abs, logM, out);
+    }
+
+    // Outer integrand evaluations so far.
+    int evaluations() const { return evaluations_; }
+
+private:
+    // Q and log M of each present class at t, by both inner rules.
+    void class_sums(double t, double (&Q)[2 * kQPerClass][2], double (&logM)[2][2]) const {
+        for (int cl = 0; cl < 2; ++cl) {
+            if (!present_[cl]) continue;
+            ClassSums v[2];
+            accumulate(rules_[cl], t, v);
+            for (int k = 0; k < kPow; ++k)
+                for (int m = 0; m <= kPow; ++m) {
+                    double* q = Q[cl * kQPerClass + k * (kPow + 1) + m];
+                    q[0] = v[0].acc[k][m] + v[1].acc[k][m];
+                    q[1] = 2 * v[0].acc[k][m];
+                }
+            const double om[2] = {v[0].om + v[1].om, 2 * v[0].om};
+            for (int r = 0; r < 2; ++r) logM[r][cl] = om[r] >= 1.0 ? -INFINITY : std::log1p(-om[r]);
+        }
+    }
+
+    // The product of the Q's on the path to each trie node, both rules (prefix_[0] = 1).
+    void trie_products(const double (&Q)[2 * kQPerClass][2]) {
+        const std::size_t nodes = plan_.q.size();
+        prefix_[0] = {1.0, 1.0};
+        for (std::size_t n = 0; n < nodes; ++n) {
+            const auto& pp = prefix_[plan_.parent[n]];
+            const double* qv = Q[plan_.q[n]];
+            prefix_[n + 1][0] = pp[0] * qv[0];
+            prefix_[n + 1][1] = pp[1] * qv[1];
+        }
+    }
+
+    // Each run's sum of coefficient * product (both rules) and of its |terms| (fine rule).
+    void run_sums(double (&acc)[kMaxGroups][gradient_moment_count][2],
+                  double (&acc_abs)[kMaxGroups][gradient_moment_count]) const {
+        for (const auto& run : plan_.runs) {
+            double af = 0, ac = 0, aa = 0;
+            for (std::uint32_t i = run.begin; i < run.end; ++i) {
+                const auto& e = plan_.entries[i];
+                const double vf = e.value * prefix_[e.node][0];
+                af += vf;
+                ac += e.value * prefix_[e.node][1];
+                aa += std::abs(vf);
+            }
+            acc[run.group][run.moment][0] = af;
+            acc[run.group][run.moment][1] = ac;
+            acc_abs[run.group][run.moment] = aa;
+        }
+    }
+
+    // The groups' sums times M_I^{R - nI} M_N^{N - nN}, added up per moment into out.
+    void combine_groups(const double (&acc)[kMaxGroups][gradient_moment_count][2],
+                        const double (&acc_abs)[kMaxGroups][gradient_moment_count], const double (&logM)[2][2],
+                        std::array<double, kC>& out) const {
+        double sum[2][gradient_moment_count] = {}, abs_sum[gradient_moment_count] = {};
+        for (std::size_t g = 0; g < plan_.groups.size(); ++g) {
+            // exp(eI log M_I + eN log M_N); exponent 0 contributes exactly 1 even if log M = -inf.
+            const std::int64_t eI = R_ - plan_.groups[g][0], eN = N_ - plan_.groups[g][1];
+            double pw[2];
+            for (int r = 0; r < 2; ++r) {
+                const double x = eI ? static_cast<double>(eI) * logM[r][0] : 0.0;
+                const double y = eN ? static_cast<double>(eN) * logM[r][1] : 0.0;
+                pw[r] = std::exp(x + y);
+            }
+            for (int mo = 0; mo < gradient_moment_count; ++mo) {
+                sum[0][mo] += pw[0] * acc[g][mo][0];
+                sum[1][mo] += pw[1] * acc[g][mo][1];
+                abs_sum[mo] += pw[0] * acc_abs[g][mo];
+            }
+        }
+        for (int mo = 0; mo < gradient_moment_count; ++mo) {
+            out[static_cast<std::size_t>(mo)] = sum[0][mo];
+            out[static_cast<std::size_t>(gradient_moment_count + mo)] = sum[1][mo];
+            out[static_cast<std::size_t>(2 * gradient_moment_count + mo)] = abs_sum[mo];
+        }
+    }
+
+    const MomentRule (&rules_)[2];
+    const bool (&present_)[2];
+    const Plan& plan_;
+    const std::int64_t R_, N_;
+    std::vector<std::array<double, 2>> prefix_;  // products on the trie, both rules
+    int evaluations_ = 0;
+};
+
+// The moments with their error bounds from the integrals, and the cancellation (the largest
+// ratio of sum |terms| to |moment|); the moments' rho and counts are left to the caller.
+ExactGradientMoments moments_from(const detail::LambdaIntegral<kC, gradient_moment_count>& res) {
+    std::array<double, gradient_moment_count> value{}, err{};
+    double cancellation = 1;
+    for (int mo = 0; mo < gradient_moment_count; ++mo) {
+        const auto k = static_cast<std::size_t>(mo);
+        value[k] = res.sum[k];
+        const double inner = std::abs(res.sum[k] - res.sum[gradient_moment_count + k]);
+        const double abs_scale = res.sum[2 * gradient_moment_count + k];
+        // Rounding: every monomial's contribution carries a few ulps of its magnitude.
+        err[k] = res.outer_err[k] + inner + res.tail_err[k] + 64 * 2.2e-16 * abs_scale;
+        if (value[k] != 0.0) cancellation = std::max(cancellation, abs_scale / std::abs(value[k]));
+    }
+    ExactGradientMoments m;
+    m.g_u = require_finite_result(value[detail::moment_g_u], "E[g_u] (exact gradient moments)");
+    m.g_v = require_finite_result(value[detail::moment_g_v], "E[g_v] (exact gradient moments)");
+    m.g_u_g_v = require_finite_result(value[detail::moment_g_u_g_v], "E[g_u g_v] (exact gradient moments)");
+    m.g_v_sq = require_finite_result(value[detail::moment_g_v_sq], "E[g_v^2] (exact gradient moments)");
+    m.g_w_sq = require_finite_result(value[detail::moment_g_w_sq], "E|g_w|^2 (exact gradient moments)");
+    m.g_u_sq = require_finite_result(value[detail::moment_g_u_sq], "E[g_u^2] (exact gradient moments)");
+    m.g_u_err = err[detail::moment_g_u];
+    m.g_v_err = err[detail::moment_g_v];
+    m.g_u_g_v_err = err[detail::moment_g_u_g_v];
+    m.g_v_sq_err = err[detail::moment_g_v_sq];
+    m.g_w_sq_err = err[detail::moment_g_w_sq];
+    m.g_u_sq_err = err[detail::moment_g_u_sq];
+    m.segments = res.segments;
+    m.cancellation = cancellation;
+    return m;
+}
+
 }  // namespace
 
 void validate_gradient_moments(const ModelParams& model, const GradientMomentParams& params) {
@@ -250,109 +399,14 @@ ExactGradientMoments exact_gradient_moments(const ModelParams& model, double rho
     if (N > 0) rules[1] = make_rule(0.0, tau, model.beta, c, params);
     const bool present[2] = {R > 0, N > 0};
     const Plan plan = make_plan(model, rho);
-    const std::size_t nodes = plan.q.size();
-    std::vector<std::array<double, 2>> prefix(nodes + 1);  // products on the trie, both rules
-
-    int evaluations = 0;
-    auto integrand = [&](double lambda, std::array<double, kC>& out) {
-        ++evaluations;
-        const double t = std::exp(lambda);
-        // Q[class * 42 + (k-1) * 7 + m][rule] = E_class[u^m x^k e^{-x}] by the fine rule (step h,
-        // rule 0) and the coarse one (step 2h, rule 1), side by side: the products below handle
-        // both rules at once.
-        double Q[2 * kQPerClass][2] = {};
-        double logM[2][2] = {};  // [rule][class]
-        for (int cl = 0; cl < 2; ++cl) {
-            if (!present[cl]) continue;
-            ClassSums v[2];
-            accumulate(rules[cl], t, v);
-            for (int k = 0; k < kPow; ++k)
-                for (int m = 0; m <= kPow; ++m) {
-                    double* q = Q[cl * kQPerClass + k * (kPow + 1) + m];
-                    q[0] = v[0].acc[k][m] + v[1].acc[k][m];
-                    q[1] = 2 * v[0].acc[k][m];
-                }
-            const double om[2] = {v[0].om + v[1].om, 2 * v[0].om};
-            for (int r = 0; r < 2; ++r) logM[r][cl] = om[r] >= 1.0 ? -INFINITY : std::log1p(-om[r]);
-        }
-        // The products on the trie; then each group's sum of coefficient * product, which gets
-        // its factor M_I^{R - nI} M_N^{N - nN} once.
-        prefix[0] = {1.0, 1.0};
-        for (std::size_t n = 0; n < nodes; ++n) {
-            const auto& pp = prefix[plan.parent[n]];
-            const double* qv = Q[plan.q[n]];
-            prefix[n + 1][0] = pp[0] * qv[0];
-            prefix[n + 1][1] = pp[1] * qv[1];
-        }
-        double acc[kMaxGroups][gradient_moment_count][2] = {}, acc_abs[kMaxGroups][gradient_moment_count] = {};
-        for (const auto& run : plan.runs) {
-            double af = 0, ac = 0, aa = 0;
-            for (std::uint32_t i = run.begin; i < run.end; ++i) {
-                const auto& e = plan.entries[i];
-                const double vf = e.value * prefix[e.node][0];
-                af += vf;
-                ac += e.value * prefix[e.node][1];
-                aa += std::abs(vf);
-            }
-            acc[run.group][run.moment][0] = af;
-            acc[run.group][run.moment][1] = ac;
-            acc_abs[run.group][run.moment] = aa;
-        }
-        double sum[2][gradient_moment_count] = {}, abs_sum[gradient_moment_count] = {};
-        for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-            // exp(eI log M_I + eN log M_N); exponent 0 contributes exactly 1 even if log M = -inf.
-            const std::int64_t eI = R - plan.groups[g][0], eN = N - plan.groups[g][1];
-            double pw[2];
-            for (int r = 0; r < 2; ++r) {
-                const double x = eI ? static_cast<double>(eI) * logM[r][0] : 0.0;
-                const double y = eN ? static_cast<double>(eN) * logM[r][1] : 0.0;
-                pw[r] = std::exp(x + y);
-            }
-            for (int mo = 0; mo < gradient_moment_count; ++mo) {
-                sum[0][mo] += pw[0] * acc[g][mo][0];
-                sum[1][mo] += pw[1] * acc[g][mo][1];
-                abs_sum[mo] += pw[0] * acc_abs[g][mo];
-            }
-        }
-        for (int mo = 0; mo < gradient_moment_count; ++mo) {
-            out[static_cast<std::size_t>(mo)] = sum[0][mo];
-            out[static_cast<std::size_t>(gradient_moment_count + mo)] = sum[1][mo];
-            out[static_cast<std::size_t>(2 * gradient_moment_count + mo)] = abs_sum[mo];
-        }
-    };
-
+    MomentIntegrand integrand(rules, present, plan, R, N);
     const auto res = detail::integrate_lambda<kC, gradient_moment_count>(integrand, params.rel_tol, params.max_segments,
                                                                          "exact gradient moments");
-    std::array<double, gradient_moment_count> value{}, err{};
-    double cancellation = 1;
-    for (int mo = 0; mo < gradient_moment_count; ++mo) {
-        const auto k = static_cast<std::size_t>(mo);
-        value[k] = res.sum[k];
-        const double inner = std::abs(res.sum[k] - res.sum[gradient_moment_count + k]);
-        const double abs_scale = res.sum[2 * gradient_moment_count + k];
-        // Rounding: every monomial's contribution carries a few ulps of its magnitude.
-        err[k] = res.outer_err[k] + inner + res.tail_err[k] + 64 * 2.2e-16 * abs_scale;
-        if (value[k] != 0.0) cancellation = std::max(cancellation, abs_scale / std::abs(value[k]));
-    }
-    ExactGradientMoments m;
+    ExactGradientMoments m = moments_from(res);
     m.rho = rho;
-    m.g_u = require_finite_result(value[detail::moment_g_u], "E[g_u] (exact gradient moments)");
-    m.g_v = require_finite_result(value[detail::moment_g_v], "E[g_v] (exact gradient moments)");
-    m.g_u_g_v = require_finite_result(value[detail::moment_g_u_g_v], "E[g_u g_v] (exact gradient moments)");
-    m.g_v_sq = require_finite_result(value[detail::moment_g_v_sq], "E[g_v^2] (exact gradient moments)");
-    m.g_w_sq = require_finite_result(value[detail::moment_g_w_sq], "E|g_w|^2 (exact gradient moments)");
-    m.g_u_sq = require_finite_result(value[detail::moment_g_u_sq], "E[g_u^2] (exact gradient moments)");
-    m.g_u_err = err[detail::moment_g_u];
-    m.g_v_err = err[detail::moment_g_v];
-    m.g_u_g_v_err = err[detail::moment_g_u_g_v];
-    m.g_v_sq_err = err[detail::moment_g_v_sq];
-    m.g_w_sq_err = err[detail::moment_g_w_sq];
-    m.g_u_sq_err = err[detail::moment_g_u_sq];
-    m.segments = res.segments;
-    m.outer_nodes = evaluations;
+    m.outer_nodes = integrand.evaluations();
     m.inner_nodes = static_cast<int>(rules[0].E.size() + rules[1].E.size());
     m.monomials = plan.monomials;
-    m.cancellation = cancellation;
     return m;
 }
 
