@@ -1,12 +1,17 @@
 #include "rhoflow/experiment/runner.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/settings.hpp"
@@ -219,14 +224,33 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
     return cells;
 }
 
+// The whole content of an experiment file; InvalidArgument naming the file if it cannot be read.
+std::string read_text(const fs::path& file) {
+    auto fail = [&](int err) {
+        throw InvalidArgument("file", fmt::format("{}: cannot be read: {}", file.string(), std::strerror(err)));
+    };
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(errno);
+    const std::unique_ptr<const int, void (*)(const int*)> closer(&fd, [](const int* f) { ::close(*f); });
+    std::string text;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail(errno);
+        if (n == 0) return text;
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+}
+
 }  // namespace
 
-Experiment read_experiment(const fs::path& file, const fs::path& out) {
+Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
     Experiment e;
-    e.file = file.string();
+    e.file = name;
     toml::table doc;
     try {
-        doc = toml::parse_file(e.file);
+        doc = toml::parse(text, e.file);
     } catch (const toml::parse_error& err) {
         throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", e.file, err.source().begin.line,
                                                   err.source().begin.column, err.description()));
@@ -239,10 +263,14 @@ Experiment read_experiment(const fs::path& file, const fs::path& out) {
     e.title = string_key(doc, "title", e.file);
     const std::string file_out = string_key(doc, "out", e.file);
     if (doc.contains("out") && file_out.empty()) fail_at(e.file, line_of(*doc.get("out")), "out", "must not be empty");
-    e.out = !out.empty() ? out : !file_out.empty() ? fs::path(file_out) : fs::path(file.stem().string() + "-out");
+    e.out = !out.empty() ? out : !file_out.empty() ? fs::path(file_out) : fs::path(fs::path(name).stem().string() + "-out");
     e.tasks = read_tasks(doc, e.file);
     e.cells = expand(e.tasks, e.file);
     return e;
+}
+
+Experiment read_experiment(const fs::path& file, const fs::path& out) {
+    return read_experiment_text(read_text(file), file.string(), out);
 }
 
 // ------------------------------------------------------------------------------- summaries
