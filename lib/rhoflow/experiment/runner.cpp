@@ -224,6 +224,95 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
     return cells;
 }
 
+// toml++ 3.3 (Debian 12) classifies non-ASCII characters as whitespace or not through a function
+// with undefined behaviour: for U+00A1 ... U+0499 and a few other ranges it reaches
+// __builtin_unreachable() (toml++ issues #190 and #295). The parser asks that question outside
+// strings and comments, and in a multi-line basic string about the first character after a
+// backslash that is not a space, tab or line break. TOML allows non-ASCII characters only in
+// strings and comments, so both places are refused here before the parser sees them: anywhere
+// outside strings and comments (an error anyway), and after such a backslash (valid TOML, but
+// \uXXXX says the same). The scan follows TOML's rules for where strings and comments begin and
+// end; past the first syntax error, toml++ stops reading, so what it finds there does not matter.
+void check_characters(std::string_view t, const std::string& name) {
+    enum class In { outside, comment, basic, literal, multi_basic, multi_literal };
+    In in = In::outside;
+    std::size_t i = t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a byte-order mark
+    std::size_t line = 1, line_start = 0;
+    auto fail = [&](std::size_t at, const std::string& what) {
+        std::size_t column = 1;  // in characters, as toml++ counts
+        for (std::size_t k = line_start; k < at; ++k) column += (static_cast<unsigned char>(t[k]) & 0xC0) != 0x80;
+        throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", name, line, column, what));
+    };
+    auto run_of = [&](char q) {
+        std::size_t n = 0;
+        while (i + n < t.size() && t[i + n] == q) ++n;
+        return n;
+    };
+    while (i < t.size()) {
+        const char c = t[i];
+        if (c == '\n') {
+            ++line;
+            line_start = i + 1;
+        }
+        switch (in) {
+            case In::outside:
+                if (static_cast<unsigned char>(c) >= 0x80)
+                    fail(i, "a non-ASCII character outside a string or comment (TOML allows them only in strings and "
+                            "comments)");
+                if (c == '#') in = In::comment;
+                if (c == '"' || c == '\'') {
+                    if (run_of(c) >= 3) {
+                        in = c == '"' ? In::multi_basic : In::multi_literal;
+                        i += 3;
+                        continue;
+                    }
+                    in = c == '"' ? In::basic : In::literal;
+                }
+                break;
+            case In::comment:
+                if (c == '\n') in = In::outside;
+                break;
+            case In::basic:
+                if (c == '\\' && i + 1 < t.size() && t[i + 1] != '\n') ++i;  // an escaped character
+                else if (c == '"' || c == '\n') in = In::outside;
+                break;
+            case In::literal:
+                if (c == '\'' || c == '\n') in = In::outside;
+                break;
+            case In::multi_basic:
+            case In::multi_literal: {
+                const char q = in == In::multi_basic ? '"' : '\'';
+                if (c == q) {
+                    const std::size_t n = run_of(q);  // 1 or 2 quotes are content, 3 to 5 end the string
+                    i += std::min<std::size_t>(n, 5);
+                    if (n >= 3) in = In::outside;
+                    continue;
+                }
+                if (in == In::multi_basic && c == '\\') {
+                    if (i + 1 < t.size() && std::string_view("btnfr\"\\uU").find(t[i + 1]) != std::string_view::npos) {
+                        i += 2;  // an escape sequence
+                        continue;
+                    }
+                    std::size_t j = i + 1;  // a line-ending backslash: where the parser stops skipping
+                    for (; j < t.size() && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r' || t[j] == '\n'); ++j)
+                        if (t[j] == '\n') {
+                            ++line;
+                            line_start = j + 1;
+                        }
+                    if (j < t.size() && static_cast<unsigned char>(t[j]) >= 0x80)
+                        fail(j, "a non-ASCII character right after a line-ending backslash in a multi-line string, "
+                                "which toml++ 3.3 cannot read (write it as \\uXXXX, or end the line without a "
+                                "backslash)");
+                    i = j;
+                    continue;
+                }
+                break;
+            }
+        }
+        ++i;
+    }
+}
+
 // The whole content of an experiment file; InvalidArgument naming the file if it cannot be read.
 std::string read_text(const fs::path& file) {
     auto fail = [&](int err) {
@@ -248,6 +337,7 @@ std::string read_text(const fs::path& file) {
 Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
     Experiment e;
     e.file = name;
+    check_characters(text, e.file);
     toml::table doc;
     try {
         doc = toml::parse(text, e.file);

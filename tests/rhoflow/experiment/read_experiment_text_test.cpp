@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "rhoflow/core/errors.hpp"
 #include "test_util.hpp"
@@ -78,4 +79,52 @@ TEST_CASE("read_experiment: a file that cannot be read is an invalid input namin
             CHECK(contains(e.what(), p.string() + ": cannot be read"));
         }
     }
+}
+
+// Fuzzing found: toml++ 3.3 (Debian 12) reaches __builtin_unreachable() when it asks whether some
+// non-ASCII characters (U+00A1 ... U+0499, ...) are whitespace (toml++ issues #190, #295):
+// undefined behaviour in the parser. The reader refuses them where the parser would ask.
+TEST_CASE("read_experiment_text regression: non-ASCII characters where toml++ 3.3 would misread them are refused") {
+    using namespace std::string_view_literals;
+    // The fuzzer's input: U+0424 at the start of the file, then NULs.
+    const auto found = "\xd0\xa4sB\0\0\0s\0mmSn\x0f\0\0\0s\0m]\n"sv;
+    CHECK(contains(text_error(std::string(found)), "t.toml:1:1: a non-ASCII character outside a string or comment"));
+    // Outside strings and comments: after a value, in a key, at the start of a line (U+00A7, U+03B8).
+    CHECK(contains(text_error("[[task]]\ncommand = \"sga\"\ntheta = 1\xc2\xa7\n"), "t.toml:3:10: a non-ASCII character"));
+    CHECK(contains(text_error("[[task]]\ncommand = \"sga\"\n\xce\xb8 = 1\n"), "t.toml:3:1: a non-ASCII character"));
+    CHECK(contains(text_error("[[task]]\n  \xce\xb8\ncommand = \"sga\"\n"), "t.toml:2:3: a non-ASCII character"));
+    // Valid TOML that toml++ 3.3 cannot read: after a line-ending backslash (issue #190).
+    CHECK(contains(text_error(R"(title = """\
+§"""
+[[task]]
+command = "sga"
+)"),
+                   "t.toml:2:1: a non-ASCII character right after a line-ending backslash"));
+    CHECK(contains(text_error("title = \"\"\"a\\  \n\n   \xce\xb8\"\"\"\n[[task]]\ncommand = \"sga\"\n"),
+                   "t.toml:3:4: a non-ASCII character right after a line-ending backslash"));
+    CHECK(contains(text_error("title = \"\"\"\\\xce\xb8\"\"\"\n[[task]]\ncommand = \"sga\"\n"), "t.toml:1:13: a non-ASCII"));
+    // Non-ASCII text in strings and comments is read as before, escapes and quotes included.
+    const std::string ok = "\xef\xbb\xbf" R"(# θ = signal " ' """
+title = "θ \" § # not a comment"
+out = '§ "'
+[[task]] # θ
+name = "x"
+command = "sga"
+[[task]]
+command = "sga" # """ θ
+)";
+    CHECK(text_error(ok).empty());
+    CHECK(read_experiment_text(ok, "t.toml").title == "θ \" § # not a comment");
+    const std::string multi = R"(title = """
+θ \"""θ ""θ\
+  x θ"""""
+out = '''θ \
+θ ''''
+[[task]]
+command = "sga"
+)";
+    CHECK(text_error(multi).empty());
+    const Experiment e = read_experiment_text(multi, "t.toml");
+    CHECK(e.title == "θ \"\"\"θ \"\"θx θ\"\"");
+    CHECK(e.out == std::filesystem::path("θ \\\nθ '"));
 }
