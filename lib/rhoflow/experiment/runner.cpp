@@ -30,8 +30,103 @@ using nlohmann::json;
 
 namespace {
 
+// toml++ 3.3 (Debian 12) asks whether a non-ASCII character is whitespace through a function that
+// reaches __builtin_unreachable(), undefined behaviour, for U+00A1 ... U+0499, U+2C5E ... U+3057
+// (but U+3000) and U+FB26 ... U+FEFE (toml++ issues #190 and #295; its is_non_ascii_horizontal_
+// whitespace). It asks outside strings and comments, while it scans a value up to its end, and in
+// multi-line strings after a line-ending backslash. So the parser never sees these characters:
+// each is replaced by its own private-use character U+F0000 + k (which the function answers), and
+// every text taken from the parsed document, and every error message, gets the originals back.
+// A file that holds one of those private-use characters itself is refused.
+constexpr char32_t kStandIn = 0xF0000;  // the stand-ins are U+F0000 ... U+F0BCA
+constexpr char32_t kRanges[3][2] = {{0xA1, 0x499}, {0x2C5E, 0x3057}, {0xFB26, 0xFEFE}};
+constexpr char32_t kStandIns = (0x499 - 0xA1 + 1) + (0x3057 - 0x2C5E + 1) + (0xFEFE - 0xFB26 + 1);
+
+void append_utf8(std::string& out, char32_t c) {
+    if (c < 0x80) {
+        out += static_cast<char>(c);
+    } else if (c < 0x800) {
+        out += static_cast<char>(0xC0 | (c >> 6));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        out += static_cast<char>(0xE0 | (c >> 12));
+        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (c >> 18));
+        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+}
+
+// Rewrites every well-formed UTF-8 sequence of `text` through `map` (a code point -> its
+// replacement, or 0 to keep it); malformed bytes are kept for the parser to report.
+template <class Map>
+std::string map_code_points(std::string_view text, Map map) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+        const auto cont = [&](std::size_t k) { return i + k < text.size() && (b(k) & 0xC0) == 0x80; };
+        std::size_t n = 0;
+        char32_t c = 0;
+        if (b(0) >= 0xC2 && b(0) <= 0xDF && cont(1)) {
+            n = 2;
+            c = (char32_t{b(0)} & 0x1F) << 6 | (b(1) & 0x3F);
+        } else if (b(0) >= 0xE0 && b(0) <= 0xEF && cont(1) && cont(2)) {
+            n = 3;
+            c = (char32_t{b(0)} & 0x0F) << 12 | (char32_t{b(1)} & 0x3F) << 6 | (b(2) & 0x3F);
+            if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF)) n = 0;  // overlong, or a surrogate
+        } else if (b(0) >= 0xF0 && b(0) <= 0xF4 && cont(1) && cont(2) && cont(3)) {
+            n = 4;
+            c = (char32_t{b(0)} & 0x07) << 18 | (char32_t{b(1)} & 0x3F) << 12 | (char32_t{b(2)} & 0x3F) << 6 |
+                (b(3) & 0x3F);
+            if (c < 0x10000 || c > 0x10FFFF) n = 0;
+        }
+        const char32_t to = n ? map(c) : 0;
+        if (to) {
+            append_utf8(out, to);
+        } else {
+            n = std::max<std::size_t>(n, 1);
+            out.append(text.substr(i, n));
+        }
+        i += n;
+    }
+    return out;
+}
+
+// The text the parser reads: the characters it cannot classify replaced by their stand-ins.
+std::string hide_unclassifiable(std::string_view text, const std::string& file) {
+    return map_code_points(text, [&](char32_t c) -> char32_t {
+        if (c >= kStandIn && c < kStandIn + kStandIns)
+            throw InvalidArgument("file", fmt::format("{}: the private-use characters U+F0000 ... U+{:X} are reserved "
+                                                      "(they stand in for characters the TOML parser cannot read)",
+                                                      file, static_cast<std::uint32_t>(kStandIn + kStandIns - 1)));
+        char32_t k = 0;
+        for (const auto& [lo, hi] : kRanges) {
+            if (c >= lo && c <= hi && c != 0x3000) return kStandIn + k + (c - lo);
+            k += hi - lo + 1;
+        }
+        return 0;
+    });
+}
+
+// Text from the parsed document (values, keys, error messages) with the original characters back.
+std::string restore(std::string_view text) {
+    return map_code_points(text, [](char32_t c) -> char32_t {
+        if (c < kStandIn || c >= kStandIn + kStandIns) return 0;
+        char32_t k = c - kStandIn;
+        for (const auto& [lo, hi] : kRanges) {
+            if (k <= hi - lo) return lo + k;
+            k -= hi - lo + 1;
+        }
+        return 0;
+    });
+}
+
 [[noreturn]] void fail_at(const std::string& file, int line, const std::string& key, const std::string& message) {
-    throw InvalidArgument("file", fmt::format("{}:{}: key '{}': {}", file, line, key, message));
+    throw InvalidArgument("file", fmt::format("{}:{}: key '{}': {}", file, line, restore(key), restore(message)));
 }
 
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
@@ -55,7 +150,7 @@ std::string scalar_text(const toml::node& v, const Setting& s, const std::string
     }
     if (const auto i = v.as_integer(); i && (numeric || text)) return std::to_string(i->get());
     if (const auto f = v.as_floating_point(); f && (numeric || text)) return format_number(f->get());
-    if (const auto t = v.as_string(); t && text) return t->get();
+    if (const auto t = v.as_string(); t && text) return restore(t->get());
     fail_at(file, line, s.key,
             fmt::format("expected {}, got {}", numeric ? "a number" : "a string", type_of(v)));
 }
@@ -98,7 +193,7 @@ TaskSetting task_setting(const std::string& command, const std::string& key, con
 std::string string_key(const toml::table& t, const char* key, const std::string& file) {
     const toml::node* n = t.get(key);
     if (!n) return "";
-    if (const auto s = n->as_string()) return s->get();
+    if (const auto s = n->as_string()) return restore(s->get());
     fail_at(file, line_of(*n), key, fmt::format("expected a string, got {}", type_of(*n)));
 }
 
@@ -224,95 +319,6 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
     return cells;
 }
 
-// toml++ 3.3 (Debian 12) classifies non-ASCII characters as whitespace or not through a function
-// with undefined behaviour: for U+00A1 ... U+0499 and a few other ranges it reaches
-// __builtin_unreachable() (toml++ issues #190 and #295). The parser asks that question outside
-// strings and comments, and in a multi-line basic string about the first character after a
-// backslash that is not a space, tab or line break. TOML allows non-ASCII characters only in
-// strings and comments, so both places are refused here before the parser sees them: anywhere
-// outside strings and comments (an error anyway), and after such a backslash (valid TOML, but
-// \uXXXX says the same). The scan follows TOML's rules for where strings and comments begin and
-// end; past the first syntax error, toml++ stops reading, so what it finds there does not matter.
-void check_characters(std::string_view t, const std::string& name) {
-    enum class In { outside, comment, basic, literal, multi_basic, multi_literal };
-    In in = In::outside;
-    std::size_t i = t.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;  // a byte-order mark
-    std::size_t line = 1, line_start = 0;
-    auto fail = [&](std::size_t at, const std::string& what) {
-        std::size_t column = 1;  // in characters, as toml++ counts
-        for (std::size_t k = line_start; k < at; ++k) column += (static_cast<unsigned char>(t[k]) & 0xC0) != 0x80;
-        throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", name, line, column, what));
-    };
-    auto run_of = [&](char q) {
-        std::size_t n = 0;
-        while (i + n < t.size() && t[i + n] == q) ++n;
-        return n;
-    };
-    while (i < t.size()) {
-        const char c = t[i];
-        if (c == '\n') {
-            ++line;
-            line_start = i + 1;
-        }
-        switch (in) {
-            case In::outside:
-                if (static_cast<unsigned char>(c) >= 0x80)
-                    fail(i, "a non-ASCII character outside a string or comment (TOML allows them only in strings and "
-                            "comments)");
-                if (c == '#') in = In::comment;
-                if (c == '"' || c == '\'') {
-                    if (run_of(c) >= 3) {
-                        in = c == '"' ? In::multi_basic : In::multi_literal;
-                        i += 3;
-                        continue;
-                    }
-                    in = c == '"' ? In::basic : In::literal;
-                }
-                break;
-            case In::comment:
-                if (c == '\n') in = In::outside;
-                break;
-            case In::basic:
-                if (c == '\\' && i + 1 < t.size() && t[i + 1] != '\n') ++i;  // an escaped character
-                else if (c == '"' || c == '\n') in = In::outside;
-                break;
-            case In::literal:
-                if (c == '\'' || c == '\n') in = In::outside;
-                break;
-            case In::multi_basic:
-            case In::multi_literal: {
-                const char q = in == In::multi_basic ? '"' : '\'';
-                if (c == q) {
-                    const std::size_t n = run_of(q);  // 1 or 2 quotes are content, 3 to 5 end the string
-                    i += std::min<std::size_t>(n, 5);
-                    if (n >= 3) in = In::outside;
-                    continue;
-                }
-                if (in == In::multi_basic && c == '\\') {
-                    if (i + 1 < t.size() && std::string_view("btnfr\"\\uU").find(t[i + 1]) != std::string_view::npos) {
-                        i += 2;  // an escape sequence
-                        continue;
-                    }
-                    std::size_t j = i + 1;  // a line-ending backslash: where the parser stops skipping
-                    for (; j < t.size() && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r' || t[j] == '\n'); ++j)
-                        if (t[j] == '\n') {
-                            ++line;
-                            line_start = j + 1;
-                        }
-                    if (j < t.size() && static_cast<unsigned char>(t[j]) >= 0x80)
-                        fail(j, "a non-ASCII character right after a line-ending backslash in a multi-line string, "
-                                "which toml++ 3.3 cannot read (write it as \\uXXXX, or end the line without a "
-                                "backslash)");
-                    i = j;
-                    continue;
-                }
-                break;
-            }
-        }
-        ++i;
-    }
-}
-
 // The whole content of an experiment file; InvalidArgument naming the file if it cannot be read.
 std::string read_text(const fs::path& file) {
     auto fail = [&](int err) {
@@ -337,13 +343,12 @@ std::string read_text(const fs::path& file) {
 Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
     Experiment e;
     e.file = name;
-    check_characters(text, e.file);
     toml::table doc;
     try {
-        doc = toml::parse(text, e.file);
+        doc = toml::parse(hide_unclassifiable(text, e.file), e.file);
     } catch (const toml::parse_error& err) {
         throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", e.file, err.source().begin.line,
-                                                  err.source().begin.column, err.description()));
+                                                  err.source().begin.column, restore(err.description())));
     }
     for (const auto& [k, v] : doc) {
         const std::string key(k.str());
