@@ -28,6 +28,7 @@ void check(const rhoflow::Experiment& e) {
     if (e.file != "fuzz.toml") finding("Experiment::file", e.file);
     if (e.out.empty()) finding("empty output folder", "");
     if (e.tasks.empty() || e.cells.empty()) finding("an experiment without tasks or cells", "");
+    if (e.cells.size() > rhoflow::max_experiment_cells) finding("more cells than the limit", std::to_string(e.cells.size()));
     std::set<std::string> dirs;
     for (const auto& c : e.cells) {
         if (c.task >= e.tasks.size()) finding("cell of no task", c.dir);

@@ -206,15 +206,21 @@ void check_task_name(const std::string& name, const std::string& file, int line)
                                                 "with '.' (it names a folder inside the output folder)", name));
 }
 
+// The command of a [[task]], checked.
+std::string task_command(const toml::table& t, const std::string& file) {
+    const std::string command = string_key(t, "command", file);
+    if (command.empty()) fail_at(file, line_of(t), "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
+    const auto& cmds = job_commands();
+    if (std::find(cmds.begin(), cmds.end(), command) == cmds.end())
+        fail_at(file, line_of(*t.get("command")), "command",
+                fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", command));
+    return command;
+}
+
 ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table* defaults, const std::string& file) {
     ExperimentTask task;
     task.line = line_of(t);
-    task.command = string_key(t, "command", file);
-    if (task.command.empty()) fail_at(file, task.line, "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
-    const auto& cmds = job_commands();
-    if (std::find(cmds.begin(), cmds.end(), task.command) == cmds.end())
-        fail_at(file, line_of(*t.get("command")), "command",
-                fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", task.command));
+    task.command = task_command(t, file);
     task.name = string_key(t, "name", file);
     if (task.name.empty() && t.contains("name")) fail_at(file, line_of(*t.get("name")), "name", "must not be empty");
     if (task.name.empty()) task.name = fmt::format("task{}", i + 1);
@@ -231,27 +237,65 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
     return task;
 }
 
+// What the tasks read so far add up to, against the limits of runner.hpp.
+struct Budget {
+    std::size_t cells = 0;        // combinations of all tasks
+    std::size_t value_bytes = 0;  // bytes of setting values over all cells
+};
+
+// Adds a task's cells and value bytes to the budget; refuses the task if a limit is passed.
+void count(const ExperimentTask& t, Budget& b, const std::string& file) {
+    double combinations = 1;  // exact up to 2^53, far beyond the limit
+    for (const auto& s : t.settings) combinations *= static_cast<double>(s.values.size());
+    if (static_cast<double>(b.cells) + combinations > static_cast<double>(max_experiment_cells))
+        fail_at(file, t.line, "task",
+                fmt::format("task '{}' sweeps over {} combinations{}: more than the limit of {} cells per experiment "
+                            "(sweep fewer values, or split the file)",
+                            t.name, format_number(combinations),
+                            b.cells ? fmt::format(", after {} cells of the tasks before it", b.cells) : "",
+                            max_experiment_cells));
+    const auto cells = static_cast<std::size_t>(combinations);
+    b.cells += cells;
+    for (const auto& s : t.settings) {  // each of a setting's values is in cells / (its count) cells
+        std::size_t bytes = 0;
+        for (const auto& v : s.values) bytes += v.size();
+        b.value_bytes += cells / s.values.size() * bytes;
+    }
+    if (b.value_bytes > max_experiment_value_bytes)
+        fail_at(file, t.line, "task",
+                fmt::format("the cells of the tasks up to '{}' hold {} bytes of setting values: more than the limit of "
+                            "{} (16 MiB) per experiment (shorter lists, or fewer combinations)",
+                            t.name, b.value_bytes, max_experiment_value_bytes));
+}
+
 std::vector<ExperimentTask> read_tasks(const toml::table& doc, const std::string& file) {
     const toml::table* defaults = doc["defaults"].as_table();
     if (doc.contains("defaults") && !defaults) fail_at(file, line_of(*doc.get("defaults")), "defaults", "must be a table [defaults]");
     const toml::array* tasks = doc["task"].as_array();
     if (doc.contains("task") && !tasks) fail_at(file, line_of(*doc.get("task")), "task", "must be [[task]] tables");
     if (!tasks || tasks->empty()) throw InvalidArgument("file", fmt::format("{}: no [[task]] to run", file));
-    std::vector<ExperimentTask> out;
-    std::set<std::string> names;
-    for (std::size_t i = 0; i < tasks->size(); ++i) {
-        const toml::table* t = (*tasks)[i].as_table();
-        if (!t) fail_at(file, line_of((*tasks)[i]), "task", "must be a table [[task]]");
-        out.push_back(read_task(*t, i, defaults, file));
-        if (!names.insert(out.back().name).second)
-            fail_at(file, out.back().line, "name", fmt::format("task name '{}' is used twice", out.back().name));
+    // Commands first, then the defaults they cannot take (a typo): what is left in [defaults] are
+    // settings, a few dozen at most, which every task then looks up.
+    std::set<std::string> commands;
+    for (const auto& t : *tasks) {
+        if (!t.is_table()) fail_at(file, line_of(t), "task", "must be a table [[task]]");
+        commands.insert(task_command(*t.as_table(), file));
     }
-    if (defaults)  // a default no task can take is a typo
+    if (defaults)
         for (const auto& [k, v] : *defaults) {
             bool used = false;
-            for (const auto& t : out) used = used || find_setting(t.command, k.str());
+            for (const auto& c : commands) used = used || find_setting(c, k.str());
             if (!used) fail_at(file, line_of(v), std::string(k.str()), "no task has this setting");
         }
+    std::vector<ExperimentTask> out;
+    std::set<std::string> names;
+    Budget budget;
+    for (std::size_t i = 0; i < tasks->size(); ++i) {
+        out.push_back(read_task(*(*tasks)[i].as_table(), i, defaults, file));
+        if (!names.insert(out.back().name).second)
+            fail_at(file, out.back().line, "name", fmt::format("task name '{}' is used twice", out.back().name));
+        count(out.back(), budget, file);
+    }
     return out;
 }
 
@@ -335,6 +379,9 @@ std::string read_text(const fs::path& file) {
         if (n < 0) fail(errno);
         if (n == 0) return text;
         text.append(buffer, static_cast<std::size_t>(n));
+        if (text.size() > max_experiment_bytes)  // a device such as /dev/zero never ends
+            throw InvalidArgument("file", fmt::format("{}: more than {} bytes (4 MiB), the limit for an experiment file",
+                                                      file.string(), max_experiment_bytes));
     }
 }
 
@@ -343,6 +390,9 @@ std::string read_text(const fs::path& file) {
 Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
     Experiment e;
     e.file = name;
+    if (text.size() > max_experiment_bytes)
+        throw InvalidArgument("file", fmt::format("{}: {} bytes, more than the limit of {} (4 MiB) for an experiment file",
+                                                  name, text.size(), max_experiment_bytes));
     toml::table doc;
     try {
         doc = toml::parse(hide_unclassifiable(text, e.file), e.file);

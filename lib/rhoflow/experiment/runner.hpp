@@ -73,6 +73,13 @@ struct Experiment {
     std::vector<ExperimentCell> cells;  ///< all combinations, task by task
 };
 
+/// Limits of an experiment, so that reading one takes bounded time and memory whatever the file
+/// says (20 keys sweeping over 10 values each would be 10^20 cells): read_experiment() refuses a
+/// larger one with an InvalidArgument naming the limit.
+inline constexpr std::size_t max_experiment_bytes = std::size_t{4} << 20;         ///< size of the file (4 MiB)
+inline constexpr std::size_t max_experiment_cells = 10000;                       ///< cells of all tasks together
+inline constexpr std::size_t max_experiment_value_bytes = std::size_t{16} << 20;  ///< setting values over all cells (16 MiB)
+
 /// Reads, expands and validates an experiment file; `out`, if not empty, replaces the file's
 /// output folder. Throws InvalidArgument with field "file" and a "FILE:LINE: key 'K': ..."
 /// message on any error, a file that cannot be read included. Reads the file whole, then

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -133,4 +134,71 @@ command = "sga"
     CHECK(contains(text_error("title = \"\xf3\xb0\x80\x80\"\n[[task]]\ncommand = \"sga\"\n"),
                    "t.toml: the private-use characters U+F0000 ... U+F0BCB are reserved"));
     CHECK(text_error("title = \"\xf3\xb0\xaf\x8c\"\n[[task]]\ncommand = \"sga\"\n").empty());  // U+F0BCC
+}
+
+namespace {
+
+// "[a, b, ...]" of n values v0 + k.
+std::string values(int n, int v0) {
+    std::string s = "[";
+    for (int k = 0; k < n; ++k) s += (k ? ", " : "") + std::to_string(v0 + k);
+    return s + "]";
+}
+
+}  // namespace
+
+// Reading must take bounded time and memory whatever the file says: 19 keys sweeping over 10
+// values each are 10^19 cells, which the reader used to start expanding one by one.
+TEST_CASE("read_experiment_text regression: an experiment with too many cells is refused naming the limit") {
+    std::string huge = "[[task]]\nname = \"huge\"\ncommand = \"sga\"\n";
+    const char* keys[] = {"d",     "L",          "R",     "theta", "sigma", "beta",  "steps", "trials", "seed", "eta0",
+                          "k0",    "gamma",      "hit",   "first-trial", "records-per-decade", "threads", "rho0",
+                          "sampler", "update"};
+    for (const char* k : keys) huge += std::string(k) + " = " + values(10, 1) + "\n";
+    const std::string msg = text_error(huge);
+    CHECK(contains(msg, "t.toml:1: key 'task': task 'huge' sweeps over 1e+19 combinations: more than the limit of "
+                        "10000 cells per experiment"));
+    // The limit counts every task's cells.
+    const std::string two = "[[task]]\nname = \"a\"\ncommand = \"sga\"\nL = " + values(100, 100) + "\nd = " + values(60, 2) +
+                            "\n[[task]]\nname = \"b\"\ncommand = \"sga\"\nL = " + values(100, 100) + "\nd = " +
+                            values(50, 2) + "\n";
+    CHECK(contains(text_error(two), "t.toml:6: key 'task': task 'b' sweeps over 5000 combinations, after 6000 cells of "
+                                    "the tasks before it: more than the limit of 10000 cells per experiment"));
+    // At the limit, it is read.
+    const Experiment e = read_experiment_text("[[task]]\ncommand = \"sga\"\nL = " + values(100, 100) +
+                                                  "\ntheta = " + values(100, 1) + "\n",
+                                              "t.toml");
+    CHECK(e.cells.size() == max_experiment_cells);
+}
+
+TEST_CASE("read_experiment_text regression: cells holding too many bytes of values, and too large files, are refused") {
+    // 1000 cells, each with its own copy of a 2000-point list: 28 MB of values.
+    std::string rho = "[[";
+    for (int k = 0; k < 2000; ++k) rho += (k ? ", " : "") + std::string("0.12345678901");
+    rho += "]]";
+    CHECK(contains(text_error("[[task]]\nname = \"grid\"\ncommand = \"field\"\nmethod = \"meanfield\"\nrho = " + rho +
+                              "\nd = " + values(1000, 2) + "\n"),
+                   "t.toml:1: key 'task': the cells of the tasks up to 'grid' hold 28010896 bytes of setting values: "
+                   "more than the limit of 16777216 (16 MiB) per experiment"));
+    // [defaults] are copied into every task: counted too.
+    std::string many = "[defaults]\nrho = " + rho + "\n";
+    for (int k = 0; k < 1000; ++k) many += "[[task]]\ncommand = \"field\"\nmethod = \"meanfield\"\n";
+    CHECK(contains(text_error(many), "bytes of setting values: more than the limit of 16777216"));
+    // The text itself.
+    const std::string big(max_experiment_bytes + 1, '#');
+    CHECK(contains(text_error(big), "t.toml: 4194305 bytes, more than the limit of 4194304 (4 MiB) for an experiment file"));
+    try {
+        read_experiment("/dev/zero");  // never ends
+        FAIL("no exception");
+    } catch (const InvalidArgument& e) {
+        CHECK(contains(e.what(), "/dev/zero: more than 4194304 bytes (4 MiB), the limit for an experiment file"));
+    }
+}
+
+TEST_CASE("read_experiment_text regression: [defaults] no task can take are refused before the tasks are read") {
+    // 20000 tasks and 20000 unusable defaults: one error, without reading 20000 x 20000 pairs.
+    std::string text = "[defaults]\n";
+    for (int k = 0; k < 20000; ++k) text += fmt::format("x{} = 1\n", k);  // (fmt: GCC 12 PR 105329)
+    for (int k = 0; k < 20000; ++k) text += "[[task]]\ncommand = \"sga\"\n";
+    CHECK(contains(text_error(text), "t.toml:2: key 'x0': no task has this setting"));
 }
