@@ -197,13 +197,27 @@ std::string string_key(const toml::table& t, const char* key, const std::string&
     fail_at(file, line_of(*n), key, fmt::format("expected a string, got {}", type_of(*n)));
 }
 
+// The longest name of a folder (NAME_MAX of Linux and macOS file systems, in bytes).
+constexpr std::size_t kMaxFolderName = 255;
+
+// A name as an error message shows it: its first 60 bytes (whole characters), then "...".
+std::string shown(const std::string& name) {
+    if (name.size() <= 60) return name;
+    std::size_t cut = 60;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+    return name.substr(0, cut) + "...";
+}
+
 void check_task_name(const std::string& name, const std::string& file, int line) {
     const bool ok = !name.empty() && name != "." && name != ".." && name.front() != '.' &&
                     name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") ==
                         std::string::npos;
     if (!ok)
         fail_at(file, line, "name", fmt::format("task name '{}' must be letters, digits, '_', '-' or '.', not starting "
-                                                "with '.' (it names a folder inside the output folder)", name));
+                                                "with '.' (it names a folder inside the output folder)", shown(name)));
+    if (name.size() > kMaxFolderName)
+        fail_at(file, line, "name", fmt::format("task name '{}' is {} bytes long: more than {}, the longest folder name",
+                                                shown(name), name.size(), kMaxFolderName));
 }
 
 // The command of a [[task]], checked.
@@ -346,6 +360,11 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
                     stem += fmt::format("{}{}={}", stem.empty() ? "" : "_", t.settings[i].key,
                                         folder_safe(t.settings[i].values[idx[i]]));
                 }
+            if (stem.size() > kMaxFolderName)
+                fail_at(file, t.line, "task",
+                        fmt::format("task '{}': the folder of combination {}, '{}', would be named with {} bytes: more "
+                                    "than {}, the longest folder name (sweep fewer keys at once, or shorter values)",
+                                    t.name, n + 1, shown(stem), stem.size(), kMaxFolderName));
             c.dir = t.name + "/" + (stem.empty() ? std::string("run") : stem);
             if (const auto [it, fresh] = dirs.emplace(c.dir, n); !fresh)
                 fail_at(file, t.line, "task",

@@ -202,3 +202,20 @@ TEST_CASE("read_experiment_text regression: [defaults] no task can take are refu
     for (int k = 0; k < 20000; ++k) text += "[[task]]\ncommand = \"sga\"\n";
     CHECK(contains(text_error(text), "t.toml:2: key 'x0': no task has this setting"));
 }
+
+// Each task and each cell is a folder: a name longer than a folder name can be used to be
+// accepted, and the run failed when it created the folder, after the cells before it had run.
+TEST_CASE("read_experiment_text regression: task and cell folder names longer than 255 bytes are refused") {
+    const std::string a255(255, 'a');
+    CHECK(text_error("[[task]]\ncommand = \"sga\"\nname = \"" + a255 + "\"\n").empty());
+    CHECK(contains(text_error("[[task]]\ncommand = \"sga\"\nname = \"" + a255 + "b\"\n"),
+                   "t.toml:3: key 'name': task name '" + std::string(60, 'a') +
+                       "...' is 256 bytes long: more than 255, the longest folder name"));
+    // A swept list of 30 values names its cells' folders with about 500 bytes.
+    std::string rho = "[[0.5], [";
+    for (int k = 0; k < 30; ++k) rho += (k ? ", " : "") + std::string("0.0123456789");
+    rho += "]]";
+    CHECK(contains(text_error("[[task]]\ncommand = \"field\"\nname = \"f\"\nrho = " + rho + "\n"),
+                   "t.toml:1: key 'task': task 'f': the folder of combination 2, 'rho=0.0123456789_0.0123456789_0.01234"
+                   "56789_0.0123456789_0.01...', would be named with 393 bytes: more than 255, the longest folder name"));
+}
