@@ -3,9 +3,9 @@
 // code 0 (help or valid), 2 (invalid input, with a message) or 1 (a file problem, e.g. an output
 // folder in the way), never throw, crash or trip a sanitizer. The work it prepares is never run.
 //
-// The target runs in a fresh empty folder under $TMPDIR (relative paths name nothing), with
-// stdin from /dev/null and stdout (help texts) to /dev/null; prepare only reads and examines
-// paths (run's experiment file, compare's --out), it writes nothing.
+// stdin comes from /dev/null and stdout (help texts) goes to /dev/null. prepare only reads and
+// examines paths (run's experiment file, compare's --out), relative to the working folder; it
+// writes nothing.
 //
 //   build-fuzz/fuzz/rhoflow_fuzz_cli -dict=tests/fuzz/cli.dict tests/fuzz/corpus/cli
 #include <cstddef>
@@ -28,16 +28,9 @@ namespace {
     std::abort();
 }
 
-std::string working_folder;  // removed at exit (it stays empty)
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/rhoflow_fuzz_cli.XXXXXX";
-    if (!::mkdtemp(dir.data()) || ::chdir(dir.c_str()) != 0) finding("cannot make an empty working folder", dir);
-    working_folder = dir;
-    std::atexit([] { ::rmdir(working_folder.c_str()); });
     const int null = ::open("/dev/null", O_RDWR);
     if (null < 0 || ::dup2(null, 0) < 0 || ::dup2(null, 1) < 0) finding("cannot redirect stdin/stdout", "/dev/null");
     ::close(null);
