@@ -38,7 +38,7 @@ namespace {
 // each is replaced by its own private-use character U+F0000 + k (which the function answers), and
 // every text taken from the parsed document, and every error message, gets the originals back.
 // A file that holds one of those private-use characters itself is refused.
-constexpr char32_t kStandIn = 0xF0000;  // the stand-ins are U+F0000 ... U+F0BCA
+constexpr char32_t kStandIn = 0xF0000;  // the stand-ins are U+F0000 ... U+F0BCB
 constexpr char32_t kRanges[3][2] = {{0xA1, 0x499}, {0x2C5E, 0x3057}, {0xFB26, 0xFEFE}};
 constexpr char32_t kStandIns = (0x499 - 0xA1 + 1) + (0x3057 - 0x2C5E + 1) + (0xFEFE - 0xFB26 + 1);
 
