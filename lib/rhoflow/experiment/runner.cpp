@@ -1,12 +1,17 @@
 #include "rhoflow/experiment/runner.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/settings.hpp"
@@ -25,8 +30,103 @@ using nlohmann::json;
 
 namespace {
 
+// toml++ 3.3 (Debian 12) asks whether a non-ASCII character is whitespace through a function that
+// reaches __builtin_unreachable(), undefined behaviour, for U+00A1 ... U+0499, U+2C5E ... U+3057
+// (but U+3000) and U+FB26 ... U+FEFE (toml++ issues #190 and #295; its is_non_ascii_horizontal_
+// whitespace). It asks outside strings and comments, while it scans a value up to its end, and in
+// multi-line strings after a line-ending backslash. So the parser never sees these characters:
+// each is replaced by its own private-use character U+F0000 + k (which the function answers), and
+// every text taken from the parsed document, and every error message, gets the originals back.
+// A file that holds one of those private-use characters itself is refused.
+constexpr char32_t kStandIn = 0xF0000;  // the stand-ins are U+F0000 ... U+F0BCB
+constexpr char32_t kRanges[3][2] = {{0xA1, 0x499}, {0x2C5E, 0x3057}, {0xFB26, 0xFEFE}};
+constexpr char32_t kStandIns = (0x499 - 0xA1 + 1) + (0x3057 - 0x2C5E + 1) + (0xFEFE - 0xFB26 + 1);
+
+void append_utf8(std::string& out, char32_t c) {
+    if (c < 0x80) {
+        out += static_cast<char>(c);
+    } else if (c < 0x800) {
+        out += static_cast<char>(0xC0 | (c >> 6));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+        out += static_cast<char>(0xE0 | (c >> 12));
+        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (c >> 18));
+        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+}
+
+// Rewrites every well-formed UTF-8 sequence of `text` through `map` (a code point -> its
+// replacement, or 0 to keep it); malformed bytes are kept for the parser to report.
+template <class Map>
+std::string map_code_points(std::string_view text, Map map) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+        const auto cont = [&](std::size_t k) { return i + k < text.size() && (b(k) & 0xC0) == 0x80; };
+        std::size_t n = 0;
+        char32_t c = 0;
+        if (b(0) >= 0xC2 && b(0) <= 0xDF && cont(1)) {
+            n = 2;
+            c = (char32_t{b(0)} & 0x1F) << 6 | (b(1) & 0x3F);
+        } else if (b(0) >= 0xE0 && b(0) <= 0xEF && cont(1) && cont(2)) {
+            n = 3;
+            c = (char32_t{b(0)} & 0x0F) << 12 | (char32_t{b(1)} & 0x3F) << 6 | (b(2) & 0x3F);
+            if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF)) n = 0;  // overlong, or a surrogate
+        } else if (b(0) >= 0xF0 && b(0) <= 0xF4 && cont(1) && cont(2) && cont(3)) {
+            n = 4;
+            c = (char32_t{b(0)} & 0x07) << 18 | (char32_t{b(1)} & 0x3F) << 12 | (char32_t{b(2)} & 0x3F) << 6 |
+                (b(3) & 0x3F);
+            if (c < 0x10000 || c > 0x10FFFF) n = 0;
+        }
+        const char32_t to = n ? map(c) : 0;
+        if (to) {
+            append_utf8(out, to);
+        } else {
+            n = std::max<std::size_t>(n, 1);
+            out.append(text.substr(i, n));
+        }
+        i += n;
+    }
+    return out;
+}
+
+// The text the parser reads: the characters it cannot classify replaced by their stand-ins.
+std::string hide_unclassifiable(std::string_view text, const std::string& file) {
+    return map_code_points(text, [&](char32_t c) -> char32_t {
+        if (c >= kStandIn && c < kStandIn + kStandIns)
+            throw InvalidArgument("file", fmt::format("{}: the private-use characters U+F0000 ... U+{:X} are reserved "
+                                                      "(they stand in for characters the TOML parser cannot read)",
+                                                      file, static_cast<std::uint32_t>(kStandIn + kStandIns - 1)));
+        char32_t k = 0;
+        for (const auto& [lo, hi] : kRanges) {
+            if (c >= lo && c <= hi && c != 0x3000) return kStandIn + k + (c - lo);
+            k += hi - lo + 1;
+        }
+        return 0;
+    });
+}
+
+// Text from the parsed document (values, keys, error messages) with the original characters back.
+std::string restore(std::string_view text) {
+    return map_code_points(text, [](char32_t c) -> char32_t {
+        if (c < kStandIn || c >= kStandIn + kStandIns) return 0;
+        char32_t k = c - kStandIn;
+        for (const auto& [lo, hi] : kRanges) {
+            if (k <= hi - lo) return lo + k;
+            k -= hi - lo + 1;
+        }
+        return 0;
+    });
+}
+
 [[noreturn]] void fail_at(const std::string& file, int line, const std::string& key, const std::string& message) {
-    throw InvalidArgument("file", fmt::format("{}:{}: key '{}': {}", file, line, key, message));
+    throw InvalidArgument("file", fmt::format("{}:{}: key '{}': {}", file, line, restore(key), restore(message)));
 }
 
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
@@ -50,7 +150,7 @@ std::string scalar_text(const toml::node& v, const Setting& s, const std::string
     }
     if (const auto i = v.as_integer(); i && (numeric || text)) return std::to_string(i->get());
     if (const auto f = v.as_floating_point(); f && (numeric || text)) return format_number(f->get());
-    if (const auto t = v.as_string(); t && text) return t->get();
+    if (const auto t = v.as_string(); t && text) return restore(t->get());
     fail_at(file, line, s.key,
             fmt::format("expected {}, got {}", numeric ? "a number" : "a string", type_of(v)));
 }
@@ -93,8 +193,19 @@ TaskSetting task_setting(const std::string& command, const std::string& key, con
 std::string string_key(const toml::table& t, const char* key, const std::string& file) {
     const toml::node* n = t.get(key);
     if (!n) return "";
-    if (const auto s = n->as_string()) return s->get();
+    if (const auto s = n->as_string()) return restore(s->get());
     fail_at(file, line_of(*n), key, fmt::format("expected a string, got {}", type_of(*n)));
+}
+
+// The longest name of a folder (NAME_MAX of Linux and macOS file systems, in bytes).
+constexpr std::size_t kMaxFolderName = 255;
+
+// A name as an error message shows it: its first 60 bytes (whole characters), then "...".
+std::string shown(const std::string& name) {
+    if (name.size() <= 60) return name;
+    std::size_t cut = 60;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+    return name.substr(0, cut) + "...";
 }
 
 void check_task_name(const std::string& name, const std::string& file, int line) {
@@ -103,18 +214,27 @@ void check_task_name(const std::string& name, const std::string& file, int line)
                         std::string::npos;
     if (!ok)
         fail_at(file, line, "name", fmt::format("task name '{}' must be letters, digits, '_', '-' or '.', not starting "
-                                                "with '.' (it names a folder inside the output folder)", name));
+                                                "with '.' (it names a folder inside the output folder)", shown(name)));
+    if (name.size() > kMaxFolderName)
+        fail_at(file, line, "name", fmt::format("task name '{}' is {} bytes long: more than {}, the longest folder name",
+                                                shown(name), name.size(), kMaxFolderName));
+}
+
+// The command of a [[task]], checked.
+std::string task_command(const toml::table& t, const std::string& file) {
+    const std::string command = string_key(t, "command", file);
+    if (command.empty()) fail_at(file, line_of(t), "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
+    const auto& cmds = job_commands();
+    if (std::find(cmds.begin(), cmds.end(), command) == cmds.end())
+        fail_at(file, line_of(*t.get("command")), "command",
+                fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", command));
+    return command;
 }
 
 ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table* defaults, const std::string& file) {
     ExperimentTask task;
     task.line = line_of(t);
-    task.command = string_key(t, "command", file);
-    if (task.command.empty()) fail_at(file, task.line, "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
-    const auto& cmds = job_commands();
-    if (std::find(cmds.begin(), cmds.end(), task.command) == cmds.end())
-        fail_at(file, line_of(*t.get("command")), "command",
-                fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", task.command));
+    task.command = task_command(t, file);
     task.name = string_key(t, "name", file);
     if (task.name.empty() && t.contains("name")) fail_at(file, line_of(*t.get("name")), "name", "must not be empty");
     if (task.name.empty()) task.name = fmt::format("task{}", i + 1);
@@ -134,27 +254,65 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
     return task;
 }
 
+// What the tasks read so far add up to, against the limits of runner.hpp.
+struct Budget {
+    std::size_t cells = 0;        // combinations of all tasks
+    std::size_t value_bytes = 0;  // bytes of setting values over all cells
+};
+
+// Adds a task's cells and value bytes to the budget; refuses the task if a limit is passed.
+void count(const ExperimentTask& t, Budget& b, const std::string& file) {
+    double combinations = 1;  // exact up to 2^53, far beyond the limit
+    for (const auto& s : t.settings) combinations *= static_cast<double>(s.values.size());
+    if (static_cast<double>(b.cells) + combinations > static_cast<double>(max_experiment_cells))
+        fail_at(file, t.line, "task",
+                fmt::format("task '{}' sweeps over {} combinations{}: more than the limit of {} cells per experiment "
+                            "(sweep fewer values, or split the file)",
+                            t.name, format_number(combinations),
+                            b.cells ? fmt::format(", after {} cells of the tasks before it", b.cells) : "",
+                            max_experiment_cells));
+    const auto cells = static_cast<std::size_t>(combinations);
+    b.cells += cells;
+    for (const auto& s : t.settings) {  // each of a setting's values is in cells / (its count) cells
+        std::size_t bytes = 0;
+        for (const auto& v : s.values) bytes += v.size();
+        b.value_bytes += cells / s.values.size() * bytes;
+    }
+    if (b.value_bytes > max_experiment_value_bytes)
+        fail_at(file, t.line, "task",
+                fmt::format("the cells of the tasks up to '{}' hold {} bytes of setting values: more than the limit of "
+                            "{} (16 MiB) per experiment (shorter lists, or fewer combinations)",
+                            t.name, b.value_bytes, max_experiment_value_bytes));
+}
+
 std::vector<ExperimentTask> read_tasks(const toml::table& doc, const std::string& file) {
     const toml::table* defaults = doc["defaults"].as_table();
     if (doc.contains("defaults") && !defaults) fail_at(file, line_of(*doc.get("defaults")), "defaults", "must be a table [defaults]");
     const toml::array* tasks = doc["task"].as_array();
     if (doc.contains("task") && !tasks) fail_at(file, line_of(*doc.get("task")), "task", "must be [[task]] tables");
     if (!tasks || tasks->empty()) throw InvalidArgument("file", fmt::format("{}: no [[task]] to run", file));
-    std::vector<ExperimentTask> out;
-    std::set<std::string> names;
-    for (std::size_t i = 0; i < tasks->size(); ++i) {
-        const toml::table* t = (*tasks)[i].as_table();
-        if (!t) fail_at(file, line_of((*tasks)[i]), "task", "must be a table [[task]]");
-        out.push_back(read_task(*t, i, defaults, file));
-        if (!names.insert(out.back().name).second)
-            fail_at(file, out.back().line, "name", fmt::format("task name '{}' is used twice", out.back().name));
+    // Commands first, then the defaults they cannot take (a typo): what is left in [defaults] are
+    // settings, a few dozen at most, which every task then looks up.
+    std::set<std::string> commands;
+    for (const auto& t : *tasks) {
+        if (!t.is_table()) fail_at(file, line_of(t), "task", "must be a table [[task]]");
+        commands.insert(task_command(*t.as_table(), file));
     }
-    if (defaults)  // a default no task can take is a typo
+    if (defaults)
         for (const auto& [k, v] : *defaults) {
             bool used = false;
-            for (const auto& t : out) used = used || find_setting(t.command, k.str());
+            for (const auto& c : commands) used = used || find_setting(c, k.str());
             if (!used) fail_at(file, line_of(v), std::string(k.str()), "no task has this setting");
         }
+    std::vector<ExperimentTask> out;
+    std::set<std::string> names;
+    Budget budget;
+    for (std::size_t i = 0; i < tasks->size(); ++i) {
+        out.push_back(read_task(*(*tasks)[i].as_table(), i, defaults, file));
+        if (!names.insert(out.back().name).second)
+            fail_at(file, out.back().line, "name", fmt::format("task name '{}' is used twice", out.back().name));
+        count(out.back(), budget, file);
+    }
     return out;
 }
 
@@ -205,6 +363,11 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
                     stem += fmt::format("{}{}={}", stem.empty() ? "" : "_", t.settings[i].key,
                                         folder_safe(t.settings[i].values[idx[i]]));
                 }
+            if (stem.size() > kMaxFolderName)
+                fail_at(file, t.line, "task",
+                        fmt::format("task '{}': the folder of combination {}, '{}', would be named with {} bytes: more "
+                                    "than {}, the longest folder name (sweep fewer keys at once, or shorter values)",
+                                    t.name, n + 1, shown(stem), stem.size(), kMaxFolderName));
             c.dir = t.name + "/" + (stem.empty() ? std::string("run") : stem);
             if (const auto [it, fresh] = dirs.emplace(c.dir, n); !fresh)
                 fail_at(file, t.line, "task",
@@ -222,17 +385,42 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
     return cells;
 }
 
+// The whole content of an experiment file; InvalidArgument naming the file if it cannot be read.
+std::string read_text(const fs::path& file) {
+    auto fail = [&](int err) {
+        throw InvalidArgument("file", fmt::format("{}: cannot be read: {}", file.string(), std::strerror(err)));
+    };
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(errno);
+    const std::unique_ptr<const int, void (*)(const int*)> closer(&fd, [](const int* f) { ::close(*f); });
+    std::string text;
+    char buffer[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail(errno);
+        if (n == 0) return text;
+        text.append(buffer, static_cast<std::size_t>(n));
+        if (text.size() > max_experiment_bytes)  // a device such as /dev/zero never ends
+            throw InvalidArgument("file", fmt::format("{}: more than {} bytes (4 MiB), the limit for an experiment file",
+                                                      file.string(), max_experiment_bytes));
+    }
+}
+
 }  // namespace
 
-Experiment read_experiment(const fs::path& file, const fs::path& out) {
+Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
     Experiment e;
-    e.file = file.string();
+    e.file = name;
+    if (text.size() > max_experiment_bytes)
+        throw InvalidArgument("file", fmt::format("{}: {} bytes, more than the limit of {} (4 MiB) for an experiment file",
+                                                  name, text.size(), max_experiment_bytes));
     toml::table doc;
     try {
-        doc = toml::parse_file(e.file);
+        doc = toml::parse(hide_unclassifiable(text, e.file), e.file);
     } catch (const toml::parse_error& err) {
         throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", e.file, err.source().begin.line,
-                                                  err.source().begin.column, err.description()));
+                                                  err.source().begin.column, restore(err.description())));
     }
     for (const auto& [k, v] : doc) {
         const std::string key(k.str());
@@ -242,10 +430,14 @@ Experiment read_experiment(const fs::path& file, const fs::path& out) {
     e.title = string_key(doc, "title", e.file);
     const std::string file_out = string_key(doc, "out", e.file);
     if (doc.contains("out") && file_out.empty()) fail_at(e.file, line_of(*doc.get("out")), "out", "must not be empty");
-    e.out = !out.empty() ? out : !file_out.empty() ? fs::path(file_out) : fs::path(file.stem().string() + "-out");
+    e.out = !out.empty() ? out : !file_out.empty() ? fs::path(file_out) : fs::path(fs::path(name).stem().string() + "-out");
     e.tasks = read_tasks(doc, e.file);
     e.cells = expand(e.tasks, e.file);
     return e;
+}
+
+Experiment read_experiment(const fs::path& file, const fs::path& out) {
+    return read_experiment_text(read_text(file), file.string(), out);
 }
 
 // ------------------------------------------------------------------------------- summaries

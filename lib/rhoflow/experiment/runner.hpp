@@ -10,8 +10,9 @@
 //   theta = [0.25, 1.0]            values, several arrays over all combinations ([[...]] for
 //                                  settings that take a list)
 //
-// read_experiment() turns the file into a typed, validated list of cells (one job per
-// combination) before anything runs; every error names the file, line and key. run_experiment()
+// read_experiment() turns the file (read_experiment_text() its text) into a typed, validated
+// list of cells (one job per combination) before anything runs; every error names the file,
+// line and key. run_experiment()
 // runs the cells and writes OUT/<task>/<key=value...>/ (compare.json and the comparator's
 // tables and figures, or result.json), OUT/<task>/summary.{csv,md,tex} and OUT/run.json.
 //
@@ -30,6 +31,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,10 +73,25 @@ struct Experiment {
     std::vector<ExperimentCell> cells;  ///< all combinations, task by task
 };
 
+/// Limits of an experiment, so that reading one takes bounded time and memory whatever the file
+/// says (20 keys sweeping over 10 values each would be 10^20 cells): read_experiment() refuses a
+/// larger one with an InvalidArgument naming the limit.
+inline constexpr std::size_t max_experiment_bytes = std::size_t{4} << 20;         ///< size of the file (4 MiB)
+inline constexpr std::size_t max_experiment_cells = 10000;                       ///< cells of all tasks together
+inline constexpr std::size_t max_experiment_value_bytes = std::size_t{16} << 20;  ///< setting values over all cells (16 MiB)
+
 /// Reads, expands and validates an experiment file; `out`, if not empty, replaces the file's
 /// output folder. Throws InvalidArgument with field "file" and a "FILE:LINE: key 'K': ..."
-/// message on any error.
+/// message on any error, a file that cannot be read included. Reads the file whole, then
+/// read_experiment_text().
 Experiment read_experiment(const std::filesystem::path& file, const std::filesystem::path& out = {});
+
+/// Parses, expands and validates the text of an experiment file named `name` (the name errors
+/// give, Experiment::file, and the default output folder `<stem of name>-out`); `out`, if not
+/// empty, replaces the output folder. Any text gives an Experiment or throws InvalidArgument with
+/// field "file" and a "NAME:LINE: key 'K': ..." message; never another exception.
+Experiment read_experiment_text(std::string_view toml, const std::string& name,
+                                const std::filesystem::path& out = {});
 
 /// How a run proceeds and reports.
 struct ExperimentOptions {
