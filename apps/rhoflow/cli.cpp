@@ -302,6 +302,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         for (const auto& c : jobs)
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
+                if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);  // a file or a foreign folder in the way: fail before the work
                 *work = job_work(c, job_from_flags(c));

@@ -586,3 +586,26 @@ TEST_CASE("cli regression: --sigma-per-norm divides sigma by sqrt(d) once, whate
         CHECK(doc["model"]["noise_convention"] == "per_norm");
     }
 }
+
+TEST_CASE("cli regression: an --output that cannot be written is refused before the work (exit 1)") {
+    const auto dir = fresh_dir("output_unwritable");
+    const std::string afile = write_file(dir, "afile", "someone's data\n");
+    // 10^9 steps would run for minutes: an immediate answer shows the check comes first.
+    const std::vector<std::string> work{"sga", "--steps", "1000000000", "--trials", "1", "--threads", "1"};
+    auto with = [&](const std::string& out) {
+        auto a = work;
+        a.insert(a.end(), {"--output", out});
+        return rhoflow_cli(a);
+    };
+    const Run d = with(dir.string());
+    CHECK(d.code == 1);
+    CHECK(d.err == "rhoflow: error: cannot write " + dir.string() + ": it is a directory\n");
+    const Run root = with("/");
+    CHECK(root.code == 1);
+    CHECK(root.err == "rhoflow: error: cannot write /: it names a directory\n");
+    const Run under = with(afile + "/x.json");
+    CHECK(under.code == 1);
+    CHECK(under.err == "rhoflow: error: cannot write " + afile + "/x.json: " + afile + " is not a directory\n");
+    CHECK(slurp_file(afile) == "someone's data\n");
+    CHECK(d.out.empty());
+}

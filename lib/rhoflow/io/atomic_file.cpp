@@ -90,6 +90,31 @@ void write_stream(const fs::path& path, const std::string& content) {
 
 }  // namespace
 
+void check_file_writable(const fs::path& path) {
+    if (path.empty()) throw IoError("cannot write a file with an empty name");
+    if (!path.has_filename()) throw IoError(fmt::format("cannot write {}: it names a directory", path.string()));
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return;  // streamed into, as write_file_atomic does
+        if (!S_ISREG(st.st_mode))
+            throw IoError(fmt::format("cannot write {}: it is {}", path.string(),
+                                      S_ISDIR(st.st_mode) ? "a directory" : "not a regular file"));
+        if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0) {
+            const int err = errno;
+            detail::throw_io("will not replace " + path.string(), err);
+        }
+    }
+    // The nearest existing ancestor must be a folder we may create entries in.
+    fs::path dir = detail::parent_dir(fs::absolute(path));
+    while (::stat(dir.c_str(), &st) != 0 && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
+    if (!S_ISDIR(st.st_mode))
+        throw IoError(fmt::format("cannot write {}: {} is not a directory", path.string(), dir.string()));
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+        const int err = errno;
+        detail::throw_io(fmt::format("cannot write {}: cannot create files in {}", path.string(), dir.string()), err);
+    }
+}
+
 void write_file_atomic(const fs::path& path, const std::string& content) {
     if (path.empty()) throw IoError("cannot write a file with an empty name");
     if (!path.has_filename()) throw IoError(fmt::format("cannot write {}: it names a directory", path.string()));

@@ -44,6 +44,12 @@ public:
 /// Writes `content` to `path` as described above; throws IoError naming the path on failure.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 
+/// Checks, before any work, that write_file_atomic(path, ...) could succeed as far as can be told
+/// now: the name is not empty and not a directory, block device or socket, an existing file is
+/// writable, and the nearest existing folder on the way is a folder this process may write.
+/// Throws IoError naming the path and the reason; creates nothing.
+void check_file_writable(const std::filesystem::path& path);
+
 /// Removes the temporaries `.NAME.tmp.PID.HOST.N` beside `target` (NAME its file name) left by
 /// processes of this machine that are no longer running; returns how many it removed. Never throws.
 int remove_stale_temporaries(const std::filesystem::path& target) noexcept;
