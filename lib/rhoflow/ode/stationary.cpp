@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -14,18 +15,22 @@ namespace rhoflow {
 
 namespace {
 
-// 5-point Gauss-Legendre on [-1, 1].
-constexpr std::array<double, 5> kX = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831,
-                                      0.9061798459386640};
-constexpr std::array<double, 5> kW = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889,
-                                      0.4786286704993665, 0.2369268850561891};
+// 5-point Gauss-Legendre (Boost's nodes). Boost stores the nonnegative half of the symmetric
+// rule, {0, x1, x2} with their weights; the full rule on [-1, 1] is unfolded from it once.
+using Gauss5 = boost::math::quadrature::gauss<double, 5>;
 
-double gauss5(const std::function<double(double)>& f, double lo, double hi) {
-    const double mid = 0.5 * (lo + hi), half = 0.5 * (hi - lo);
-    double s = 0;
-    for (int q = 0; q < 5; ++q) s += kW[q] * f(mid + half * kX[q]);
-    return s * half;
-}
+struct FullRule {
+    std::array<double, 5> x{}, w{};
+    FullRule() {
+        const auto& h = Gauss5::abscissa();
+        const auto& hw = Gauss5::weights();
+        x = {-h[2], -h[1], h[0], h[1], h[2]};
+        w = {hw[2], hw[1], hw[0], hw[1], hw[2]};
+    }
+};
+const FullRule kRule;
+
+double gauss5(const std::function<double(double)>& f, double lo, double hi) { return Gauss5::integrate(f, lo, hi); }
 
 // The moments on one grid: log-density at every quadrature node, then weighted sums.
 DiffusionMoments moments_on(const std::function<double(double)>& a, const std::function<double(double)>& v, double eta,
@@ -37,9 +42,9 @@ DiffusionMoments moments_on(const std::function<double(double)>& a, const std::f
     for (int i = 0; i < cells; ++i) {
         const double left = from + i * h;
         for (int q = 0; q < 5; ++q) {
-            const double xq = left + 0.5 * h * (1 + kX[q]);
+            const double xq = left + 0.5 * h * (1 + kRule.x[q]);
             x.push_back(xq);
-            w.push_back(0.5 * h * kW[q]);
+            w.push_back(0.5 * h * kRule.w[q]);
             lp.push_back(phi + gauss5(g, left, xq) - std::log(v(xq)));
         }
         phi += gauss5(g, left, left + h);
