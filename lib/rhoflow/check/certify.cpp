@@ -588,6 +588,78 @@ double max_abs(const std::vector<double>& v) {
     return m;
 }
 
+// The claim's quantity (j', or E[A_I] for `filtering`) on the table's grid, enclosed by a polynomial.
+struct TableEnclosure {
+    Enclosure enc;
+    std::vector<double> y;  ///< the sampled values on the grid
+};
+
+TableEnclosure enclose_table(Table& table, bool mass, double tol) {
+    const auto checks = table.checks();  // samples off the grid (computed on first use)
+    TableEnclosure t;
+    double serr = 0, cerr = 0;
+    std::vector<std::pair<double, double>> cv;
+    for (const auto& s : table.values()) {
+        t.y.push_back(mass ? s.mass : s.dj);
+        serr = std::max(serr, mass ? s.mass_err : s.dj_err);
+    }
+    for (const auto& [x, s] : checks) {
+        cv.push_back({x, mass ? s.mass : s.dj});
+        cerr = std::max(cerr, mass ? s.mass_err : s.dj_err);
+    }
+    t.enc = enclose(t.y, serr, tol, cv, cerr);
+    return t;
+}
+
+// The verdict of the claim on the enclosure, before asking whether the table can be trusted.
+PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, const TableEnclosure& t, int n) {
+    const Enclosure& enc = t.enc;
+    const double deg = enc.p.degree();
+    if (claim.kind == ClaimKind::filtering) {
+        const Poly G(enc.p.derivative());
+        double scale = 0;
+        for (double x : Chebyshev::lobatto_points(n)) scale = std::max(scale, std::abs(G.v(0, x)));
+        return decide_positive(G, 0.0, 1.0, std::max(deg * deg, 1.0) * enc.eps, scale == 0 ? 1 : scale,
+                               params.max_cells, "dE[A_I]/drho");
+    }
+    const Poly P(enc.p);
+    double scale = max_abs(t.y);
+    if (scale == 0) scale = 1;
+    switch (claim.kind) {
+        case ClaimKind::monotone:
+            return decide_positive(P, -1.0, 1.0, enc.eps, scale, params.max_cells, "j'");
+        case ClaimKind::positive_drift:
+            return decide_positive(P, 0.0, 1.0, enc.eps, scale, params.max_cells, "j'");
+        case ClaimKind::attractors:
+            return decide_attractors(P, enc.eps, std::max(deg * deg, 1.0) * enc.eps, scale, claim.attractors,
+                                     params.max_cells);
+        case ClaimKind::hitting_time:
+            return decide_hitting(P, enc.eps, scale, claim, params);
+        case ClaimKind::filtering:
+            break;
+    }
+    return {};
+}
+
+// A verdict the final table cannot back (untrusted, or less accurate than tol) becomes undecided,
+// with the reason in the note.
+void withhold_if_unbacked(PointCertificate& c, const Enclosure& enc, int n, const CertifyParams& params) {
+    const bool trusted = enc.validated && enc.resolved;
+    if (c.verdict != Verdict::undecided) {
+        if (!trusted)
+            c.note = fmt::format("{} ({}), but the table on {} points is not {}: undecided", to_string(c.verdict),
+                                 c.note, n + 1,
+                                 enc.validated ? "resolved (its Chebyshev coefficients do not decay)"
+                                               : "confirmed by its check samples");
+        else
+            c.note = fmt::format("{} ({}), but the field's relative error {:.2e} exceeds tol = {}: undecided",
+                                 to_string(c.verdict), c.note, c.table_error, format_number(params.tol));
+        c.verdict = Verdict::undecided;
+    } else if (!enc.converged) {
+        c.note += fmt::format("; the table did not converge on {} points (raise --table-points)", n + 1);
+    }
+}
+
 }  // namespace
 
 PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, const CertifyParams& params,
@@ -597,78 +669,19 @@ PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, 
     if (flat) return flat_certificate(claim, params);
     Table table(sampler, params.min_points - 1);
     for (;;) {
-        const auto checks = table.checks();
-        const auto& ys = table.values();
-        const bool mass = claim.kind == ClaimKind::filtering;
-        std::vector<double> y;
-        double serr = 0, cerr = 0;
-        std::vector<std::pair<double, double>> cv;
-        for (const auto& s : ys) {
-            y.push_back(mass ? s.mass : s.dj);
-            serr = std::max(serr, mass ? s.mass_err : s.dj_err);
-        }
-        for (const auto& [x, s] : checks) {
-            cv.push_back({x, mass ? s.mass : s.dj});
-            cerr = std::max(cerr, mass ? s.mass_err : s.dj_err);
-        }
-        const Enclosure enc = enclose(y, serr, params.table.tol, cv, cerr);
-        PointCertificate c;
-        if (mass) {
-            const Poly G(enc.p.derivative());
-            const double deg = enc.p.degree();
-            const double thr = std::max(deg * deg, 1.0) * enc.eps;
-            double scale = 0;
-            for (double x : Chebyshev::lobatto_points(table.n())) scale = std::max(scale, std::abs(G.v(0, x)));
-            if (scale == 0) scale = 1;
-            c = decide_positive(G, 0.0, 1.0, thr, scale, params.max_cells, "dE[A_I]/drho");
-        } else {
-            const Poly P(enc.p);
-            double scale = max_abs(y);
-            if (scale == 0) scale = 1;
-            switch (claim.kind) {
-                case ClaimKind::monotone:
-                    c = decide_positive(P, -1.0, 1.0, enc.eps, scale, params.max_cells, "j'");
-                    break;
-                case ClaimKind::positive_drift:
-                    c = decide_positive(P, 0.0, 1.0, enc.eps, scale, params.max_cells, "j'");
-                    break;
-                case ClaimKind::attractors: {
-                    const double deg = P.degree();
-                    c = decide_attractors(P, enc.eps, std::max(deg * deg, 1.0) * enc.eps, scale, claim.attractors,
-                                          params.max_cells);
-                    break;
-                }
-                case ClaimKind::hitting_time:
-                    c = decide_hitting(P, enc.eps, scale, claim, params);
-                    break;
-                case ClaimKind::filtering:
-                    break;
-            }
-        }
+        const TableEnclosure t = enclose_table(table, claim.kind == ClaimKind::filtering, params.table.tol);
+        PointCertificate c = decide_claim(claim, params, t, table.n());
         c.samples = table.samples();
         c.table_points = table.n() + 1;
-        const bool trusted = enc.validated && enc.resolved;
+        const bool trusted = t.enc.validated && t.enc.resolved;
         if (c.verdict != Verdict::undecided && c.table_error <= params.tol && trusted) return c;
         const bool can_refine = 2 * table.n() + 1 <= params.table.max_points;
-        // At the noise floor more points lower neither the error nor the doubt.
-        const bool at_floor = enc.converged && enc.validated;
+        const bool at_floor = t.enc.converged && t.enc.validated;  // more points lower neither error nor doubt
         if (can_refine && !at_floor) {
             table.refine();
             continue;
         }
-        if (c.verdict != Verdict::undecided) {
-            if (!trusted)
-                c.note = fmt::format("{} ({}), but the table on {} points is not {}: undecided", to_string(c.verdict),
-                                     c.note, table.n() + 1,
-                                     enc.validated ? "resolved (its Chebyshev coefficients do not decay)"
-                                                   : "confirmed by its check samples");
-            else
-                c.note = fmt::format("{} ({}), but the field's relative error {:.2e} exceeds tol = {}: undecided",
-                                     to_string(c.verdict), c.note, c.table_error, format_number(params.tol));
-            c.verdict = Verdict::undecided;
-        } else if (!enc.converged) {
-            c.note += fmt::format("; the table did not converge on {} points (raise --table-points)", table.n() + 1);
-        }
+        withhold_if_unbacked(c, t.enc, table.n(), params);
         return c;
     }
 }
