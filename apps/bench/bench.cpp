@@ -16,6 +16,7 @@
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 #include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/core/random.hpp"
@@ -107,6 +108,31 @@ void bench_ode(bool quick) {
                s.rhs_evals, te * 1e3);
     fmt::print("table + solve + error estimate: {:.1f} ms; hit time {:.10g} +- {:.1e}\n", (tb + te) * 1e3,
                s.hit_time.value_or(-1), s.hit_time_err);
+}
+
+void bench_moments(bool quick) {
+    fmt::print("\n== one-step moments B, Sigma at one rho (exact, Laplace quadrature), 1 core\n");
+    const int reps = quick ? 3 : 20;
+    const ModelParams def;
+    (void)exact_gradient_moments(def, 0.5);  // the expansion's one-time set-up
+    for (double rho : {0.1, 0.5, 0.9, 0.99}) {
+        ExactGradientMoments g;
+        const auto [best, median] = timed(reps, [&] { g = exact_gradient_moments(def, rho); });
+        const OneStepExpansion n = one_step_expansion(g, UpdateRule::normalized);
+        fmt::print("default model, rho = {:<4}: {:.2f} ms (median {:.2f}); B = {:.10f} +- {:.1e}, Sigma = {:.10f} +- {:.1e}\n",
+                   rho, best * 1e3, median * 1e3, n.B, n.B_err, n.Sigma, n.Sigma_err);
+    }
+    // Flat in L and in d: the same quadrature whatever the number of tokens and the dimension.
+    std::vector<ModelParams> models = {{50, 1000, 100, 1.0, 1.0, 1.0}, {50, 1000000, 100000, 1.0, 1.0, 1.0},
+                                       {5000, 1000, 100, 1.0, 1.0, 1.0}};
+    std::vector<std::function<void()>> runs;
+    for (const auto& m : models) {
+        (void)exact_gradient_moments(m, 0.5);
+        runs.push_back([&m] { sink = exact_gradient_moments(m, 0.5).outer_nodes; });
+    }
+    const auto best = timed_interleaved(reps, runs);
+    fmt::print("rho = 0.5: d = 50, L = 1e3: {:.2f} ms; L = 1e6: {:.2f} ms (ratio {:.2f}); d = 5000: {:.2f} ms (ratio {:.2f})\n",
+               best[0] * 1e3, best[1] * 1e3, best[1] / best[0], best[2] * 1e3, best[2] / best[0]);
 }
 
 void bench_rng(bool quick) {
@@ -209,13 +235,14 @@ int main(int argc, char** argv) {
     bool quick = false;
     std::vector<std::string> sections;
     app.add_flag("--quick", quick, "fewer repetitions (smoke test)");
-    app.add_option("sections", sections, "field ode rng reduced full numpy (default: all)");
+    app.add_option("sections", sections, "field moments ode rng reduced full numpy (default: all)");
     CLI11_PARSE(app, argc, argv);
     auto want = [&](const std::string& s) {
         return sections.empty() || std::find(sections.begin(), sections.end(), s) != sections.end();
     };
     fmt::print("rhoflow-bench {} (best of several runs; see docs/benchmarks.md)\n", rhoflow::version);
     if (want("field")) bench_field(quick);
+    if (want("moments")) bench_moments(quick);
     if (want("ode")) bench_ode(quick);
     if (want("rng")) bench_rng(quick);
     if (want("reduced")) bench_reduced(quick);

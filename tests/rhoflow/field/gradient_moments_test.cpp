@@ -12,7 +12,6 @@
 #include <doctest/doctest.h>
 
 #include <Eigen/Eigenvalues>
-#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -477,9 +476,9 @@ TEST_CASE("gradient moments: validation names the field, and a JSON round trip")
     CHECK(invalid_param([&] { (void)bad.get<OneStepExpansion>(); }) == "update");
 }
 
-TEST_CASE("one-step expansion: the default model's table (pinned values, time per rho)") {
+TEST_CASE("one-step expansion: the default model's table (pinned values)") {
     // The numbers quoted in docs/theory.md section 8 (computed by this code; the tests above are
-    // their independent checks). Run with -s to see the table and the time per rho.
+    // their independent checks). Run with -s to see the table; its speed: rhoflow-bench moments.
     struct Row {
         double rho, F, B_norm, B_tan, Sigma;
     };
@@ -494,13 +493,7 @@ TEST_CASE("one-step expansion: the default model's table (pinned values, time pe
     (void)exact_gradient_moments(m, 0.5);  // builds the expansion once
     for (const Row& r : rows) {
         CAPTURE(r.rho);
-        double best_ms = 1e9;
-        ExactGradientMoments g;
-        for (int rep = 0; rep < 3; ++rep) {
-            const auto t0 = std::chrono::steady_clock::now();
-            g = exact_gradient_moments(m, r.rho);
-            best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
+        const ExactGradientMoments g = exact_gradient_moments(m, r.rho);
         const OneStepExpansion n = one_step_expansion(g, UpdateRule::normalized), t = one_step_expansion(g, UpdateRule::tangent);
         CHECK(std::abs(n.F - r.F) < 1e-10);
         CHECK(std::abs(n.B - r.B_norm) < 1e-10);
@@ -508,9 +501,6 @@ TEST_CASE("one-step expansion: the default model's table (pinned values, time pe
         CHECK(std::abs(n.Sigma - r.Sigma) < 1e-10);
         MESSAGE("rho = " << r.rho << ": F = " << n.F << ", B (normalized) = " << n.B << " +- " << n.B_err
                          << ", B (tangent) = " << t.B << " +- " << t.B_err << ", Sigma = " << n.Sigma << " +- "
-                         << n.Sigma_err << "; " << best_ms << " ms (" << g.outer_nodes << " outer nodes)");
-        // Generous: the target is < 5 ms (measured ~2.4 ms); this only catches a gross regression
-        // on a busy machine.
-        CHECK(best_ms < 100);
+                         << n.Sigma_err << " (" << g.outer_nodes << " outer nodes)");
     }
 }
