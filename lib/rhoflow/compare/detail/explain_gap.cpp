@@ -151,15 +151,24 @@ void fill_trajectory(const EffectiveDrift& D, const StepSizes& eta, std::int64_t
 
 }  // namespace
 
+std::vector<double> table_etas(const CompareParams& p) {
+    return level_etas(p.sga.schedule, p.sga.steps, p.effective.levels);
+}
+
+StepMomentTable measure_table(const CompareParams& p, const DriftField& F, std::size_t j) {
+    StepMomentParams moments = p.effective.moments;
+    moments.seed = p.sga.seed;
+    return measure_step_moments(p.model, F, table_etas(p).at(j), p.sga.update, moments, j);
+}
+
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
-                 const EnsembleResult& ens, CompareResult& out) {
+                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out) {
     const SgaParams& sg = p.sga;
     EffectiveSummary eff;
     eff.params = p.effective;
     eff.params.moments.seed = eff.params.prediction.seed = sg.seed;
-    const std::vector<double> etas = level_etas(sg.schedule, sg.steps, p.effective.levels);
-    for (std::size_t j = 0; j < etas.size(); ++j)
-        eff.tables.push_back(measure_step_moments(p.model, F, etas[j], sg.update, eff.params.moments, j));
+    const std::vector<double> etas = table_etas(p);
+    eff.tables = std::move(tables);
     const EffectiveDrift D(F, eff.tables);
     const StepSizes eta = [&](std::int64_t k) { return sg.schedule.eta(k); };
     const EffectivePrediction pred =

@@ -9,10 +9,15 @@
 
 namespace rhoflow::detail {
 
-/// Measures the one-step moment tables, predicts every table row and the hitting time with the
-/// effective chain and ODE, and fills the rows' prediction columns, out.effective and
-/// out.verdict. `records` are the ensemble's record steps (rows among them).
+/// The step sizes of the one-step moment tables (one table each, the j-th with stream sub j).
+std::vector<double> table_etas(const CompareParams& p);
+/// Measures the j-th one-step moment table.
+StepMomentTable measure_table(const CompareParams& p, const DriftField& F, std::size_t j);
+
+/// From the one-step moment tables (table_etas order), predicts every table row and the
+/// hitting time with the effective chain and ODE, and fills the rows' prediction columns,
+/// out.effective and out.verdict. `records` are the ensemble's record steps (rows among them).
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
-                 const EnsembleResult& ens, CompareResult& out);
+                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out);
 
 }  // namespace rhoflow::detail
