@@ -434,6 +434,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
     ExperimentResult out;
     out.out = e.out;
     json execution = {{"ranks", 1}, {"cells", json::array()}};
+    const auto run_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < e.cells.size(); ++i) {
         const ExperimentCell& c = e.cells[i];
         const json params = std::visit([](const auto& j) { return json(j); }, c.job);
@@ -458,6 +459,9 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
         if (!out.resumed.back()) record(manifest, partial, c, params, "complete", seconds);
         execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
     }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    execution["busy_seconds"] = json::array({wall});
+    execution["wall_seconds"] = wall;
     write_index(e, partial, execution, out);
     return out;
 }
@@ -493,7 +497,7 @@ struct CellWork {
     // Rank 0's bookkeeping.
     std::int64_t remaining = 0;
     std::set<int> ranks;
-    double seconds = 0;
+    double seconds = 0, finish_seconds = 0;
 };
 
 // Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
@@ -587,6 +591,8 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         });
     };
     std::size_t finished = 0;
+    std::vector<double> busy(static_cast<std::size_t>(ranks), 0.0);  // seconds each rank spent on units (rank 0: and finishes)
+    const auto run_start = std::chrono::steady_clock::now();
     ProgressCounter* progress = root ? o.progress : nullptr;
     if (progress) {
         progress->done = 0;
@@ -609,7 +615,9 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         w.sga.reset();
         w.compare.reset();
         w.single.clear();
-        w.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        w.finish_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        w.seconds += w.finish_seconds;
+        busy[0] += w.finish_seconds;
         if (std::holds_alternative<CompareJob>(c.job)) w.ranks.insert(0);  // its finish is real work (assembly is not)
         record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "complete", w.seconds);
         std::string who;
@@ -638,6 +646,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             });
             w.ranks.insert(rank);
             w.seconds += secs;
+            busy[static_cast<std::size_t>(rank)] += secs;
             if (progress) progress->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
             if (--w.remaining == 0) queue.add({"", 0, kFinish + wi, true, [&, wi] { finish(work[wi]); }});
         });
@@ -649,12 +658,18 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         err.rethrow();
     }
     if (!root) return {};
-    json execution = {{"ranks", ranks}, {"cells", json::array()}};
+    json execution = {{"ranks", ranks}, {"cells", json::array()}, {"busy_seconds", busy},
+                      {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()}};
     std::vector<const CellWork*> by_cell(n, nullptr);
     for (const auto& w : work) by_cell[w.cell] = &w;
     for (std::size_t i = 0; i < n; ++i) {
         std::vector<int> who = by_cell[i] ? std::vector<int>(by_cell[i]->ranks.begin(), by_cell[i]->ranks.end()) : std::vector<int>{0};
-        execution["cells"].push_back({{"name", e.cells[i].dir}, {"ranks", who}, {"seconds", by_cell[i] ? by_cell[i]->seconds : read_seconds[i]}});
+        json cell = {{"name", e.cells[i].dir}, {"ranks", who}, {"seconds", by_cell[i] ? by_cell[i]->seconds : read_seconds[i]}};
+        if (by_cell[i]) {
+            cell["units"] = by_cell[i]->units;
+            cell["finish_seconds"] = by_cell[i]->finish_seconds;  // rank 0's serial part: assembly, finish, files
+        }
+        execution["cells"].push_back(cell);
     }
     write_index(e, partial, execution, out);
     return out;
