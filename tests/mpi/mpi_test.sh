@@ -28,6 +28,17 @@ descendants() {  # the processes started under PID, at any depth
   done
 }
 
+gone_or_fail() {  # the processes given all end within 10 s (no rank outlives its job)
+  for p in "$@"; do
+    i=0
+    while kill -0 "$p" 2>/dev/null; do
+      i=$((i + 1))
+      [ $i -lt 200 ] || fail "process $p outlived its job"
+      sleep 0.05
+    done
+  done
+}
+
 fail() {
   echo "FAIL: $*" >&2
   exit 1
@@ -122,16 +133,18 @@ EOF
   mkdir one two
   (cd one && "$rhoflow" run ../k.toml --out o >/dev/null 2>&1) || fail "one process failed"
   cd two
-  mpi 2 run ../k.toml --out o >/dev/null 2>err1 &
-  pid=$!
+  (exec "$mpiexec" --oversubscribe --allow-run-as-root -n 2 "$rhoflow" run ../k.toml --out o >/dev/null 2>err1) &
+  pid=$!  # mpirun itself (exec), which forwards SIGTERM to the ranks
   i=0
   until grep -q '"complete"' .o.partial/manifest.json 2>/dev/null; do
     i=$((i + 1))
     [ $i -lt 600 ] || fail "no cell completed within 30 s"
     sleep 0.05
   done
+  ranks=$(descendants $pid)
   kill -TERM $pid
   if wait $pid; then fail "the killed run exited 0"; fi
+  gone_or_fail $ranks
   [ ! -e o ] || fail "the killed run left a final folder"
   [ -d .o.partial ] || fail "the killed run left no .o.partial to resume from"
   grep -q '"complete"' .o.partial/manifest.json || fail "the manifest lost the completed cells"
@@ -182,7 +195,7 @@ threads = 1
 seed = [1, 2, 3, 4]
 EOF
   start=$(date +%s)
-  mpi 2 run d.toml --out o >/dev/null 2>stderr &
+  (exec "$mpiexec" --oversubscribe --allow-run-as-root -n 2 "$rhoflow" run d.toml --out o >/dev/null 2>stderr) &
   pid=$!
   victim=""
   i=0
@@ -195,8 +208,10 @@ EOF
     done
   done
   sleep 0.5
+  ranks=$(descendants $pid)
   kill -KILL "$victim"
   if wait $pid; then fail "the job exited 0 after a rank was killed"; fi
+  gone_or_fail $ranks
   [ $(($(date +%s) - start)) -lt 60 ] || fail "the job took over a minute to end"
   [ ! -e o ] || fail "a job with a dead rank left a final folder"
   ;;

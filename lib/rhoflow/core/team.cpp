@@ -16,7 +16,9 @@
 #include "rhoflow/core/errors.hpp"
 
 #if RHOFLOW_HAVE_MPI
+#include <csignal>
 #include <mpi.h>
+#include <unistd.h>
 #endif
 
 namespace rhoflow {
@@ -199,6 +201,18 @@ namespace {
 
 int world_rank = 0, world_size = 1;
 bool mpi_started = false;
+pid_t launcher = 0;  // the parent process at start (mpirun, orted, slurmstepd)
+
+// A rank whose launcher is gone (mpirun killed or crashed before it could end the ranks) would
+// go on alone, and rank 0 might even finish the run behind the back of a rerun: it stops itself
+// instead, by SIGTERM, so that the interrupt cleanup (interrupt.hpp) removes its temporaries.
+void stop_if_orphaned() {
+    if (launcher == 0 || ::getppid() == launcher) return;
+    std::cerr << "rhoflow: rank " << world_rank << ": the launcher (mpirun) is gone; stopping\n";
+    ::kill(::getpid(), SIGTERM);
+    std::this_thread::sleep_for(std::chrono::seconds(5));  // the signal thread ends the process meanwhile
+    std::_Exit(143);
+}
 
 constexpr int kToRoot = 71;    // worker -> rank 0: ready, done, error
 constexpr int kToWorker = 72;  // rank 0 -> worker: task, stop, abort
@@ -276,6 +290,7 @@ bool poll(int source, int tag, MPI_Status& status, const std::function<bool()>& 
         int flag = 0;
         check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
         if (flag) return true;
+        stop_if_orphaned();
         if (keep_waiting && !keep_waiting()) return false;
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::microseconds(2000));
@@ -454,6 +469,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // errors come back as codes: check() reports them
     check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &world_size), "MPI_Comm_size");
+    if (world_size > 1) launcher = ::getppid();
     if (provided < MPI_THREAD_SERIALIZED && world_size > 1) {
         if (world_rank == 0)
             std::cerr << "rhoflow: the MPI library does not support MPI_THREAD_SERIALIZED; cannot spread work\n";
