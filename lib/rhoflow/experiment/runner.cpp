@@ -498,6 +498,7 @@ struct CellWork {
     std::int64_t remaining = 0;
     std::set<int> ranks;
     double seconds = 0, finish_seconds = 0;
+    std::vector<double> unit_seconds;  // per unit, where it ran
 };
 
 // Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
@@ -570,6 +571,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         });
         w.first_tag = of_tag.size();
         w.remaining = w.units;
+        w.unit_seconds.assign(static_cast<std::size_t>(w.units), 0.0);
         for (std::int64_t u = 0; u < w.units; ++u) of_tag.push_back(work.size());
         work.push_back(std::move(w));
     }
@@ -646,6 +648,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             });
             w.ranks.insert(rank);
             w.seconds += secs;
+            w.unit_seconds[static_cast<std::size_t>(u)] = secs;
             busy[static_cast<std::size_t>(rank)] += secs;
             if (progress) progress->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
             if (--w.remaining == 0) queue.add({"", 0, kFinish + wi, true, [&, wi] { finish(work[wi]); }});
@@ -668,6 +671,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         if (by_cell[i]) {
             cell["units"] = by_cell[i]->units;
             cell["finish_seconds"] = by_cell[i]->finish_seconds;  // rank 0's serial part: assembly, finish, files
+            cell["unit_seconds"] = by_cell[i]->unit_seconds;
         }
         execution["cells"].push_back(cell);
     }
