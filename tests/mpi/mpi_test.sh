@@ -125,7 +125,7 @@ R = 4
 [[task]]
 name = "s"
 command = "sga"
-steps = 20000
+steps = 10000
 trials = 8
 threads = 1
 seed = [1, 2, 3, 4, 5, 6, 7, 8]

@@ -408,12 +408,13 @@ struct CompareUnits::Impl {
     mutable std::once_flag once;
     mutable std::unique_ptr<Context> ctx;
     std::vector<std::int64_t> main_first, study_first;  // block starts (the study's runs share theirs)
-    std::int64_t tables = 0;
+    std::vector<std::int64_t> node_first;  // each table's node blocks (every table is cut alike)
+    std::int64_t tables = 0, table_nodes = 0;
     // Rank 0: outputs by unit.
     std::vector<std::vector<TrialResult>> main_trials;
     std::vector<std::vector<TrialGaps>> main_gaps;
     std::vector<std::vector<std::vector<double>>> study_sups;  // [run][block]
-    std::vector<std::optional<StepMomentTable>> table_out;
+    std::vector<std::vector<std::optional<std::vector<StepMomentNode>>>> table_out;  // [table][node block]
 
     const Context& context() const {
         std::call_once(once, [&] { ctx = std::make_unique<Context>(make_context(p, field)); });
@@ -430,7 +431,7 @@ struct CompareUnits::Impl {
     }
     std::int64_t mains() const { return static_cast<std::int64_t>(main_first.size()); }
     std::int64_t studies() const { return static_cast<std::int64_t>(p.study_eta0.size() * study_first.size()); }
-    // Which part unit u is: 0 main (block), 1 study (run, block), 2 table (level).
+    // Which part unit u is: 0 main (block), 1 study (run, block), 2 table (level, node block).
     int kind(std::int64_t u, std::size_t& a, std::size_t& b) const {
         if (u < mains()) return a = static_cast<std::size_t>(u), 0;
         u -= mains();
@@ -439,7 +440,8 @@ struct CompareUnits::Impl {
             b = static_cast<std::size_t>(u) % study_first.size();
             return 1;
         }
-        a = static_cast<std::size_t>(u - studies());
+        a = static_cast<std::size_t>(u - studies()) / node_first.size();
+        b = static_cast<std::size_t>(u - studies()) % node_first.size();
         return 2;
     }
 };
@@ -453,15 +455,24 @@ CompareUnits::CompareUnits(const CompareParams& p, const DriftField* field, std:
     m.main_first = Impl::cut(p.sga.trials, blocks);
     if (!p.study_eta0.empty()) m.study_first = Impl::cut(p.study_trials, blocks);
     m.tables = p.effective.enabled ? static_cast<std::int64_t>(detail::table_etas(p).size()) : 0;
+    // A table (nodes x samples draws) is cut into node blocks about the size of a trial block.
+    m.table_nodes = p.effective.moments.nodes + 1;
+    const double trial_block = static_cast<double>(p.sga.steps) * static_cast<double>(p.sga.trials) /
+                               static_cast<double>(m.main_first.size());
+    const double table = static_cast<double>(m.table_nodes) * static_cast<double>(p.effective.moments.samples);
+    m.node_first = Impl::cut(m.table_nodes, static_cast<std::int64_t>(std::ceil(table / std::max(1.0, trial_block))));
     m.main_trials.resize(m.main_first.size());
     m.main_gaps.resize(m.main_first.size());
     m.study_sups.assign(p.study_eta0.size(), std::vector<std::vector<double>>(m.study_first.size()));
-    m.table_out.resize(static_cast<std::size_t>(m.tables));
+    m.table_out.assign(static_cast<std::size_t>(m.tables),
+                       std::vector<std::optional<std::vector<StepMomentNode>>>(m.node_first.size()));
 }
 
 CompareUnits::~CompareUnits() = default;
 
-std::int64_t CompareUnits::size() const noexcept { return impl_->mains() + impl_->studies() + impl_->tables; }
+std::int64_t CompareUnits::size() const noexcept {
+    return impl_->mains() + impl_->studies() + impl_->tables * static_cast<std::int64_t>(impl_->node_first.size());
+}
 
 double CompareUnits::cost(std::int64_t u) const {
     const Impl& m = *impl_;
@@ -472,9 +483,14 @@ double CompareUnits::cost(std::int64_t u) const {
         case 0: return per_step * static_cast<double>(m.p.sga.steps * Impl::count(m.main_first, a, m.p.sga.trials));
         case 1: return per_step * static_cast<double>(m.p.sga.steps * Impl::count(m.study_first, b, m.p.study_trials));
         default:
-            return (static_cast<double>(m.p.model.L) + 50.0) * static_cast<double>(m.p.effective.moments.nodes + 1) *
+            return (static_cast<double>(m.p.model.L) + 50.0) * static_cast<double>(Impl::count(m.node_first, b, m.table_nodes)) *
                    static_cast<double>(m.p.effective.moments.samples);
     }
+}
+
+int CompareUnits::part(std::int64_t u) const {
+    std::size_t a = 0, b = 0;
+    return impl_->kind(u, a, b);
 }
 
 std::int64_t CompareUnits::steps(std::int64_t u) const {
@@ -507,7 +523,9 @@ std::string CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
             qc.horizon = m.p.horizon;
             return detail::to_cbor_bytes(sups_of(run_tracked(m.p.model, q, c.F, qc, progress, nullptr)));
         }
-        default: return detail::to_cbor_bytes(detail::measure_table(m.p, c.F, a));
+        default:
+            return detail::to_cbor_bytes(detail::measure_table_nodes(m.p, c.F, a, static_cast<std::size_t>(m.node_first[b]),
+                                                                     static_cast<std::size_t>(Impl::count(m.node_first, b, m.table_nodes))));
     }
 }
 
@@ -521,7 +539,7 @@ void CompareUnits::accept(std::int64_t u, const std::string& output) {
             m.main_gaps[a] = gaps_from_json(j.at(1));
             break;
         case 1: m.study_sups[a][b] = j.get<std::vector<double>>(); break;
-        default: m.table_out[a] = j.get<StepMomentTable>();
+        default: m.table_out[a][b] = j.get<std::vector<StepMomentNode>>();
     }
 }
 
@@ -545,9 +563,16 @@ CompareResult CompareUnits::finish() const {
         for (const auto& block : run) sups.back().insert(sups.back().end(), block.begin(), block.end());
     }
     std::vector<StepMomentTable> tables;
-    for (const auto& t : m.table_out) {
-        if (!t) throw std::runtime_error("compare: a moment table is missing");
-        tables.push_back(*t);
+    const std::vector<double> etas = detail::table_etas(m.p);
+    for (std::size_t j = 0; j < m.table_out.size(); ++j) {
+        StepMomentTable t;
+        t.eta = etas[j];
+        t.rule = m.p.sga.update;
+        for (const auto& block : m.table_out[j]) {
+            if (!block) throw std::runtime_error("compare: a moment table block is missing");
+            t.nodes.insert(t.nodes.end(), block->begin(), block->end());
+        }
+        tables.push_back(std::move(t));
     }
     return finish_compare(m.p, c, ens, slots, sups, std::move(tables));
 }

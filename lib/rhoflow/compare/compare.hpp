@@ -246,6 +246,9 @@ public:
     std::int64_t size() const noexcept;
     /// Estimated cost of unit u (token-steps; known without the field).
     double cost(std::int64_t u) const;
+    /// What unit u is: 0 a block of the main ensemble's trials, 1 a block of a study run's
+    /// trials, 2 a block of one moment table's nodes (the last units).
+    int part(std::int64_t u) const;
     /// SGA steps unit u takes (0 for a table); builds the field if needed.
     std::int64_t steps(std::int64_t u) const;
     /// Runs unit u; its output.

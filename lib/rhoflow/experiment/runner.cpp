@@ -499,6 +499,7 @@ struct CellWork {
     std::set<int> ranks;
     double seconds = 0, finish_seconds = 0;
     std::vector<double> unit_seconds;  // per unit, where it ran
+    std::int64_t table_units = 0;      // compare: its last units are moment-table blocks
 };
 
 // Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
@@ -567,6 +568,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             } else if (const auto* k = std::get_if<CompareJob>(&c.job)) {
                 w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
                 w.units = w.compare->size();
+                for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->part(u) == 2;
             }
         });
         w.first_tag = of_tag.size();
@@ -672,6 +674,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             cell["units"] = by_cell[i]->units;
             cell["finish_seconds"] = by_cell[i]->finish_seconds;  // rank 0's serial part: assembly, finish, files
             cell["unit_seconds"] = by_cell[i]->unit_seconds;
+            if (by_cell[i]->table_units > 0) cell["table_units"] = by_cell[i]->table_units;  // the last ones
         }
         execution["cells"].push_back(cell);
     }

@@ -58,22 +58,33 @@ StepMomentNode measure_node(SampleDrawer& drawer, double rho, double F, double e
 
 }  // namespace
 
-StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
-                                     const StepMomentParams& params, std::uint64_t sub) {
+std::vector<StepMomentNode> measure_step_moment_nodes(const ModelParams& model, const DriftField& field, double eta,
+                                                      UpdateRule rule, const StepMomentParams& params, std::uint64_t sub,
+                                                      std::size_t first, std::size_t count) {
     model.validate();
     params.validate();
     require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
     const std::vector<double> rho = Chebyshev::lobatto_points(params.nodes);
+    if (first > rho.size() || count > rho.size() - first)
+        throw InvalidArgument("nodes", fmt::format("nodes {} ... {} of a table of {}", first, first + count, rho.size()));
+    std::vector<StepMomentNode> out(count);
+    parallel_for(static_cast<std::int64_t>(count), params.threads, [&](std::int64_t j) {
+        const std::size_t k = first + static_cast<std::size_t>(j);
+        SampleDrawer drawer(model);
+        RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(k), sub});
+        out[static_cast<std::size_t>(j)] = measure_node(drawer, rho[k], field.drift(rho[k]), eta, rule, params.samples, rng);
+    });
+    return out;
+}
+
+StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
+                                     const StepMomentParams& params, std::uint64_t sub) {
+    params.validate();
     StepMomentTable t;
     t.eta = eta;
     t.rule = rule;
-    t.nodes.resize(rho.size());
-    parallel_for(static_cast<std::int64_t>(rho.size()), params.threads, [&](std::int64_t i) {
-        const auto k = static_cast<std::size_t>(i);
-        SampleDrawer drawer(model);
-        RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(i), sub});
-        t.nodes[k] = measure_node(drawer, rho[k], field.drift(rho[k]), eta, rule, params.samples, rng);
-    });
+    t.nodes = measure_step_moment_nodes(model, field, eta, rule, params, sub, 0,
+                                        Chebyshev::lobatto_points(params.nodes).size());
     return t;
 }
 

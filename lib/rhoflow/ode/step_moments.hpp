@@ -58,6 +58,12 @@ struct StepMomentTable {
 StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
                                      const StepMomentParams& params = {}, std::uint64_t sub = 0);
 
+/// Nodes [first, first + count) of the table measure_step_moments gives (the same numbers: each
+/// node has its own stream), for spreading one table over several processes.
+std::vector<StepMomentNode> measure_step_moment_nodes(const ModelParams& model, const DriftField& field, double eta,
+                                                      UpdateRule rule, const StepMomentParams& params, std::uint64_t sub,
+                                                      std::size_t first, std::size_t count);
+
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const StepMomentParams& v);
 /// Reads what to_json writes.

@@ -161,6 +161,13 @@ StepMomentTable measure_table(const CompareParams& p, const DriftField& F, std::
     return measure_step_moments(p.model, F, table_etas(p).at(j), p.sga.update, moments, j);
 }
 
+std::vector<StepMomentNode> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t j,
+                                                std::size_t first, std::size_t count) {
+    StepMomentParams moments = p.effective.moments;
+    moments.seed = p.sga.seed;
+    return measure_step_moment_nodes(p.model, F, table_etas(p).at(j), p.sga.update, moments, j, first, count);
+}
+
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
                  const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out) {
     const SgaParams& sg = p.sga;

@@ -13,6 +13,9 @@ namespace rhoflow::detail {
 std::vector<double> table_etas(const CompareParams& p);
 /// Measures the j-th one-step moment table.
 StepMomentTable measure_table(const CompareParams& p, const DriftField& F, std::size_t j);
+/// Nodes [first, first + count) of the j-th table (the same numbers).
+std::vector<StepMomentNode> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t j,
+                                                std::size_t first, std::size_t count);
 
 /// From the one-step moment tables (table_etas order), predicts every table row and the
 /// hitting time with the effective chain and ODE, and fills the rows' prediction columns,
