@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/check/output.hpp"
 #include "rhoflow/io/compare_output.hpp"
 
 namespace rhoflow::cli {
@@ -106,19 +107,26 @@ std::string text(const SgaJob& job, const EnsembleResult& res) {
 
 std::string text(const CompareJob&, const CompareResult& r) { return compare_markdown(r); }
 
+std::string text(const StationaryJob& job, const StationaryLaw& s) {
+    std::string out = fmt::format("# rhoflow stationary, {} update, eta = {}, {}\n", to_string(job.update),
+                                  format_number(job.eta), describe(job.model));
+    out += fmt::format("stationary law near the attractor at +1: mean |rho| = {:.6f} +- {:.1e}, sd = {:.6f} +- {:.1e}\n",
+                       s.mean, s.mean_err, s.sd, s.sd_err);
+    out += fmt::format("effective attractor rho*(eta) = {:.6f} +- {:.1e}; basin ({:.6g}, 1]; the mean-field ODE says {}\n",
+                       s.attractor, s.attractor_err, s.basin_from, format_number(s.plain_ode));
+    out += fmt::format("{:>12} {:>9} {:>11} {:>10}\n", "rho*", "+-", "kind", "a'(rho*)");
+    for (const auto& e : s.equilibria)
+        out += fmt::format("{:>12.6f} {:>9.1e} {:>11} {:>10.4g}\n", e.rho, e.rho_err, e.kind, e.slope);
+    out += "# method: " + s.method + "\n";
+    return out;
+}
+
+std::string text(const CheckJob& job, const CheckResult& r) { return check_text(job.check, r); }
+
 }  // namespace
 
 std::string render_text(const Job& job, const JobResult& result) {
-    return std::visit(
-        [&](const auto& j) -> std::string {
-            using J = std::decay_t<decltype(j)>;
-            if constexpr (std::is_same_v<J, FieldJob>) return text(j, std::get<FieldJobResult>(result));
-            else if constexpr (std::is_same_v<J, OdeJob>) return text(j, std::get<OdeJobResult>(result));
-            else if constexpr (std::is_same_v<J, PhaseJob>) return text(j, std::get<PhaseJobResult>(result));
-            else if constexpr (std::is_same_v<J, SgaJob>) return text(j, std::get<EnsembleResult>(result));
-            else return text(j, std::get<CompareResult>(result));
-        },
-        job);
+    return visit_job(job, result, [](const auto& j, const auto& r) { return text(j, r); });
 }
 
 }  // namespace rhoflow::cli

@@ -20,12 +20,16 @@
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/field/field.hpp"
+#include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/field/meanfield.hpp"
 #include "rhoflow/field/montecarlo_field.hpp"
 
 // ode
+#include "rhoflow/ode/effective.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
+#include "rhoflow/ode/stationary.hpp"
+#include "rhoflow/ode/step_moments.hpp"
 
 // stochastic
 #include "rhoflow/stochastic/ensemble.hpp"
@@ -40,9 +44,18 @@
 // io
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/table.hpp"
+
+// check
+#include "rhoflow/check/box.hpp"
+#include "rhoflow/check/certify.hpp"
+#include "rhoflow/check/check.hpp"
+#include "rhoflow/check/claim.hpp"
+#include "rhoflow/check/output.hpp"
 
 // experiment
 #include "rhoflow/experiment/jobs.hpp"

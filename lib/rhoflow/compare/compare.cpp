@@ -623,9 +623,9 @@ RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, levels, moments, prediction, bootst
 RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, rows, study_eta0, study_trials,
                    study_horizon, field_scale, effective)
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,
-                   nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, pred_mean, pred_q10, pred_q90, pred_se,
+                   nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se,
                    residual_z, p_value)
-RHOFLOW_JSON_HOOKS(Verdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
+RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
                    detectable_field_error, method)
 RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
 RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
@@ -634,8 +634,8 @@ RHOFLOW_JSON_HOOKS(GapFit, fit, from_t)
 RHOFLOW_JSON_HOOKS(HittingTimes, level, ode, sga, sga_hits, trials)
 RHOFLOW_JSON_HOOKS(StudyRow, eta0, k0, steps, sup_err, sup_err_median, stream_run)
 RHOFLOW_JSON_HOOKS(StepSizeStudy, horizon, rho0, trials, rows, fit, fit_small_eta0)
-RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials, rho_eff_ode, pred_mean, pred_q10,
-                   pred_q90)
+RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials, rho_eff_ode, rho_first_order,
+                   pred_mean, pred_q10, pred_q90)
 RHOFLOW_JSON_HOOKS(FieldCurvePoint, rho, drift, dj)
 RHOFLOW_JSON_HOOKS(CompareResult, params, field, phase, t_final, table, gap, gap_fit, tracking_error,
                    tracking_error_max, hitting_time, summary, rho_ode_final, study, trajectory, field_curve, warning,

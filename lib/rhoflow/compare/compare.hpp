@@ -12,7 +12,7 @@
 //    fitted slope of log(mean sup) against log(eta0), over all eta0 and over the smaller half
 //    (about 1/2 for small eta0; larger eta0 add the O(eta) bias of the projection). Its trials
 //    draw from their own streams (StreamPurpose::step_size_study), apart from the main run's.
-//  - The gap explained (docs/theory.md section 8): one-step moment tables at a few step sizes
+//  - The gap explained (docs/theory.md section 9): one-step moment tables at a few step sizes
 //    spanning the run's, the effective ODE and the effective chain (ode/effective.hpp) predict
 //    the SGA mean, its spread (the 10-90% band) and the hitting time. Each row's residual
 //    z = (SGA mean - predicted mean) / (predicted standard error of a 30-trial mean, combined
@@ -92,6 +92,7 @@ struct CompareRow {
     MeanCI nuisance_mass_sga;          ///< sample attention mass on nuisance tokens, mean over trials
     double nuisance_mass_population = 0;  ///< 1 - E[A_I] at rho_ODE (exact field), averaged over trials
     std::optional<double> rho_eff_ode;    ///< the effective ODE d rho/dt = a(rho; eta(t)) from the trials' start
+    std::optional<double> rho_first_order;  ///< the first-order corrected ODE d rho/dt = F + eta(t) B (exact B)
     std::optional<double> pred_mean;      ///< the effective chain's mean of rho_k
     std::optional<double> pred_q10;       ///< its 10% quantile
     std::optional<double> pred_q90;       ///< its 90% quantile
@@ -101,7 +102,7 @@ struct CompareRow {
 };
 
 /// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory?
-struct Verdict {
+struct ConsistencyVerdict {
     bool consistent = true;       ///< no row rejected at family-wise level alpha
     double alpha = 0.05;          ///< family-wise false-alarm rate
     std::int64_t rows_tested = 0; ///< rows with a residual
@@ -187,6 +188,7 @@ struct TrajectoryPoint {
     double sga_q90 = 0;           ///< SGA 90% quantile
     std::vector<double> trials;   ///< the first (up to 5) trials
     std::optional<double> rho_eff_ode;  ///< the effective ODE (when the prediction is enabled)
+    std::optional<double> rho_first_order;  ///< the first-order corrected ODE F + eta(t) B
     std::optional<double> pred_mean;    ///< the effective chain's mean
     std::optional<double> pred_q10;     ///< its 10% quantile
     std::optional<double> pred_q90;     ///< its 90% quantile
@@ -218,7 +220,7 @@ struct CompareResult {
     std::vector<FieldCurvePoint> field_curve;  ///< F on [-1, 1] (figure data)
     std::string warning;                    ///< the schedule's Robbins-Monro warning, if any
     std::optional<EffectiveSummary> effective;  ///< the effective-dynamics prediction (when enabled)
-    std::optional<Verdict> verdict;         ///< consistent or not (when enabled)
+    std::optional<ConsistencyVerdict> verdict;         ///< consistent or not (when enabled)
 };
 
 /// Runs the comparison. `field`, if given, replaces the ODE's field (tests pass a wrong one);
@@ -268,9 +270,9 @@ void to_json(nlohmann::json& j, const EffectiveParams& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, EffectiveParams& v);
 /// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const Verdict& v);
+void to_json(nlohmann::json& j, const ConsistencyVerdict& v);
 /// Reads what to_json writes.
-void from_json(const nlohmann::json& j, Verdict& v);
+void from_json(const nlohmann::json& j, ConsistencyVerdict& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const PlateauPoint& v);
 /// Reads what to_json writes.

@@ -6,7 +6,11 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/meanfield.hpp"
+#include "rhoflow/check/output.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/plot.hpp"
 
 namespace rhoflow {
 
@@ -47,10 +51,41 @@ void SgaJob::validate() const {
 
 void CompareJob::validate() const { compare.validate(); }  // field paths as in CompareParams
 
+void StationaryJob::validate() const {
+    validate_member("model", [&] { model.validate(); });
+    require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
+    validate_member("stationary", [&] { stationary.validate(); });
+    if (stationary.field == DriftMethod::exact)
+        validate_member("model", [&] { validate_exact_field(model, stationary.table.exact); });
+}
+
+void CheckJob::validate() const {
+    try {
+        validate_member("check", [&] { check.validate(); });
+    } catch (const InvalidArgument& e) {  // a range's spacing comes from the scale setting
+        const std::string& f = e.field();
+        if (f.size() > 6 && f.compare(f.size() - 6, 6, ".scale") == 0) throw InvalidArgument("scale", e.what());
+        throw;
+    }
+    x_axis_index();
+}
+
+int CheckJob::x_axis_index() const {
+    if (x_axis.empty()) return -1;
+    std::string ranged;
+    for (int a = 0; a < axis_count; ++a) {
+        const bool r = check.box.axes()[static_cast<std::size_t>(a)]->ranged();
+        if (r && axis_name(a) == x_axis) return a;
+        if (r) ranged += fmt::format("{}{}", ranged.empty() ? "" : ", ", axis_name(a));
+    }
+    throw InvalidArgument("x_axis", fmt::format("x-axis = '{}' is not a ranged parameter of this box (accepted: {})",
+                                                x_axis, ranged.empty() ? "none, no parameter is ranged" : ranged));
+}
+
 // ------------------------------------------------------------------------------- dispatch
 
 const std::vector<std::string>& job_commands() {
-    static const std::vector<std::string> names = {"field", "ode", "phase", "sga", "compare"};
+    static const std::vector<std::string> names = {"field", "ode", "phase", "sga", "compare", "stationary", "check"};
     return names;
 }
 
@@ -62,17 +97,19 @@ Job make_job(std::string_view command) {
     if (command == "phase") return PhaseJob{};
     if (command == "sga") return SgaJob{};
     if (command == "compare") return CompareJob{};
+    if (command == "stationary") return StationaryJob{};
+    if (command == "check") return CheckJob{};
     throw InvalidArgument("command", fmt::format("command = '{}' is not a job (accepted: field, ode, phase, sga, "
-                                                 "compare)", command));
+                                                 "compare, stationary, check)", command));
 }
 
-const ModelParams& model_of(const Job& job) {
+const ModelParams* model_of(const Job& job) {
     return std::visit(
-        [](const auto& j) -> const ModelParams& {
-            if constexpr (std::is_same_v<std::decay_t<decltype(j)>, CompareJob>)
-                return j.compare.model;
-            else
-                return j.model;
+        [](const auto& j) -> const ModelParams* {
+            using J = std::decay_t<decltype(j)>;
+            if constexpr (std::is_same_v<J, CompareJob>) return &j.compare.model;
+            else if constexpr (std::is_same_v<J, CheckJob>) return nullptr;
+            else return &j.model;
         },
         job);
 }
@@ -123,6 +160,16 @@ CompareResult run(const CompareJob& job, ProgressCounter* progress) {
     return run_compare(job.compare, progress);
 }
 
+StationaryLaw run(const StationaryJob& job) {
+    job.validate();
+    return stationary_law(job.model, job.eta, job.update, job.stationary);
+}
+
+CheckResult run(const CheckJob& job) {
+    job.validate();
+    return run_check(job.check);
+}
+
 JobResult run(const Job& job, ProgressCounter* progress) {
     return std::visit(
         [&](const auto& j) -> JobResult {
@@ -138,8 +185,13 @@ JobResult run(const Job& job, ProgressCounter* progress) {
 // ------------------------------------------------------------------------------- documents
 
 json document(const Job& job, const JobResult& result) {
+    if (const auto* c = std::get_if<CheckJob>(&job)) {
+        json doc = check_document(c->check, std::get<CheckResult>(result));
+        doc["params"] = *c;
+        return doc;
+    }
     json doc = provenance(std::string(command_of(job)));
-    doc["model"] = model_of(job);
+    doc["model"] = *model_of(job);
     std::visit([&](const auto& j) { doc["params"] = j; }, job);
     std::visit([&](const auto& r) { doc.update(json(r)); }, result);
     ensure_finite(doc);
@@ -152,7 +204,9 @@ JobResult result_from_document(const Job& job, const json& doc) {
         case 1: return doc.get<OdeJobResult>();
         case 2: return doc.get<PhaseJobResult>();
         case 3: return doc.get<EnsembleResult>();
-        default: return doc.get<CompareResult>();
+        case 4: return doc.get<CompareResult>();
+        case 5: return doc.get<StationaryLaw>();
+        default: return doc.get<CheckResult>();
     }
 }
 
@@ -185,33 +239,47 @@ std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) {
 std::vector<Row> headline_of(const SgaJob&, const EnsembleResult& r) {
     const auto& s = r.summary;
     return {{{"mean_abs_rho_final", s.abs_rho_final.mean}, {"ci95_lo", s.abs_rho_final.lo},
-             {"ci95_hi", s.abs_rho_final.hi}, {"nuisance_mass", s.nuisance_mass.mean},
+             {"ci95_hi", s.abs_rho_final.hi}, {"time_avg_abs_rho", s.abs_rho_last_half.mean},
+             {"time_avg_se", s.abs_rho_last_half.se}, {"nuisance_mass", s.nuisance_mass.mean},
              {"hits", static_cast<double>(s.hits)}}};
 }
 std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {
     const auto& s = r.summary;
-    return {{{"mean_abs_rho_final", s.abs_rho_final.mean},
-             {"ci95_lo", s.abs_rho_final.lo},
-             {"ci95_hi", s.abs_rho_final.hi},
-             {"abs_rho_ode_final", std::abs(r.rho_ode_final)},
-             {"nuisance_mass_sga", s.nuisance_mass.mean},
-             {"nuisance_mass_population", r.table.back().nuisance_mass_population},
-             {"hit_time_ode", opt_mean(r.hitting_time.ode)},
-             {"hit_time_sga", opt_mean(r.hitting_time.sga)}}};
+    Row row = {{"mean_abs_rho_final", s.abs_rho_final.mean},
+               {"ci95_lo", s.abs_rho_final.lo},
+               {"ci95_hi", s.abs_rho_final.hi},
+               {"abs_rho_ode_final", std::abs(r.rho_ode_final)},
+               {"nuisance_mass_sga", s.nuisance_mass.mean},
+               {"nuisance_mass_population", r.table.back().nuisance_mass_population},
+               {"hit_time_ode", opt_mean(r.hitting_time.ode)},
+               {"hit_time_sga", opt_mean(r.hitting_time.sga)}};
+    if (r.effective && r.verdict) {  // the effective dynamics' prediction beside the measurement
+        const EffectiveSummary& e = *r.effective;
+        row.push_back({"pred_abs_rho_final", e.abs_rho_final.mean});
+        row.push_back({"pred_err", std::hypot(e.abs_rho_final.se, e.abs_rho_final_err)});
+        row.push_back({"hit_time_pred", opt_mean(e.hit_time)});
+        row.push_back({"verdict", std::string(r.verdict->consistent ? "consistent" : "inconsistent")});
+        row.push_back({"max_abs_z", r.verdict->max_abs_z});
+    }
+    return {row};
+}
+std::vector<Row> headline_of(const StationaryJob&, const StationaryLaw& s) {
+    return {{{"mean_abs_rho", s.mean}, {"mean_err", s.mean_err}, {"sd", s.sd}, {"sd_err", s.sd_err},
+             {"rho_star", s.attractor}, {"rho_star_err", s.attractor_err}, {"plain_ode", s.plain_ode}}};
+}
+std::vector<Row> headline_of(const CheckJob&, const CheckResult& r) {
+    return {{{"verdict", std::string(to_string(r.verdict))},
+             {"points", static_cast<double>(r.points.size())},
+             {"holds", static_cast<double>(r.holds)},
+             {"fails", static_cast<double>(r.fails)},
+             {"undecided", static_cast<double>(r.undecided)},
+             {"min_margin", r.min_margin},
+             {"witness", r.witness ? describe(r.witness->model) : std::string()}}};
 }
 }  // namespace
 
 std::vector<Row> headline(const Job& job, const JobResult& result) {
-    return std::visit(
-        [&](const auto& j) -> std::vector<Row> {
-            using J = std::decay_t<decltype(j)>;
-            if constexpr (std::is_same_v<J, FieldJob>) return headline_of(j, std::get<FieldJobResult>(result));
-            else if constexpr (std::is_same_v<J, OdeJob>) return headline_of(j, std::get<OdeJobResult>(result));
-            else if constexpr (std::is_same_v<J, PhaseJob>) return headline_of(j, std::get<PhaseJobResult>(result));
-            else if constexpr (std::is_same_v<J, SgaJob>) return headline_of(j, std::get<EnsembleResult>(result));
-            else return headline_of(j, std::get<CompareResult>(result));
-        },
-        job);
+    return visit_job(job, result, [](const auto& j, const auto& r) { return headline_of(j, r); });
 }
 
 // ------------------------------------------------------------------------------- JSON hooks
@@ -240,5 +308,36 @@ void from_json(const json& j, PhaseJobResult& v) {
 }
 void to_json(json& j, const CompareJob& v) { j = v.compare; }
 void from_json(const json& j, CompareJob& v) { j.get_to(v.compare); }
+RHOFLOW_JSON_HOOKS(StationaryJob, model, eta, update, stationary)
+RHOFLOW_JSON_HOOKS(CheckJob, check, scale, x_axis)
+
+// ------------------------------------------------------------------------------- outputs
+
+std::string document_file(const Job& job) {
+    if (std::holds_alternative<CompareJob>(job)) return "compare.json";
+    if (std::holds_alternative<CheckJob>(job)) return "certificate.json";
+    return "result.json";
+}
+
+std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                       bool render) {
+    if (const auto* r = std::get_if<CompareResult>(&result)) return write_compare(*r, dir, render);
+    if (const auto* c = std::get_if<CheckJob>(&job)) {
+        const auto& r = std::get<CheckResult>(result);
+        write_file_atomic(dir / "certificate.json", document(job, result).dump(2) + "\n");
+        const Table t = check_table(c->check, r);
+        write_file_atomic(dir / "points.csv", to_csv(t));
+        write_file_atomic(dir / "points.md", to_markdown(t));
+        write_file_atomic(dir / "points.tex", to_latex(t));
+        std::vector<std::string> lines = {"certificate.json; points.{csv,md,tex}"};
+        const CheckFigures figs = check_figures(c->check, r, c->x_axis_index());
+        for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
+        for (auto& l : render_figures(dir, figs.figures, render)) lines.push_back(l);
+        if (!figs.skipped.empty()) lines.push_back(figs.skipped);
+        return lines;
+    }
+    write_file_atomic(dir / document_file(job), document(job, result).dump(2) + "\n");
+    return {document_file(job)};
+}
 
 }  // namespace rhoflow

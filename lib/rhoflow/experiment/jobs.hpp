@@ -6,12 +6,14 @@
 // experiment/settings.hpp; nothing here knows about flags or files.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "rhoflow/check/check.hpp"
 #include "rhoflow/compare/compare.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/field/exact_field.hpp"
@@ -21,6 +23,7 @@
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
+#include "rhoflow/ode/stationary.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {
@@ -90,19 +93,60 @@ struct CompareJob {
     void validate() const;
 };
 
-/// Any job, and any job's result (same alternative order).
-using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob>;
-/// The result of the job in the same position of Job.
-using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, EnsembleResult, CompareResult>;
+/// The predicted stationary law of the constant-step chain (ode/stationary.hpp).
+struct StationaryJob {
+    ModelParams model;                           ///< the model
+    double eta = 0.01;                           ///< the constant step, 0 < eta <= 1e100
+    UpdateRule update = UpdateRule::normalized;  ///< the update rule
+    StationaryParams stationary;                 ///< moment table, field, quadrature, bootstrap
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+};
 
-/// The subcommand name of a job: "field", "ode", "phase", "sga" or "compare".
+/// A claim decided over a box of model parameters (check/check.hpp).
+struct CheckJob {
+    CheckParams check;          ///< claim, box, grid, certification
+    std::string scale = "auto"; ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
+    std::string x_axis;         ///< the phase diagram's horizontal axis ("" = the first ranged parameter)
+    /// Throws InvalidArgument naming the field (path) out of range.
+    void validate() const;
+    /// The x_axis as an Axis index, -1 for the first ranged one (InvalidArgument if not ranged).
+    int x_axis_index() const;
+};
+
+/// The position of T among the alternatives of the variant V.
+template <class T, class V, std::size_t I = 0>
+constexpr std::size_t variant_index() {
+    if constexpr (std::is_same_v<std::variant_alternative_t<I, V>, T>) return I;
+    else return variant_index<T, V, I + 1>();
+}
+
+/// Any job, and any job's result (same alternative order).
+using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob, StationaryJob, CheckJob>;
+/// The result of the job in the same position of Job.
+using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, EnsembleResult, CompareResult,
+                               StationaryLaw, CheckResult>;
+
+/// The result type of a job type.
+template <class J>
+using ResultOf = std::variant_alternative_t<variant_index<J, Job>(), JobResult>;
+
+/// Calls f(job, result) with the concrete types of a job and of its result.
+template <class F>
+decltype(auto) visit_job(const Job& job, const JobResult& result, F&& f) {
+    return std::visit([&](const auto& j) -> decltype(auto) {
+        return f(j, std::get<ResultOf<std::decay_t<decltype(j)>>>(result));
+    }, job);
+}
+
+/// The subcommand name of a job: "field", "ode", "phase", "sga", "compare", "stationary", "check".
 std::string_view command_of(const Job& job);
 /// A default job for a subcommand name; throws InvalidArgument naming "command" otherwise.
 Job make_job(std::string_view command);
 /// The names make_job accepts, in the order of the Job alternatives.
 const std::vector<std::string>& job_commands();
-/// The job's model.
-const ModelParams& model_of(const Job& job);
+/// The job's model (nullptr for a check job, which ranges over a box of models).
+const ModelParams* model_of(const Job& job);
 /// Validates any job (InvalidArgument naming the field path).
 void validate(const Job& job);
 
@@ -118,9 +162,14 @@ PhaseJobResult run(const PhaseJob& job);
 EnsembleResult run(const SgaJob& job, ProgressCounter* progress = nullptr);
 /// Runs one kind of job.
 CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr);
+/// Runs one kind of job.
+StationaryLaw run(const StationaryJob& job);
+/// Runs one kind of job.
+CheckResult run(const CheckJob& job);
 
 /// The JSON document of a finished job: provenance, "model", "params" (the job), the result's
-/// keys; checked for non-finite numbers (NumericalError naming the path).
+/// keys (a check: its certificate, check/output.hpp); checked for non-finite numbers
+/// (NumericalError naming the path).
 nlohmann::json document(const Job& job, const JobResult& result);
 /// Reads a job's result back from its document (the experiment runner resumes from these).
 JobResult result_from_document(const Job& job, const nlohmann::json& doc);
@@ -161,5 +210,22 @@ void from_json(const nlohmann::json& j, SgaJob& v);
 void to_json(nlohmann::json& j, const CompareJob& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, CompareJob& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const StationaryJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, StationaryJob& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const CheckJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, CheckJob& v);
+
+/// The name of the file holding a job's document in an output folder: compare.json for a
+/// comparison, certificate.json for a check, result.json otherwise.
+std::string document_file(const Job& job);
+/// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
+/// output (tables, figures: rendered when `render`), or the document alone. Returns a line per
+/// file group written.
+std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                       bool render);
 
 }  // namespace rhoflow

@@ -131,6 +131,9 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
         if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file);
     }
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
+    for (const auto& s : settings_for(task.command))
+        if (s.required && !settings.count(s.key))
+            fail_at(file, task.line, s.key, fmt::format("'{}' tasks need {} = ... ({})", task.command, s.key, s.help));
     return task;
 }
 
@@ -177,8 +180,8 @@ Job build_job(const ExperimentTask& t, const std::vector<std::size_t>& idx, std:
             fail_at(file, s.line, s.key, e.what());
         }
     }
-    finish_settings(job);
     try {
+        finish_settings(job);
         validate(job);
     } catch (const InvalidArgument& e) {
         const std::string key = key_for_field(t.command, e.field());
@@ -297,8 +300,6 @@ namespace {
 
 const char* kManifest = "manifest.json";
 
-std::string document_name(const Job& job) { return job.index() == 4 ? "compare.json" : "result.json"; }
-
 json read_json(const fs::path& p) {
     std::ifstream in(p);
     if (!in) throw std::runtime_error("cannot read " + p.string());
@@ -337,10 +338,7 @@ void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& par
     fs::remove_all(tmp);  // left by a killed run
     fs::create_directories(tmp);
     RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
-    if (const auto* cr = std::get_if<CompareResult>(&r))
-        write_compare(*cr, tmp, render);
-    else
-        write_file_atomic(tmp / document_name(c.job), document(c.job, r).dump(2) + "\n");
+    write_outputs(c.job, r, tmp, render);
     without_interrupt_cleanup([&] {
         fs::remove_all(dir);
         fs::rename(tmp, dir);
@@ -352,7 +350,7 @@ bool is_complete(const json& manifest, const ExperimentCell& c, const json& para
     const auto& cells = manifest.at("cells");
     const auto it = cells.find(c.dir);
     return it != cells.end() && (*it)["status"] == "complete" && (*it)["params"] == params &&
-           fs::exists(partial / c.dir / document_name(c.job));
+           fs::exists(partial / c.dir / document_file(c.job));
 }
 
 // Runs the cell, rethrowing a failure with the task and cell named (same exit-code category).
@@ -370,11 +368,10 @@ JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter
     }
 }
 
+// The manifest holds what a rerun needs and nothing that depends on the machine (no timing), so
+// that it is byte-identical between runs of the same file.
 void record(json& manifest, const fs::path& partial, const ExperimentCell& c, const json& params,
-            const std::string& status, double seconds, const std::string& error = "") {
-    // No times here: the manifest is an output file, the same bytes for any run of the same cells
-    // (run.json's "execution" has the times and the ranks).
-    (void)seconds;
+            const std::string& status, const std::string& error = "") {
     json entry = {{"task", c.dir.substr(0, c.dir.find('/'))}, {"params", params}, {"status", status}};
     if (!error.empty()) entry["error"] = error;
     manifest["cells"][c.dir] = entry;
@@ -440,7 +437,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
         const json params = std::visit([](const auto& j) { return json(j); }, c.job);
         const auto start = std::chrono::steady_clock::now();
         if (is_complete(manifest, c, params, partial)) {
-            out.results.push_back(result_from_document(c.job, read_json(partial / c.dir / document_name(c.job))));
+            out.results.push_back(result_from_document(c.job, read_json(partial / c.dir / document_file(c.job))));
             out.resumed.push_back(true);
             log(fmt::format("[{}/{}] {}: complete from an earlier run, not recomputed", i + 1, e.cells.size(), c.dir));
         } else {
@@ -449,14 +446,14 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
                 out.results.push_back(run_cell(c, e, o.progress));
                 write_cell(c, out.results.back(), partial, o.render_figures);
             } catch (const std::exception& err) {
-                record(manifest, partial, c, params, "failed", 0, err.what());
+                record(manifest, partial, c, params, "failed", err.what());
                 log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
                 throw;
             }
             out.resumed.push_back(false);
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!out.resumed.back()) record(manifest, partial, c, params, "complete", seconds);
+        if (!out.resumed.back()) record(manifest, partial, c, params, "complete");
         execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
@@ -539,7 +536,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             const auto start = std::chrono::steady_clock::now();
             const json params = std::visit([](const auto& j) { return json(j); }, c.job);
             if (is_complete(manifest, c, params, partial)) {
-                out.results[i] = result_from_document(c.job, read_json(partial / c.dir / document_name(c.job)));
+                out.results[i] = result_from_document(c.job, read_json(partial / c.dir / document_file(c.job)));
                 out.resumed[i] = true;
                 read_seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 log(fmt::format("{}: complete from an earlier run, not recomputed", c.dir));
@@ -623,7 +620,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         w.seconds += w.finish_seconds;
         busy[0] += w.finish_seconds;
         if (std::holds_alternative<CompareJob>(c.job)) w.ranks.insert(0);  // its finish is real work (assembly is not)
-        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "complete", w.seconds);
+        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "complete");
         std::string who;
         for (int r : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", r);
         log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished, work.size(), c.dir, who, w.seconds));
@@ -658,7 +655,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
     } catch (const PoolError& err) {
         const std::size_t wi = err.tag() >= kFinish ? static_cast<std::size_t>(err.tag() - kFinish) : of_tag.at(err.tag());
         const ExperimentCell& c = e.cells[work.at(wi).cell];
-        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "failed", 0, err.what());
+        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "failed", err.what());
         log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
         err.rethrow();
     }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "rhoflow/check/box.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
@@ -20,6 +21,9 @@ namespace {
 
 [[noreturn]] void bad_value(std::string_view text, const std::string& field, const std::string& expected) {
     const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    if (text.find(':') != std::string_view::npos)  // a range where one value is expected
+        throw InvalidArgument(field, fmt::format("{} = '{}' is a range, but {} takes a single value (accepted: {})", name,
+                                                 text, name, expected));
     throw InvalidArgument(field, fmt::format("{} = '{}' is not {}", name, text, expected));
 }
 
@@ -138,11 +142,11 @@ J& as(const Job& job) {
     return const_cast<J&>(std::get<J>(job));  // getters only read
 }
 
-ModelParams& model_ref(Job& job) { return const_cast<ModelParams&>(model_of(job)); }
+ModelParams& model_ref(Job& job) { return const_cast<ModelParams&>(*model_of(job)); }
 
 Setting make(std::string key, std::string field, std::string help, std::string group, std::string type_name) {
     return Setting{std::move(key), std::move(field), std::move(help), std::move(type_name), std::move(group),
-                   false, false, {}, {}};
+                   false, false, false, {}, {}};
 }
 
 template <class J>
@@ -224,13 +228,13 @@ std::vector<Setting> model_settings() {
     auto add_int = [&](const char* key, const char* help, std::int64_t ModelParams::*member) {
         Setting x = make(key, fmt::format("model.{}", key), help, kModel, "INT");
         x.set = [member, f = x.field](Job& j, const std::string& t) { model_ref(j).*member = parse_integer(t, f); };
-        x.get = [member](const Job& j) { return std::to_string(model_of(j).*member); };
+        x.get = [member](const Job& j) { return std::to_string(model_of(j)->*member); };
         s.push_back(x);
     };
     auto add_real = [&](const char* key, const char* help, double ModelParams::*member) {
         Setting x = make(key, fmt::format("model.{}", key), help, kModel, "NUMBER");
         x.set = [member, f = x.field](Job& j, const std::string& t) { model_ref(j).*member = parse_real(t, f); };
-        x.get = [member](const Job& j) { return text_of(model_of(j).*member); };
+        x.get = [member](const Job& j) { return text_of(model_of(j)->*member); };
         s.push_back(x);
     };
     add_int("d", "ambient dimension, integer >= 2", &ModelParams::d);
@@ -248,21 +252,23 @@ std::vector<Setting> model_settings() {
         else if (t != "false") throw InvalidArgument("model.convention", fmt::format("sigma-per-norm = '{}' is not true or false", t));
     };
     pn.get = [](const Job& j) {
-        return model_of(j).convention == NoiseConvention::per_norm ? std::string("true") : std::string();
+        return model_of(j)->convention == NoiseConvention::per_norm ? std::string("true") : std::string();
     };
     s.push_back(pn);
     return s;
 }
 
-// The settings of the field that drives the ODE and of its table.
+// The settings of the field that drives the ODE and of its table; `at` prefixes their paths
+// ("" or "stationary.").
 template <class J>
-void add_drift_settings(std::vector<Setting>& s, const char* g, Ref<J, DriftMethod> method, Ref<J, FieldTableParams> table) {
-    s.push_back(custom<J>("field", "field", "the field driving the ODE: exact | meanfield", g, "TEXT",
-                          [method](J& j, const std::string& t) { method(j) = parse_drift_method(t, "field"); },
+void add_drift_settings(std::vector<Setting>& s, const char* g, Ref<J, DriftMethod> method, Ref<J, FieldTableParams> table,
+                        const std::string& at = "") {
+    s.push_back(custom<J>("field", at + "field", "the field driving the ODE: exact | meanfield", g, "TEXT",
+                          [method, at](J& j, const std::string& t) { method(j) = parse_drift_method(t, at + "field"); },
                           [method](J& j) { return std::string(to_string(method(j))); }));
-    s.push_back(real<J>("table-tol", "table.tol", "Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3", g,
+    s.push_back(real<J>("table-tol", at + "table.tol", "Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3", g,
                         [table](J& j) -> double& { return table(j).tol; }));
-    s.push_back(integer<J, int>("table-points", "table.max_points",
+    s.push_back(integer<J, int>("table-points", at + "table.max_points",
                                 "largest Chebyshev grid for the exact field, 33 ... 8193", g,
                                 [table](J& j) -> int& { return table(j).max_points; }));
 }
@@ -443,12 +449,109 @@ std::vector<Setting> compare_settings() {
     return s;
 }
 
+std::vector<Setting> stationary_settings() {
+    using J = StationaryJob;
+    const char* g = "Stationary law";
+    std::vector<Setting> s = model_settings();
+    s.push_back(real<J>("eta", "eta", "the constant step size, 0 < eta <= 1e100", g, [](J& j) -> double& { return j.eta; }));
+    s.push_back(custom<J>("update", "update", "normalized | tangent", g, "TEXT",
+                          [](J& j, const std::string& t) { j.update = parse_update_rule(t, "update"); },
+                          [](J& j) { return std::string(to_string(j.update)); }));
+    s.push_back(integer<J, int>("nodes", "stationary.moments.nodes",
+                                "Chebyshev-Lobatto degree of the one-step moment table (nodes + 1 points), 8 ... 256", g,
+                                [](J& j) -> int& { return j.stationary.moments.nodes; }));
+    s.push_back(integer<J, std::int64_t>("samples", "stationary.moments.samples",
+                                         "Monte Carlo samples per node, 40 ... 1e8", g,
+                                         [](J& j) -> std::int64_t& { return j.stationary.moments.samples; }));
+    s.push_back(seed<J>("seed", "stationary.moments.seed",
+                        "master seed: node i draws from the stream (seed, one_step_moments, i)", g,
+                        [](J& j) -> std::uint64_t& { return j.stationary.moments.seed; }));
+    s.push_back(integer<J, int>("threads", "stationary.moments.threads",
+                                "threads (0 = all cores); results do not depend on it", g,
+                                [](J& j) -> int& { return j.stationary.moments.threads; }));
+    s.push_back(integer<J, int>("cells", "stationary.cells", "quadrature cells on the basin, 100 ... 1e6", g,
+                                [](J& j) -> int& { return j.stationary.cells; }));
+    s.push_back(integer<J, int>("bootstrap", "stationary.bootstrap",
+                                "bootstrap replicas for the Monte Carlo error, 10 ... 10000", g,
+                                [](J& j) -> int& { return j.stationary.bootstrap; }));
+    add_drift_settings<J>(s, g, [](J& j) -> DriftMethod& { return j.stationary.field; },
+                          [](J& j) -> FieldTableParams& { return j.stationary.table; }, "stationary.");
+    return s;
+}
+
+// A model parameter of a check box: a value or a range LO:HI.
+Setting box_setting(const char* key, const char* help, ParamRange ParamBox::*member) {
+    using J = CheckJob;
+    const std::string field = fmt::format("check.box.{}", key);
+    return custom<J>(key, field, help, "Model (each a value or a range LO:HI)", "VALUE|LO:HI",
+                     [member, field](J& j, const std::string& t) { j.check.box.*member = parse_range(t, field); },
+                     [member](J& j) { return (j.check.box.*member).text(); });
+}
+
+std::vector<Setting> check_settings() {
+    using J = CheckJob;
+    std::vector<Setting> s;
+    s.push_back(custom<J>("claim", "check.claim", "monotone | positive-drift | attractors=N | filtering | hitting-time<=T",
+                          "Claim", "TEXT", [](J& j, const std::string& t) { j.check.claim = parse_claim(t, "check.claim"); },
+                          [](J& j) { return to_string(j.check.claim); }));
+    s.back().required = true;
+    s.push_back(box_setting("d", "ambient dimension, integers >= 2", &ParamBox::d));
+    s.push_back(box_setting("L", "number of tokens, integers >= 1", &ParamBox::L));
+    s.push_back(box_setting("R", "informative tokens, integers 0 <= R <= L (R's HI <= L's LO)", &ParamBox::R));
+    s.push_back(box_setting("theta", "signal strength, >= 0", &ParamBox::theta));
+    s.push_back(box_setting("sigma", "noise per coordinate (see --sigma-per-norm), > 0", &ParamBox::sigma));
+    s.push_back(box_setting("beta", "inverse temperature, > 0", &ParamBox::beta));
+    s.push_back(toggle<J>("sigma-per-norm", "check.noise", "read --sigma as the noise norm (sigma/sqrt(d) per coordinate)",
+                          "Model (each a value or a range LO:HI)", [](J& j) { j.check.noise = NoiseConvention::per_norm; },
+                          [](J& j) { return j.check.noise == NoiseConvention::per_norm; }));
+    const char* b = "Box sampling";
+    s.push_back(custom<J>("scale", "scale", "log | linear | auto (every range), or a list like theta=linear,R=log", b,
+                          "TEXT", [](J& j, const std::string& t) { j.scale = t; }, [](J& j) { return j.scale; }));
+    s.push_back(integer<J, int>("grid", "check.grid", "points per ranged parameter, 2 ... 4097", b,
+                                [](J& j) -> int& { return j.check.grid; }));
+    s.push_back(integer<J, int>("refine", "check.refine", "bisections of cells whose corners disagree, 0 ... 12", b,
+                                [](J& j) -> int& { return j.check.refine; }));
+    s.push_back(integer<J, std::int64_t>("max-points", "check.max_points", "cap on points evaluated, 1 ... 1e7", b,
+                                         [](J& j) -> std::int64_t& { return j.check.max_points; }));
+    s.push_back(integer<J, int>("threads", "check.threads", "threads over parameter points (0 = all cores)", b,
+                                [](J& j) -> int& { return j.check.threads; }));
+    const char* c = "Certification";
+    s.push_back(real<J>("tol", "check.certify.tol", "largest relative error of the field table accepted for a verdict", c,
+                        [](J& j) -> double& { return j.check.certify.tol; }));
+    s.push_back(real<J>("rho0", "check.certify.rho0", "start of the ODE (hitting-time claims), -1 < rho0 < 1", c,
+                        [](J& j) -> double& { return j.check.certify.rho0; }));
+    s.push_back(real<J>("hit", "check.certify.hit_eps", "hitting level |rho| >= 1 - HIT (hitting-time claims)", c,
+                        [](J& j) -> double& { return j.check.certify.hit_eps; }));
+    s.push_back(custom<J>("field", "check.certify.field", "exact | meanfield", c, "TEXT",
+                          [](J& j, const std::string& t) {
+                              j.check.certify.field = parse_field_method(t, "check.certify.field");
+                          },
+                          [](J& j) { return std::string(to_string(j.check.certify.field)); }));
+    s.push_back(integer<J, int>("min-points", "check.certify.min_points",
+                                "first Chebyshev grid of each point's table (2^k + 1)", c,
+                                [](J& j) -> int& { return j.check.certify.min_points; }));
+    s.push_back(integer<J, int>("table-points", "check.certify.table.max_points",
+                                "largest Chebyshev grid before a point is undecided", c,
+                                [](J& j) -> int& { return j.check.certify.table.max_points; }));
+    s.push_back(real<J>("table-tol", "check.certify.table.tol", "Chebyshev tail target (the table's noise floor)", c,
+                        [](J& j) -> double& { return j.check.certify.table.tol; }));
+    s.push_back(real<J>("rel-tol", "check.certify.table.exact.rel_tol", "accuracy of each exact-field sample", c,
+                        [](J& j) -> double& { return j.check.certify.table.exact.rel_tol; }));
+    s.push_back(real<J>("inner-resolution", "check.certify.table.exact.inner_resolution",
+                        "inner trapezoid step of the exact field, times tau", c,
+                        [](J& j) -> double& { return j.check.certify.table.exact.inner_resolution; }));
+    s.push_back(custom<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
+                          "TEXT", [](J& j, const std::string& t) { j.x_axis = t; }, [](J& j) { return j.x_axis; }));
+    return s;
+}
+
 }  // namespace
 
 const std::vector<Setting>& settings_for(std::string_view command) {
     static const std::map<std::string, std::vector<Setting>, std::less<>> tables = {
         {"field", field_settings()}, {"ode", ode_settings()},         {"phase", phase_settings()},
-        {"sga", sga_settings()},     {"compare", compare_settings()},
+        {"sga", sga_settings()},     {"compare", compare_settings()}, {"stationary", stationary_settings()},
+        {"check", check_settings()},
     };
     const auto it = tables.find(command);
     if (it == tables.end()) make_job(command);  // throws naming the command
@@ -477,6 +580,14 @@ std::string key_for_field(std::string_view command, const std::string& field) {
 }
 
 void finish_settings(Job& job) {
+    if (auto* c = std::get_if<CheckJob>(&job)) {  // the box's noise convention is applied per point
+        try {
+            apply_scales(c->check.box, c->scale);
+        } catch (const InvalidArgument& e) {
+            throw InvalidArgument("scale", e.what());  // the --scale setting, whatever range it concerns
+        }
+        return;
+    }
     ModelParams& m = model_ref(job);
     if (m.convention == NoiseConvention::per_norm && m.d >= 1) m.sigma /= std::sqrt(static_cast<double>(m.d));
 }

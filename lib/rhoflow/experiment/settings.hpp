@@ -29,6 +29,7 @@ struct Setting {
     std::string group;       ///< --help section
     bool is_switch = false;  ///< takes no value: present means on
     bool is_list = false;    ///< takes a comma-separated list (an experiment file may give an array)
+    bool required = false;   ///< must be given (no meaningful default)
     std::function<void(Job&, const std::string&)> set;  ///< parses the text into the job (strict)
     std::function<std::string(const Job&)> get;          ///< the job's current value as text ("" for off switches)
 };

@@ -117,7 +117,7 @@ std::string ci_text(const std::optional<MeanCI>& c) {
 
 std::string effective_markdown(const CompareResult& r) {
     if (!r.verdict || !r.effective) return "";
-    const Verdict& v = *r.verdict;
+    const ConsistencyVerdict& v = *r.verdict;
     const EffectiveSummary& e = *r.effective;
     std::string md = fmt::format(
         "- effective dynamics (one-step moments at {} step sizes, {} paths): predicted mean |rho_final| = {:.5f} +- "
@@ -167,12 +167,14 @@ std::string figure_title(const CompareResult& r) {
 }
 
 void trajectory_figure(const CompareResult& r, CompareFigures& out) {
-    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90 eff_ode pred_mean pred_q10 pred_q90 trial0 trial1 trial2 trial3 trial4\n";
+    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90 eff_ode first_order_ode pred_mean pred_q10 pred_q90 trial0 trial1 "
+                    "trial2 trial3 trial4\n";
     std::size_t shown = 0;
     auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("NaN"); };
     for (const auto& p : r.trajectory) {
-        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {}", p.t, p.rho_ode, p.sga_mean, p.sga_q10,
-                         p.sga_q90, opt(p.rho_eff_ode), opt(p.pred_mean), opt(p.pred_q10), opt(p.pred_q90));
+        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {} {}", p.t, p.rho_ode, p.sga_mean, p.sga_q10,
+                         p.sga_q90, opt(p.rho_eff_ode), opt(p.rho_first_order), opt(p.pred_mean), opt(p.pred_q10),
+                         opt(p.pred_q90));
         for (double x : p.trials) d += fmt::format(" {:.10g}", x);
         d += "\n";
         shown = p.trials.size();
@@ -180,12 +182,14 @@ void trajectory_figure(const CompareResult& r, CompareFigures& out) {
     out.data.push_back({"fig_trajectory.dat", d});
     std::string trials_plot;
     for (std::size_t n = 0; n < shown; ++n)
-        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", 10 + n,
+        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", 11 + n,
                                    n == 0 ? "title 'single trials'" : "notitle");
     if (r.verdict)
-        trials_plot += ", '' using 1:8:9 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title "
-                       "'predicted 10-90% band', '' using 1:7 with lines lw 2 lc rgb '#e6550d' title 'predicted mean "
-                       "(effective chain)', '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title 'effective ODE'";
+        trials_plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title "
+                       "'predicted 10-90% band', '' using 1:8 with lines lw 2 lc rgb '#e6550d' title 'predicted mean "
+                       "(effective chain)', '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title 'effective ODE "
+                       "a(rho; eta(t))', '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title 'first order F + "
+                       "eta(t) B'";
     out.figures.push_back(
         {"fig_trajectory",
          fmt::format("set title \"{}\" noenhanced\nset logscale x\nset xlabel 't = sum of step sizes (ODE time)'\n"
@@ -253,9 +257,11 @@ void plateau_figure(const CompareResult& r, const EffectiveSummary& e, CompareFi
     std::string d = "# eta rho_star rho_star_err\n";
     for (const auto& p : e.plateau) d += fmt::format("{:.10g} {:.10g} {:.10g}\n", p.eta, p.rho_star, p.rho_star_err);
     out.data.push_back({"fig_plateau.dat", d});
-    std::string s = "# eta(t_k) t_k sga_mean ci_lo ci_hi\n";
+    // Rows after the transient (the ODE's hitting time): where the ensemble sits on its plateau.
+    const double after = r.hitting_time.ode ? r.hitting_time.ode->mean : 0.0;
+    std::string s = "# eta(t_k) t_k sga_mean ci_lo ci_hi (rows with t_k >= the ODE's hitting time)\n";
     for (const auto& w : r.table)
-        if (w.step > 0)
+        if (w.step > 0 && w.t >= after)
             s += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", r.params.sga.schedule.eta(w.step), w.t,
                              w.rho_sga.mean, w.rho_sga.lo, w.rho_sga.hi);
     out.data.push_back({"fig_plateau_sga.dat", s});

@@ -83,12 +83,17 @@ std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& dri
     double x0 = -1, y0 = a(x0);
     for (int k = 1; k <= cells; ++k) {
         const double x1 = -1.0 + 2.0 * k / cells, y1 = a(x1);
-        if ((y0 < 0) != (y1 < 0) && y0 != 0) {
-            std::uintmax_t iters = 100;
-            const auto r = boost::math::tools::toms748_solve(a, x0, x1, y0, y1,
-                                                             boost::math::tools::eps_tolerance<double>(50), iters);
+        const bool on_node = y1 == 0 && k < cells;  // a root exactly on a scan node
+        if (on_node || (y0 != 0 && y1 != 0 && (y0 < 0) != (y1 < 0))) {
             EffectiveEquilibrium e;
-            e.rho = 0.5 * (r.first + r.second);
+            if (on_node) {
+                e.rho = x1;
+            } else {
+                std::uintmax_t iters = 100;
+                const auto r = boost::math::tools::toms748_solve(a, x0, x1, y0, y1,
+                                                                 boost::math::tools::eps_tolerance<double>(50), iters);
+                e.rho = 0.5 * (r.first + r.second);
+            }
             const double h = 1e-4;
             e.slope = (a(std::min(1.0, e.rho + h)) - a(std::max(-1.0, e.rho - h))) /
                       (std::min(1.0, e.rho + h) - std::max(-1.0, e.rho - h));

@@ -1,4 +1,4 @@
-// Effective (finite-step) dynamics of the rho-chain (docs/theory.md section 8): what the
+// Effective (finite-step) dynamics of the rho-chain (docs/theory.md section 9): what the
 // mean-field ODE becomes when the step is not infinitesimal.
 //  - EffectiveDrift: a(rho; eta) = F(rho) + eta c(rho; eta) and v(rho; eta), built from one-step
 //    moment tables (step_moments.hpp) at one or more step sizes; between tabulated step sizes c

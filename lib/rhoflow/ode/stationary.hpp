@@ -1,4 +1,4 @@
-// The stationary law of the constant-step chain near the attractor (docs/theory.md section 8).
+// The stationary law of the constant-step chain near the attractor (docs/theory.md section 9).
 //
 // With a constant step eta the chain does not converge to +1: it settles into a plateau. The
 // diffusion d rho = a dt + sqrt(eta v) dW (in ODE time) with the chain's own one-step moments

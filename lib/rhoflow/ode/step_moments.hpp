@@ -1,4 +1,4 @@
-// One-step moments of the rho-chain at a finite step eta (docs/theory.md section 8): the mean
+// One-step moments of the rho-chain at a finite step eta (docs/theory.md section 9, (9.1)): the mean
 // and variance of one SGA step from rho, a(rho; eta) = E[rho' - rho]/eta and
 // v(rho; eta) = Var[rho' - rho]/eta^2, tabulated on Chebyshev-Lobatto nodes in rho.
 //

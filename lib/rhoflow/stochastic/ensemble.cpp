@@ -28,10 +28,10 @@ RHOFLOW_JSON_ENUM_HOOKS(SamplerKind, parse_sampler)
 RHOFLOW_JSON_HOOKS(SgaParams, steps, trials, first_trial, seed, purpose, purpose_sub, sampler, schedule, update, rho0,
                    hit_eps, threads, records_per_decade, record_steps)
 RHOFLOW_JSON_HOOKS(TrialResult, seed, trial, rho0, rho_final, t_final, hit_step, rho, nuisance_mass,
-                   mean_nuisance_mass_last_decile)
+                   mean_nuisance_mass_last_decile, mean_abs_rho_last_half)
 namespace {
 RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, EnsembleSummary, abs_rho_final, rho_final, quantile_levels, rho_final_quantiles,
-                   abs_rho_final_quantiles, hits, hit_step, hit_step_median, nuisance_mass)
+                   abs_rho_final_quantiles, hits, hit_step, hit_step_median, nuisance_mass, abs_rho_last_half)
 }  // namespace
 void to_json(nlohmann::json& j, const EnsembleSummary& v) {
     to_json_members(j, v);
@@ -82,9 +82,10 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
     r.rho.reserve(records.size());
     r.nuisance_mass.reserve(records.size());
     const double level = 1.0 - p.hit_eps;
-    double rho = rho0, t = 0, mass_sum = 0, nuisance = 0;
-    std::int64_t mass_n = 0, done = 0;
+    double rho = rho0, t = 0, mass_sum = 0, nuisance = 0, abs_sum = 0;
+    std::int64_t mass_n = 0, abs_n = 0, done = 0;
     const std::int64_t decile_start = p.steps - std::max<std::int64_t>(1, p.steps / 10);
+    const std::int64_t half_start = p.steps / 2;
     std::size_t next = 0;
     if (std::abs(rho) >= level) r.hit_step = 0;
     if (obs) obs->on_step(0, 0.0, rho, 0.0);
@@ -110,6 +111,10 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
             mass_sum += nuisance;
             ++mass_n;
         }
+        if (k + 1 > half_start) {  // rho_{k+1} is in the second half
+            abs_sum += std::abs(rho);
+            ++abs_n;
+        }
         if (!r.hit_step && std::abs(rho) >= level) r.hit_step = k + 1;
         if (obs) obs->on_step(k + 1, t, rho, nuisance);
         if (steps_done && ++done == 1000) {
@@ -126,6 +131,7 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
     r.rho_final = rho;
     r.t_final = t;
     r.mean_nuisance_mass_last_decile = mass_n ? mass_sum / static_cast<double>(mass_n) : 0.0;
+    r.mean_abs_rho_last_half = abs_n ? abs_sum / static_cast<double>(abs_n) : std::abs(rho);
     return r;
 }
 
@@ -248,8 +254,9 @@ EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, P
 
 EnsembleSummary summarise(const std::vector<TrialResult>& trials) {
     EnsembleSummary s;
-    std::vector<double> rf, arf, hits, mass;
+    std::vector<double> rf, arf, hits, mass, half;
     for (const auto& t : trials) {
+        half.push_back(t.mean_abs_rho_last_half);
         rf.push_back(t.rho_final);
         arf.push_back(std::abs(t.rho_final));
         mass.push_back(t.mean_nuisance_mass_last_decile);
@@ -268,6 +275,7 @@ EnsembleSummary summarise(const std::vector<TrialResult>& trials) {
         s.hit_step_median = quantile(hits, 0.5);
     }
     s.nuisance_mass = mean_ci(mass);
+    s.abs_rho_last_half = mean_ci(half);
     return s;
 }
 

@@ -86,6 +86,7 @@ struct TrialResult {
     std::vector<double> rho;      ///< rho at the ensemble's record steps
     std::vector<double> nuisance_mass;  ///< sample attention mass 1 - A_I on nuisance tokens of the draw made at each record step (the last draw for the final step)
     double mean_nuisance_mass_last_decile = 0;  ///< average sample nuisance mass over the last 10% of steps
+    double mean_abs_rho_last_half = 0;  ///< time average of |rho_k| over the second half of the steps (a constant step's plateau)
 };
 
 /// Summary statistics of an ensemble.
@@ -99,6 +100,7 @@ struct EnsembleSummary {
     MeanCI hit_step;              ///< hit step among trials that hit (n = hits)
     double hit_step_median = 0;   ///< median hit step among trials that hit (0 if none)
     MeanCI nuisance_mass;         ///< mean over trials of the last-decile nuisance mass, 95% CI
+    MeanCI abs_rho_last_half;     ///< mean over trials of the time-averaged |rho| of the second half, 95% CI
 };
 
 /// An ensemble's records and summary.

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -111,4 +112,49 @@ TEST_CASE("compare: invalid parameters are named") {
     p = small();
     p.model.R = p.model.L + 1;
     CHECK(param_of(p) == "model.R");
+}
+
+namespace {
+// The embedded default experiment without the step-size study (the verdict does not use it).
+CompareResult default_without_study(double field_scale) {
+    CompareParams p = default_compare_params();
+    p.study_eta0.clear();
+    p.field_scale = field_scale;
+    return run_compare(p);
+}
+}  // namespace
+
+// The verdict is the test that a wrong theory cannot pass. Its false-alarm rate is at most
+// alpha = 5% by construction (Holm-Bonferroni over the rows); with the fixed seed 1 the correct
+// theory's largest |z| is 1.6 against a threshold of 2.9, so these outcomes are not marginal.
+TEST_CASE("compare verdict: the default model is consistent with the theory") {
+    const CompareResult r = default_without_study(1.0);
+    REQUIRE(r.verdict.has_value());
+    CAPTURE(r.verdict->max_abs_z);
+    CHECK(r.verdict->consistent);
+    CHECK(r.verdict->rows_tested >= 10);
+    // The effective prediction explains what the plain ODE cannot: at the row nearest t = 3.1
+    // the ODE is many standard errors above the ensemble, the prediction within a few.
+    const auto row = *std::min_element(r.table.begin(), r.table.end(), [](const auto& a, const auto& b) {
+        return std::abs(a.t - 3.13) < std::abs(b.t - 3.13);
+    });
+    CHECK(std::abs(row.rho_ode - row.rho_sga.mean) > 5 * *row.pred_se);
+    CHECK(std::abs(*row.residual_z) < r.verdict->threshold_z);
+    // The ensemble would catch a field error of a few percent.
+    CHECK(r.verdict->detectable_field_error < 0.06);
+}
+
+TEST_CASE("compare verdict: a field 30% too strong is inconsistent") {
+    const CompareResult r = default_without_study(1.3);
+    REQUIRE(r.verdict.has_value());
+    CAPTURE(r.verdict->max_abs_z);
+    CHECK_FALSE(r.verdict->consistent);
+    CHECK(r.verdict->field_scale == 1.3);
+}
+
+TEST_CASE("compare verdict: a field 20% too weak is inconsistent") {
+    const CompareResult r = default_without_study(0.8);
+    REQUIRE(r.verdict.has_value());
+    CAPTURE(r.verdict->max_abs_z);
+    CHECK_FALSE(r.verdict->consistent);
 }

@@ -226,14 +226,14 @@ TEST_CASE("runner: cells take [defaults], then the task's keys, and a per-norm s
     REQUIRE(e.cells.size() == 4);
     CHECK(e.out == dir / "out");
     CHECK(e.cells[0].dir == "s/d=16");
-    CHECK(model_of(e.cells[0].job).sigma == 0.5);  // 2 / sqrt(16)
-    CHECK(model_of(e.cells[0].job).sigma_input() == 2.0);
-    CHECK(model_of(e.cells[1].job).sigma == 1.0);  // 2 / sqrt(4)
-    CHECK(model_of(e.cells[0].job).L == 40);       // the task's key over [defaults]
+    CHECK(model_of(e.cells[0].job)->sigma == 0.5);  // 2 / sqrt(16)
+    CHECK(model_of(e.cells[0].job)->sigma_input() == 2.0);
+    CHECK(model_of(e.cells[1].job)->sigma == 1.0);  // 2 / sqrt(4)
+    CHECK(model_of(e.cells[0].job)->L == 40);       // the task's key over [defaults]
     // A switch set to false leaves the default (per coordinate); a list of lists sweeps.
     CHECK(e.tasks[1].name == "task2");
-    CHECK(model_of(e.cells[2].job).sigma == 2.0);
-    CHECK(model_of(e.cells[2].job).L == 30);
+    CHECK(model_of(e.cells[2].job)->sigma == 2.0);
+    CHECK(model_of(e.cells[2].job)->L == 30);
     CHECK(std::get<FieldJob>(e.cells[2].job).rho == std::vector<double>{0.5, -0.5});
     CHECK(std::get<FieldJob>(e.cells[3].job).rho == std::vector<double>{0.25});
     CHECK(e.cells[2].dir == "task2/rho=0.5_-0.5");

@@ -176,3 +176,24 @@ TEST_CASE("exact field: invalid input is refused, naming the parameter") {
     p.rel_tol = 0;
     CHECK(test::invalid_param([&] { exact_field(m, 0.5, p); }) == "rel_tol");
 }
+
+TEST_CASE("exact field: sigma -> 0 has the deterministic-attention closed form, with j' accurate") {
+    // With sigma = 0 the scores are beta theta rho (informative) and 0: every informative token
+    // gets w/R, w = R e^{beta theta rho} / (R e^{beta theta rho} + N), so f = w theta xi and
+    // j = theta^2 w^2, j' = 2 beta theta^3 w^2 (1 - w). Stein's identity divides by tau and lost
+    // j' entirely at tau = 1e-20 (j' = -0.43 +- 4.4 where 0.0296 is right).
+    for (const double sigma : {1e-20, 1e-300, 1e-9}) {
+        for (const double rho : {-0.6, 0.3, 0.95}) {
+            const ModelParams m{50, 1000, 100, 1.3, sigma, 0.8};
+            CAPTURE(sigma);
+            CAPTURE(rho);
+            const double e = std::exp(m.beta * m.theta * rho);
+            const double w = 100 * e / (100 * e + 900);
+            const FieldPoint p = exact_field(m, rho);
+            CHECK(p.j == doctest::Approx(m.theta * m.theta * w * w).epsilon(1e-9));
+            CHECK(p.dj == doctest::Approx(2 * m.beta * std::pow(m.theta, 3) * w * w * (1 - w)).epsilon(1e-9));
+            CHECK(p.dj_err < 1e-12);
+            CHECK(p.mass_informative == doctest::Approx(w).epsilon(1e-12));
+        }
+    }
+}

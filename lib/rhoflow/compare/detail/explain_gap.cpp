@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "rhoflow/core/random.hpp"
+#include "rhoflow/core/parallel.hpp"
 #include "rhoflow/core/stats.hpp"
+#include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/ode/effective.hpp"
 
 namespace rhoflow::detail {
@@ -83,9 +85,9 @@ std::vector<PlateauPoint> plateau(const EffectiveDrift& D, const std::vector<dou
 }
 
 // Fills each row's prediction and residual; returns the verdict's row statistics.
-Verdict judge_rows(std::vector<CompareRow>& rows, const EffectivePrediction& pred, const std::vector<double>& eff,
+ConsistencyVerdict judge_rows(std::vector<CompareRow>& rows, const EffectivePrediction& pred, const std::vector<double>& eff,
                    const std::vector<double>& syst, std::int64_t trials, double alpha) {
-    Verdict v;
+    ConsistencyVerdict v;
     v.alpha = alpha;
     const double n = static_cast<double>(trials);
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -134,15 +136,33 @@ double detectable_error(const DriftField& F, const std::vector<StepMomentTable>&
     return std::isfinite(best) ? best : 1.0;
 }
 
+// The first-order corrected drift F + eta B(rho), B exact (field/gradient_moments.hpp): a table
+// whose (a - F)/eta is B at every step size, on 33 Lobatto nodes.
+EffectiveDrift first_order_drift(const ModelParams& model, const DriftField& F, UpdateRule rule) {
+    StepMomentTable t;
+    t.eta = 1.0;
+    t.rule = rule;
+    const std::vector<double> rho = Chebyshev::lobatto_points(32);
+    t.nodes.resize(rho.size());
+    parallel_for(static_cast<std::int64_t>(rho.size()), 0, [&](std::int64_t i) {
+        const auto k = static_cast<std::size_t>(i);
+        const OneStepExpansion x = one_step_expansion(model, rho[k], rule);
+        t.nodes[k] = {rho[k], F.drift(rho[k]), F.drift(rho[k]) + x.B, x.B_err, std::max(x.Sigma, 1e-300), x.Sigma_err};
+    });
+    return EffectiveDrift(F, {t});
+}
+
 // The trajectory figure's prediction columns (its points are the record steps after step 0).
-void fill_trajectory(const EffectiveDrift& D, const StepSizes& eta, std::int64_t steps, const std::vector<double>& starts,
-                     const EffectivePrediction& pred, std::vector<TrajectoryPoint>& traj) {
+void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const StepSizes& eta, std::int64_t steps,
+                     const std::vector<double>& starts, const EffectivePrediction& pred, std::vector<TrajectoryPoint>& traj) {
     std::vector<double> times;
     for (const auto& p : traj) times.push_back(p.t);
     const std::vector<double> ode = effective_ode_rows(D, eta, steps, starts, times);
+    const std::vector<double> ode1 = effective_ode_rows(first, eta, steps, starts, times);
     for (std::size_t i = 0; i < traj.size(); ++i) {
         const PredictionRecord& r = pred.records[i + 1];
         traj[i].rho_eff_ode = ode[i];
+        traj[i].rho_first_order = ode1[i];
         traj[i].pred_mean = r.rho.mean;
         traj[i].pred_q10 = r.q10;
         traj[i].pred_q90 = r.q90;
@@ -186,10 +206,13 @@ void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<
         if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
     for (const auto& r : out.table) times.push_back(r.t);  // the last row is the run's end
     const std::vector<double> eff_ode = effective_ode_rows(D, eta, sg.steps, starts, times);
-    fill_trajectory(D, eta, sg.steps, starts, pred, out.trajectory);
+    const EffectiveDrift first = first_order_drift(p.model, F, sg.update);
+    const std::vector<double> first_ode = effective_ode_rows(first, eta, sg.steps, starts, times);
+    for (std::size_t i = 0; i < out.table.size(); ++i) out.table[i].rho_first_order = first_ode[i];
+    fill_trajectory(D, first, eta, sg.steps, starts, pred, out.trajectory);
     const std::vector<double> syst = systematic_errors(F, eff.tables, p.effective, sg.seed, eta, sg.steps, starts, times);
 
-    Verdict v = judge_rows(out.table, pred, eff_ode, syst, sg.trials, p.effective.alpha);
+    ConsistencyVerdict v = judge_rows(out.table, pred, eff_ode, syst, sg.trials, p.effective.alpha);
     v.field_scale = p.field_scale;
     v.detectable_field_error =
         detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.table, v.threshold_z);

@@ -1,5 +1,5 @@
 // The comparator's explanation of the SGA-ODE gap by the effective dynamics (compare.hpp,
-// docs/theory.md section 8): internal to compare.cpp.
+// docs/theory.md section 9): internal to compare.cpp.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,47 @@
+// What `rhoflow check` writes, built without touching the file system or running anything:
+// the JSON document (also the certificate file), the per-point table (CSV/Markdown/LaTeX via
+// io/table.hpp), the phase-diagram figures (gnuplot scripts and data for io/plot.hpp's
+// render_figures) and the text summary. The caller writes and renders them (the library runs
+// no program). Figures follow docs/cli.md (rhoflow check, Output).
+// When it fails: check_document throws NumericalError naming the JSON path of a non-finite
+// number (none is ever written); the others do not fail.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rhoflow/check/check.hpp"
+#include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/table.hpp"
+
+namespace rhoflow {
+
+/// The JSON document of a check: {"program","version","command":"check","claim","verdict",
+/// "witness","points","min_margin","counts","box","grid","params",...}; the keys "claim",
+/// "verdict", "witness", "points", "min_margin" are a contract. Checked to be finite.
+nlohmann::json check_document(const CheckParams& params, const CheckResult& result);
+
+/// One row per evaluated point: the six parameters, level, verdict, margin, error, where,
+/// table points (and the attractor count or hitting time for those claims).
+Table check_table(const CheckParams& params, const CheckResult& result);
+
+/// Figures of a check and the data files they read.
+struct CheckFigures {
+    std::vector<std::pair<std::string, std::string>> data_files;  ///< (file name, content)
+    std::vector<Figure> figures;  ///< check_map (verdicts) and, for attractors=N, check_attractors
+    std::string skipped;          ///< why no figure was made (3 or more ranged axes), else empty
+};
+
+/// The phase diagram over the ranged axes: with two, the (x, y) plane with each point coloured
+/// by verdict (refined points smaller) and the centres of the finest disagreeing cells in black
+/// (the traced boundary); with one, the margin with its error bar against the parameter; none
+/// for zero or three or more ranged axes. `x_axis` (an Axis value, or -1 for the first ranged
+/// axis) chooses the horizontal axis.
+CheckFigures check_figures(const CheckParams& params, const CheckResult& result, int x_axis = -1);
+
+/// The text report: claim, box, verdict, counts, witness and its command, caveats, timing.
+std::string check_text(const CheckParams& params, const CheckResult& result);
+
+}  // namespace rhoflow

@@ -1,0 +1,220 @@
+// Certified verdicts at one point: known holds and fails, undecided when the tolerance is below
+// the field's error, signs between nodes, isolated roots and their stability, hitting times.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "rhoflow/check/certify.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/ode/ode.hpp"
+#include "rhoflow/ode/phase.hpp"
+
+using namespace rhoflow;
+
+namespace {
+DriftField poly_field(std::function<double(double)> dj, std::function<double(double)> d2j, double err = 1e-15) {
+    return DriftField::from_functions(std::move(dj), std::move(d2j), err, "test");
+}
+}  // namespace
+
+TEST_CASE("certify: monotone fails for d = L = 50, R = 25, theta = 1 with j'(-1) = -0.46, the mean-field limit holds") {
+    const ModelParams m{50, 50, 25, 1.0, 1.0, 1.0};
+    CertifyParams p;
+    const PointCertificate c = certify_point(m, parse_claim("monotone"), p);
+    REQUIRE(c.verdict == Verdict::fails);
+    CHECK(c.where == -1.0);
+    CHECK(c.margin * c.scale == doctest::Approx(-0.4592).epsilon(1e-3));  // j'(-1)
+    CHECK(c.margin * c.scale == doctest::Approx(exact_field(m, -1.0).dj).epsilon(1e-6));
+    CHECK(c.margin < -c.error);
+    p.field = FieldMethod::meanfield;
+    const PointCertificate mf = certify_point(m, parse_claim("monotone"), p);
+    CHECK(mf.verdict == Verdict::holds);
+    CHECK(mf.where == -1.0);
+    CHECK(mf.margin * mf.scale == doctest::Approx(0.25).epsilon(0.01));  // j_inf'(-1) = +0.25
+}
+
+TEST_CASE("certify: d=100 L=10500 R=500 theta=3 has two attractors and a repeller inside (-1, 0)") {
+    const ModelParams m{100, 10500, 500, 3.0, 1.0, 1.0};
+    const PointCertificate c = certify_point(m, parse_claim("attractors=1"), CertifyParams{});
+    REQUIRE(c.verdict == Verdict::fails);
+    CHECK(c.attractors == 2);
+    REQUIRE(c.equilibria.size() == 3);
+    CHECK(c.equilibria[0].stable);
+    CHECK_FALSE(c.equilibria[1].stable);
+    CHECK(c.equilibria[2].stable);
+    const double r = c.equilibria[1].rho;
+    CHECK(r == doctest::Approx(-0.380047).epsilon(1e-5));
+    // The repeller is a zero of the exact (untabulated) field within the certified distance.
+    const FieldPoint at = exact_field(m, r);
+    CHECK(std::abs(at.dj) <= 1e-6);
+    CHECK(certify_point(m, parse_claim("attractors=2"), CertifyParams{}).verdict == Verdict::holds);
+    CHECK(certify_point(m, parse_claim("monotone"), CertifyParams{}).verdict == Verdict::fails);
+}
+
+TEST_CASE("certify: positive-drift and monotone hold for a small signal") {
+    for (double theta : {0.05, 0.2, 0.5}) {
+        const ModelParams m{50, 1000, 100, theta, 1.0, 1.0};
+        const PointCertificate c = certify_point(m, parse_claim("positive-drift"), CertifyParams{});
+        CHECK(c.verdict == Verdict::holds);
+        CHECK(c.margin > 0.1);
+        CHECK(c.error < 1e-3 * c.margin);  // the search pins the minimum to 0.1%
+    }
+    const PointCertificate mono =
+        certify_point(ModelParams{100, 10500, 500, 0.25, 1.0, 1.0}, parse_claim("monotone"), CertifyParams{});
+    CHECK(mono.verdict == Verdict::holds);
+    CHECK(mono.samples <= 20);  // a smooth field is decided on the first table
+}
+
+TEST_CASE("certify: a tolerance tighter than the field's error leaves the point undecided") {
+    const ModelParams m{50, 50, 25, 1.0, 1.0, 1.0};
+    CertifyParams p;
+    p.tol = 1e-18;
+    const PointCertificate c = certify_point(m, parse_claim("monotone"), p);
+    CHECK(c.verdict == Verdict::undecided);
+    CHECK(c.table_error > p.tol);
+    CHECK(c.note.find("exceeds tol") != std::string::npos);
+    const PointCertificate a = certify_point(ModelParams{100, 10500, 500, 3.0, 1.0, 1.0}, parse_claim("attractors=2"), p);
+    CHECK(a.verdict == Verdict::undecided);
+}
+
+TEST_CASE("certify: a root pair between sampling nodes is never reported as holds") {
+    // j' = (rho - 0.3)(rho - 0.3004): negative only on (0.3, 0.3004), which contains no node of
+    // the table's Lobatto grids nor of the search's first uniform cells.
+    const DriftField f = poly_field([](double r) { return (r - 0.3) * (r - 0.3004); }, [](double r) { return 2 * r - 0.6004; });
+    CertifyParams p;
+    // Naive sampling on the nodes would see j' > 0 everywhere.
+    double naive = 1;
+    for (int n : {8, 16, 32, 64, 128})
+        for (int k = 0; k <= n; ++k) {
+            naive = std::min(naive, f.dj(std::cos(M_PI * k / n)));
+            naive = std::min(naive, f.dj(-1.0 + 2.0 * k / n));
+        }
+    REQUIRE(naive > 0);
+    const PointCertificate mono = certify_point(f, parse_claim("monotone"), p);
+    CHECK(mono.verdict == Verdict::fails);
+    CHECK(mono.where > 0.3);
+    CHECK(mono.where < 0.3004);
+    CHECK(certify_point(f, parse_claim("positive-drift"), p).verdict == Verdict::fails);
+    // Both roots are isolated and classified: 0.3 attracts (j'' < 0), 0.3004 repels, +1 attracts.
+    const PointCertificate a = certify_point(f, parse_claim("attractors=2"), p);
+    REQUIRE(a.verdict == Verdict::holds);
+    REQUIRE(a.equilibria.size() == 4);
+    CHECK(a.equilibria[1].rho == doctest::Approx(0.3).epsilon(1e-12));
+    CHECK(a.equilibria[1].stable);
+    CHECK(a.equilibria[2].rho == doctest::Approx(0.3004).epsilon(1e-12));
+    CHECK_FALSE(a.equilibria[2].stable);
+    CHECK_FALSE(a.equilibria[0].stable);  // j'(-1) > 0: -1 repels
+}
+
+TEST_CASE("certify: a tangency within the error bound is undecided, not guessed") {
+    // j' = (rho - 0.3)^2 + 1e-14 > 0, but by less than the declared error 1e-12.
+    const DriftField f = poly_field([](double r) { return (r - 0.3) * (r - 0.3) + 1e-14; },
+                                    [](double r) { return 2 * (r - 0.3); }, 1e-12);
+    for (const char* claim : {"monotone", "positive-drift", "attractors=1"}) {
+        CAPTURE(claim);
+        CHECK(certify_point(f, parse_claim(claim), CertifyParams{}).verdict == Verdict::undecided);
+    }
+    // The same shape lifted clear of its error holds.
+    const DriftField g = poly_field([](double r) { return (r - 0.3) * (r - 0.3) + 1e-6; },
+                                    [](double r) { return 2 * (r - 0.3); }, 1e-12);
+    CHECK(certify_point(g, parse_claim("monotone"), CertifyParams{}).verdict == Verdict::holds);
+    CHECK(certify_point(g, parse_claim("attractors=1"), CertifyParams{}).verdict == Verdict::holds);
+}
+
+TEST_CASE("certify: a feature the table cannot resolve is never reported as holds") {
+    // j' = 1 - 1.5 exp(-((rho - 0.3)/0.02)^2): negative on a narrow interval; its Chebyshev
+    // table needs hundreds of points. With at most 33 the point must stay undecided or fail.
+    const DriftField f = poly_field([](double r) { return 1 - 1.5 * std::exp(-std::pow((r - 0.3) / 0.02, 2)); },
+                                    [](double r) { return 1.5 * 2 * (r - 0.3) / 4e-4 * std::exp(-std::pow((r - 0.3) / 0.02, 2)); });
+    CertifyParams p;
+    p.table.max_points = 33;
+    CHECK(certify_point(f, parse_claim("monotone"), p).verdict != Verdict::holds);
+    p.table.max_points = 1025;
+    CHECK(certify_point(f, parse_claim("monotone"), p).verdict == Verdict::fails);
+}
+
+TEST_CASE("certify: attractors of a field with known equilibria") {
+    // j' = (rho + 0.5)(rho - 0.2): -1 repels (j'(-1) > 0), -0.5 attracts, 0.2 repels, +1 attracts.
+    const DriftField f = poly_field([](double r) { return (r + 0.5) * (r - 0.2); }, [](double r) { return 2 * r + 0.3; });
+    const PointCertificate c = certify_point(f, parse_claim("attractors=2"), CertifyParams{});
+    REQUIRE(c.verdict == Verdict::holds);
+    REQUIRE(c.equilibria.size() == 4);
+    CHECK(c.equilibria[1].rho == doctest::Approx(-0.5));
+    CHECK(c.equilibria[1].stable);
+    CHECK(c.equilibria[1].dfdrho == doctest::Approx((1 - 0.25) * (-0.7)));
+    CHECK(c.equilibria[2].rho == doctest::Approx(0.2));
+    CHECK(certify_point(f, parse_claim("attractors=1"), CertifyParams{}).verdict == Verdict::fails);
+    // Flat fields are decided exactly: nothing attracts.
+    const ModelParams flat{50, 1000, 0, 1.0, 1.0, 1.0};
+    CHECK(certify_point(flat, parse_claim("attractors=0"), CertifyParams{}).verdict == Verdict::holds);
+    CHECK(certify_point(flat, parse_claim("monotone"), CertifyParams{}).verdict == Verdict::fails);
+}
+
+TEST_CASE("certify: the hitting time agrees with the ODE solver, never reaching the level fails") {
+    const ModelParams m{50, 1000, 100, 1.0, 1.0, 1.0};
+    CertifyParams p;
+    p.rho0 = 0.05;
+    const PointCertificate c = certify_point(m, parse_claim("hitting-time<=10"), p);
+    REQUIRE(c.verdict == Verdict::holds);
+    const OdeSolution ode = solve_ode(DriftField::exact(m), 0.05, {1000.0});
+    REQUIRE(ode.hit_time);
+    CHECK(std::abs(c.hit_time - *ode.hit_time) <= c.hit_time_err + ode.hit_time_err + 1e-9);
+    CHECK(c.hit_time == doctest::Approx(4.03728795).epsilon(1e-8));
+    CHECK(certify_point(m, parse_claim("hitting-time<=4"), p).verdict == Verdict::fails);
+    // From inside the basin of -1 for d = L = 50, R = 25 (repeller at -0.644) the flow goes to
+    // -1 and reaches -0.99; from just above the repeller it goes up.
+    const ModelParams b{50, 50, 25, 1.0, 1.0, 1.0};
+    p.rho0 = -0.8;
+    const PointCertificate down = certify_point(b, parse_claim("hitting-time<=1000"), p);
+    CHECK(down.verdict == Verdict::holds);
+    // A field with an attracting zero between rho0 and the level never reaches it.
+    const DriftField stop = poly_field([](double r) { return 0.5 - r; }, [](double) { return -1.0; });
+    p.rho0 = 0.1;
+    const PointCertificate never = certify_point(stop, parse_claim("hitting-time<=1000"), p);
+    CHECK(never.verdict == Verdict::fails);
+    CHECK(never.margin == -1.0);
+    CHECK(never.hit_time == -1.0);
+}
+
+TEST_CASE("certify: filtering holds for the default model and fails when E[A_I] decreases") {
+    const PointCertificate c = certify_point(ModelParams{}, parse_claim("filtering"), CertifyParams{});
+    CHECK(c.verdict == Verdict::holds);
+    const DriftField f = DriftField::from_functions([](double) { return 1.0; }, [](double) { return 0.0; }, 1e-15, "test",
+                                                    {}, [](double r) { return 0.5 + 0.1 * r - 0.2 * r * r; });
+    const PointCertificate bad = certify_point(f, parse_claim("filtering"), CertifyParams{});
+    CHECK(bad.verdict == Verdict::fails);
+    CHECK(bad.where > 0.25);  // d/drho = 0.1 - 0.4 rho < 0 beyond 0.25
+}
+
+TEST_CASE("certify: JSON hooks round-trip a certificate") {
+    const PointCertificate c =
+        certify_point(ModelParams{100, 10500, 500, 3.0, 1.0, 1.0}, parse_claim("attractors=2"), CertifyParams{});
+    const nlohmann::json j = c;
+    const PointCertificate d = j.get<PointCertificate>();
+    CHECK(nlohmann::json(d) == j);
+    CHECK(d.equilibria.size() == 3);
+    CertifyParams p;
+    p.rho0 = 0.3;
+    p.table.exact.z_range = 11;
+    CHECK(nlohmann::json(nlohmann::json(p).get<CertifyParams>()) == nlohmann::json(p));
+}
+
+TEST_CASE("certify: the certified portrait agrees with rhoflow phase across the bistability threshold") {
+    for (double theta : {0.5, 0.95, 1.0, 1.05, 1.5, 2.5}) {
+        CAPTURE(theta);
+        const ModelParams m{100, 10500, 500, theta, 1.0, 1.0};
+        const PointCertificate c = certify_point(m, parse_claim("attractors=1"), CertifyParams{});
+        REQUIRE(c.verdict != Verdict::undecided);
+        const PhasePortrait p = phase_portrait(DriftField::exact(m));
+        REQUIRE(c.equilibria.size() == p.equilibria.size());
+        for (std::size_t i = 0; i < p.equilibria.size(); ++i) {
+            CHECK(c.equilibria[i].stable == p.equilibria[i].stable);
+            CHECK(std::abs(c.equilibria[i].rho - p.equilibria[i].rho) <= c.equilibria[i].rho_err + 1e-9);
+            CHECK(std::abs(c.equilibria[i].dfdrho - p.equilibria[i].dfdrho) <=
+                  c.equilibria[i].dfdrho_err + p.equilibria[i].dfdrho_err + 1e-9);
+        }
+    }
+}

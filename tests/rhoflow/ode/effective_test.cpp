@@ -1,0 +1,83 @@
+// Effective dynamics: the one-step moment tables against the exact leading order, and the
+// effective chain against an autoregression with known moments.
+#include "rhoflow/ode/effective.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "rhoflow/field/gradient_moments.hpp"
+#include "rhoflow/ode/step_moments.hpp"
+
+using namespace rhoflow;
+
+TEST_CASE("step moments: at a small step, (a - F)/eta and v match the exact B and Sigma") {
+    // eta = 1e-3: a = F + eta B + O(eta^2), v = Sigma + O(eta). The table's a and v carry standard
+    // errors; each node must agree within 4 SE plus a bound on the O(eta) remainder (|B| eta
+    // for v, generous; c2 eta^2 with |c2| <= 30 for a, from the eta = 0.01 and 0.04 tables).
+    // With 9 nodes x 2 quantities x 2 rules, a correct code fails with probability about 0.2%.
+    const ModelParams m{50, 1000, 100, 1.0, 1.0, 1.0};
+    const DriftField F = DriftField::exact(m);
+    const double eta = 1e-3;
+    for (const UpdateRule rule : {UpdateRule::normalized, UpdateRule::tangent}) {
+        const StepMomentTable t = measure_step_moments(m, F, eta, rule, {8, 4000, 11, 0});
+        for (const auto& n : t.nodes) {
+            if (std::abs(n.rho) == 1.0) continue;  // Sigma = 0 there; checked by the rounding below
+            const OneStepExpansion x = one_step_expansion(m, n.rho, rule);
+            CAPTURE(n.rho);
+            CHECK(std::abs(n.F - x.F) < 1e-10);
+            CHECK(std::abs(n.a - (x.F + eta * x.B)) < 4 * n.a_err + 30 * eta * eta);
+            CHECK(std::abs(n.v - x.Sigma) < 4 * n.v_err + std::abs(x.B) * eta);
+        }
+    }
+}
+
+TEST_CASE("effective chain: a linear drift and constant variance give the AR(1) mean and spread") {
+    // With F = 0 and a table whose a is -kappa (rho - m) and v constant, the effective chain is
+    // rho_{k+1} = rho_k - eta kappa (rho_k - m) + eta sqrt(v) Z: an AR(1) whose mean and variance
+    // at step k are known exactly.
+    const double kappa = 1.5, mu = 0.2, v = 0.8, eta = 0.02, rho0 = -0.3;
+    const DriftField zero = DriftField::from_functions([](double) { return 0.0; }, [](double) { return 0.0; }, 0.0, "zero");
+    StepMomentTable t;
+    t.eta = eta;
+    for (double r : Chebyshev::lobatto_points(16)) t.nodes.push_back({r, 0.0, -kappa * (r - mu), 0.0, v, 0.0});
+    const EffectiveDrift D(zero, {t});
+    CHECK(D.a(0.7, eta) == doctest::Approx(-kappa * (0.7 - mu)).epsilon(1e-12));
+    CHECK(D.v(-0.1, eta) == doctest::Approx(v).epsilon(1e-12));
+    const std::int64_t K = 400;
+    PredictionParams pp;
+    pp.paths = 20000;
+    pp.seed = 5;
+    const EffectivePrediction p = predict_ensemble(D, [&](std::int64_t) { return eta; }, K, {0, 50, K}, rho0, 10, 0.01, pp);
+    const double phi = 1 - eta * kappa;
+    for (const auto& r : p.records) {
+        const double k = static_cast<double>(r.step);
+        const double mean = mu + (rho0 - mu) * std::pow(phi, k);
+        const double var = eta * eta * v * (1 - std::pow(phi, 2 * k)) / (1 - phi * phi);
+        CAPTURE(r.step);
+        CHECK(std::abs(r.rho.mean - mean) < 4 * r.rho.se + 1e-12);  // false alarm ~6e-5 per row
+        const double sd = r.rho.se * std::sqrt(static_cast<double>(r.rho.n));
+        CHECK(sd == doctest::Approx(std::sqrt(var)).epsilon(0.03));  // 20000 paths: sd to ~0.5%
+        CHECK(r.t == doctest::Approx(eta * k).epsilon(1e-12));
+    }
+    // The effective ODE is the noise-free recursion's limit: m + (rho0 - m) e^{-kappa t}.
+    const auto ode = solve_effective_ode(D, [&](std::int64_t) { return eta; }, K, rho0, {1.0, 4.0});
+    CHECK(ode[0] == doctest::Approx(mu + (rho0 - mu) * std::exp(-kappa * 1.0)).epsilon(1e-6));
+    CHECK(ode[1] == doctest::Approx(mu + (rho0 - mu) * std::exp(-kappa * 4.0)).epsilon(1e-6));
+}
+
+TEST_CASE("effective equilibria: the roots of a and their stability") {
+    // a(rho) = (rho - 0.2)(rho - 0.8)(-1): attracting at 0.8, repelling at 0.2.
+    const DriftField zero = DriftField::from_functions([](double) { return 0.0; }, [](double) { return 0.0; }, 0.0, "zero");
+    StepMomentTable t;
+    t.eta = 0.01;
+    for (double r : Chebyshev::lobatto_points(16))
+        t.nodes.push_back({r, 0.0, -(r - 0.2) * (r - 0.8), 1e-6, 0.5, 0.0});
+    const auto eq = effective_equilibria(EffectiveDrift(zero, {t}), 0.01);
+    REQUIRE(eq.size() == 2);
+    CHECK(eq[0].rho == doctest::Approx(0.2).epsilon(1e-10));
+    CHECK(eq[0].kind == "repeller");
+    CHECK(eq[1].rho == doctest::Approx(0.8).epsilon(1e-10));
+    CHECK(eq[1].kind == "attractor");
+    CHECK(eq[1].slope == doctest::Approx(-0.6).epsilon(1e-6));
+}
