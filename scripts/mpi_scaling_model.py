@@ -11,8 +11,9 @@ as rhoflow does for N ranks (trial blocks of about 1/8 of total work / N, at lea
 each; each moment table into node blocks about a trial block's size, at least one node each),
 then simulates rhoflow's scheduler: N ranks, units handed out largest
 first to whichever rank is free, each unit paying one round trip (latency, plus its result's
-bytes over the bandwidth), a cell's finish run by rank 0 as soon as its last unit is back
-(rank 0 runs ready finishes before taking new units). Standard library only.
+bytes over the bandwidth); once a comparison's units are all back its finish is one more unit,
+taken before any other by the first free rank; rank 0 then writes the cell (rank 0 writes before
+taking anything else). Standard library only.
 """
 import argparse
 import heapq
@@ -48,22 +49,25 @@ def cells_from(run):
             "table_work": sum(units[split:]),  # seconds, cut into blocks of whole nodes below
             "levels": levels,
             "nodes": nodes,
-            "finish": c.get("finish_seconds", 0.0),
+            "finish": c.get("finish_seconds", 0.0),  # a comparison's finish: one unit, any rank
+            "write": c.get("write_seconds", 0.0),    # rank 0 only
         })
     return cells
 
 
 def simulate(cells, n, latency, bytes_per_trial, bandwidth):
+    """Makespan and busy seconds per rank of rhoflow's scheduler on n ranks (see the module doc)."""
     total_trial = sum(c["trial_work"] for c in cells)
     target = total_trial / (8.0 * n) if total_trial > 0 else 1.0
-    units = []  # (-cost, seq, cell index, seconds, bytes)
+    units = []  # heap of (-seconds, seq, cell, seconds, result bytes)
     seq = 0
 
     def add(i, secs, nbytes):
         nonlocal seq
-        units.append((-secs, seq, i, secs, nbytes))
+        heapq.heappush(units, (-secs, seq, i, secs, nbytes))
         seq += 1
 
+    remaining = [0] * len(cells)
     for i, c in enumerate(cells):
         blocks = 1
         if c["trial_work"] > 0:
@@ -75,44 +79,48 @@ def simulate(cells, n, latency, bytes_per_trial, bandwidth):
             node_blocks = max(1, min(c["nodes"], math.ceil(per_level / max(c["trial_work"] / blocks, 1e-9))))
             for _ in range(c["levels"] * node_blocks):
                 add(i, per_level / node_blocks, 100.0 * c["nodes"] / node_blocks)
-    heapq.heapify(units)
-    remaining = [0] * len(cells)
-    for u in units:
-        remaining[u[2]] += 1
-    # Event simulation: ranks become free at times; rank 0 first runs ready finishes.
+        remaining[i] = seq - sum(remaining)
+    finishes, writes = [], []  # ready: a comparison's finish (any rank), a cell's files (rank 0)
+    events = []  # (time, kind, cell): a unit ("u") or a finish ("f") is back at rank 0
     free = [(0.0, r) for r in range(n)]
     heapq.heapify(free)
-    done_events = []  # (time, cell): a unit of `cell` returns at `time`
-    ready_finishes = []
     busy = [0.0] * n
     makespan = 0.0
-    while units or done_events or ready_finishes:
+    while units or events or finishes or writes:
         t, r = heapq.heappop(free)
-        # Results that are back by t make finishes ready.
-        while done_events and done_events[0][0] <= t:
-            dt, ci = heapq.heappop(done_events)
-            remaining[ci] -= 1
-            if remaining[ci] == 0:
-                ready_finishes.append(ci)
-        if r == 0 and ready_finishes:
-            ci = ready_finishes.pop(0)
-            end = t + cells[ci]["finish"]
-            busy[0] += cells[ci]["finish"]
-            makespan = max(makespan, end)
-            heapq.heappush(free, (end, r))
-            continue
-        if units:
+        while events and events[0][0] <= t:
+            _, kind, ci = heapq.heappop(events)
+            if kind == "f" or cells[ci]["finish"] == 0:
+                if kind == "f" or remaining[ci] == 1:
+                    writes.append(ci)
+                if kind == "u":
+                    remaining[ci] -= 1
+            else:
+                remaining[ci] -= 1
+                if remaining[ci] == 0:
+                    finishes.append(ci)
+        comm = 0.0 if r == 0 else latency
+        if r == 0 and writes:
+            ci = writes.pop(0)
+            secs, end, kind = cells[ci]["write"], t + cells[ci]["write"], None
+        elif finishes:
+            ci = finishes.pop(0)
+            secs = cells[ci]["finish"]
+            end, kind = t + secs + comm + (0 if r == 0 else bytes_per_trial * cells[ci]["trials"] / bandwidth), "f"
+        elif units:
             _, _, ci, secs, nbytes = heapq.heappop(units)
-            comm = 0.0 if (r == 0) else latency + nbytes / bandwidth
-            end = t + secs + comm
-            busy[r] += secs
-            heapq.heappush(done_events, (end, ci))
-            makespan = max(makespan, end)
-            heapq.heappush(free, (end, r))
+            end, kind = t + secs + comm + (0 if r == 0 else nbytes / bandwidth), "u"
+        else:
+            if events:  # wait for the next result (it may make a finish or a write ready)
+                heapq.heappush(free, (max(events[0][0], t), r))
+            elif r == 0 and (finishes or writes):
+                heapq.heappush(free, (t, r))
             continue
-        # No unit left: the other ranks are done; rank 0 waits for the next result to finish a cell.
-        if r == 0 and done_events:
-            heapq.heappush(free, (max(done_events[0][0], t), r))
+        busy[r] += secs
+        if kind:
+            heapq.heappush(events, (end, kind, ci))
+        makespan = max(makespan, end)
+        heapq.heappush(free, (end, r))
     return makespan, busy
 
 
@@ -126,12 +134,12 @@ def main():
     a = ap.parse_args()
     run = json.load(open(a.run_json))
     cells = cells_from(run)
-    one = sum(c["trial_work"] + c["table_work"] + c["finish"] for c in cells)
-    serial = sum(c["finish"] for c in cells)
+    one = sum(c["trial_work"] + c["table_work"] + c["finish"] + c["write"] for c in cells)
+    serial = sum(c["write"] for c in cells)
     trial = max(c["trial_work"] / c["trials"] for c in cells)
     node = max((c["table_work"] / (c["levels"] * c["nodes"]) for c in cells if c["levels"]), default=0.0)
     finish = max(c["finish"] for c in cells)
-    print(f"work on one rank: {one:.1f} s, of which rank 0's finishes {serial:.1f} s (largest {finish:.2f} s); "
+    print(f"work on one rank: {one:.1f} s, of which rank 0's writes {serial:.1f} s; largest finish {finish:.2f} s; "
           f"smallest possible units: one trial {trial:.2f} s, one table node {node:.3f} s")
     print("| ranks | modelled wall (s) | speed-up | efficiency | load imbalance (max/mean busy) |")
     print("|---:|---:|---:|---:|---:|")

@@ -489,14 +489,17 @@ struct CellWork {
     std::unique_ptr<EnsembleBlocks> sga;
     std::unique_ptr<CompareUnits> compare;
     std::string single;      // rank 0: the one unit's output
+    std::vector<std::string> outputs;  // rank 0, compare: each unit's output, shipped to the rank that finishes the cell
+    JobResult result;                  // rank 0, compare: the finished comparison
     std::int64_t units = 1;
     std::uint64_t first_tag = 0;  // tags first_tag ... first_tag + units - 1
     // Rank 0's bookkeeping.
     std::int64_t remaining = 0;
     std::set<int> ranks;
-    double seconds = 0, finish_seconds = 0;
+    double seconds = 0, finish_seconds = 0, write_seconds = 0;
     std::vector<double> unit_seconds;  // per unit, where it ran
     std::int64_t table_units = 0;      // compare: its last units are moment-table blocks
+    bool compare_cell = false;
 };
 
 // Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
@@ -565,6 +568,8 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             } else if (const auto* k = std::get_if<CompareJob>(&c.job)) {
                 w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
                 w.units = w.compare->size();
+                w.outputs.resize(static_cast<std::size_t>(w.units));
+                w.compare_cell = true;
                 for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->part(u) == 2;
             }
         });
@@ -579,8 +584,21 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
     auto unit_cost = [&](const CellWork& w, std::int64_t u) {
         return w.sga ? w.sga->cost(u) : w.compare ? w.compare->cost(u) : kSingleCost;
     };
-    // What a rank computes for a unit ("TAG").
+    // What a rank computes for a unit ("TAG"), or for a comparison's finish ("F<index into work>\n"
+    // then its units' outputs): the comparison, on whichever rank is free, not only rank 0.
     auto run_unit = [&](const std::string& input) {
+        if (!input.empty() && input[0] == 'F') {
+            const std::size_t nl = input.find('\n');
+            CellWork& w = work.at(std::stoull(input.substr(1, nl - 1)));
+            return in_cell(e, e.cells[w.cell], [&]() -> std::string {
+                const json bundle = detail::from_cbor_bytes(input.substr(nl + 1));
+                for (std::size_t u = 0; u < bundle.size(); ++u) {
+                    const auto& bytes = bundle[u].get_binary();
+                    w.compare->accept(static_cast<std::int64_t>(u), std::string(bytes.begin(), bytes.end()));
+                }
+                return detail::to_cbor_bytes(json(w.compare->finish()));
+            });
+        }
         const std::uint64_t tag = std::stoull(input);
         const CellWork& w = work.at(of_tag.at(tag));
         const auto u = static_cast<std::int64_t>(tag - w.first_tag);
@@ -602,13 +620,13 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             for (std::int64_t u = 0; u < w.units; ++u) sum += unit_cost(w, u);
         progress->total = static_cast<std::int64_t>(sum / 1e6) + 1;
     }
-    // Rank 0, once a cell's units are all back: its result, its files, its manifest entry.
+    // Rank 0, once a cell's result is complete: its files and its manifest entry.
     auto finish = [&](CellWork& w) {
         const ExperimentCell& c = e.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
         in_cell(e, c, [&] {
             JobResult r = w.sga ? JobResult(w.sga->result())
-                          : w.compare ? JobResult(w.compare->finish())
+                          : w.compare ? std::move(w.result)
                                       : result_from_document(c.job, detail::from_cbor_bytes(w.single));
             write_cell(c, r, partial, o.render_figures);
             out.results[w.cell] = std::move(r);
@@ -616,10 +634,9 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         w.sga.reset();
         w.compare.reset();
         w.single.clear();
-        w.finish_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        w.seconds += w.finish_seconds;
-        busy[0] += w.finish_seconds;
-        if (std::holds_alternative<CompareJob>(c.job)) w.ranks.insert(0);  // its finish is real work (assembly is not)
+        w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        w.seconds += w.write_seconds;
+        busy[0] += w.write_seconds;
         record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "complete");
         std::string who;
         for (int r : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", r);
@@ -631,9 +648,22 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             for (std::int64_t u = 0; u < w.units; ++u)
                 tasks.push_back({std::to_string(w.first_tag + static_cast<std::uint64_t>(u)), unit_cost(w, u),
                                  w.first_tag + static_cast<std::uint64_t>(u), false, {}});
-    constexpr std::uint64_t kFinish = std::uint64_t{1} << 62;  // finish tags: kFinish + index into work
+    constexpr std::uint64_t kFinish = std::uint64_t{1} << 62;  // a comparison's finish: kFinish + index into work
+    constexpr std::uint64_t kWrite = std::uint64_t{1} << 61;   // rank 0 writes a cell: kWrite + index into work
+    auto write_task = [&](std::size_t wi) { return PoolTask{"", 0, kWrite + wi, true, [&, wi] { finish(work[wi]); }}; };
     try {
         run_pool(run_unit, std::move(tasks), [&](PoolQueue& queue, const PoolTask& t, std::string output, int rank, double secs) {
+            if (t.tag >= kFinish) {  // a finished comparison
+                const std::size_t wi = static_cast<std::size_t>(t.tag - kFinish);
+                CellWork& w = work[wi];
+                in_cell(e, e.cells[w.cell], [&] { w.result = result_from_document(e.cells[w.cell].job, detail::from_cbor_bytes(output)); });
+                w.ranks.insert(rank);
+                w.finish_seconds = secs;
+                w.seconds += secs;
+                busy[static_cast<std::size_t>(rank)] += secs;
+                queue.add(write_task(wi));
+                return;
+            }
             const std::size_t wi = of_tag.at(t.tag);
             CellWork& w = work[wi];
             const auto u = static_cast<std::int64_t>(t.tag - w.first_tag);
@@ -641,7 +671,7 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
                 if (w.sga)
                     w.sga->accept(u, output);
                 else if (w.compare)
-                    w.compare->accept(u, output);
+                    w.outputs[static_cast<std::size_t>(u)] = std::move(output);
                 else
                     w.single = std::move(output);
             });
@@ -650,10 +680,24 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
             w.unit_seconds[static_cast<std::size_t>(u)] = secs;
             busy[static_cast<std::size_t>(rank)] += secs;
             if (progress) progress->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
-            if (--w.remaining == 0) queue.add({"", 0, kFinish + wi, true, [&, wi] { finish(work[wi]); }});
+            if (--w.remaining > 0) return;
+            if (!w.compare) {
+                queue.add(write_task(wi));
+                return;
+            }
+            // The comparison's finish (statistics, phase portrait, effective prediction: seconds of
+            // work) goes to the first free rank, before any other unit.
+            json bundle = json::array();
+            for (auto& o_u : w.outputs) {
+                bundle.push_back(json::binary(std::vector<std::uint8_t>(o_u.begin(), o_u.end())));
+                std::string().swap(o_u);
+            }
+            queue.add({fmt::format("F{}\n", wi) + detail::to_cbor_bytes(bundle), 1e300, kFinish + wi, false, {}});
         });
     } catch (const PoolError& err) {
-        const std::size_t wi = err.tag() >= kFinish ? static_cast<std::size_t>(err.tag() - kFinish) : of_tag.at(err.tag());
+        const std::size_t wi = err.tag() >= kFinish  ? static_cast<std::size_t>(err.tag() - kFinish)
+                               : err.tag() >= kWrite ? static_cast<std::size_t>(err.tag() - kWrite)
+                                                     : of_tag.at(err.tag());
         const ExperimentCell& c = e.cells[work.at(wi).cell];
         record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "failed", err.what());
         log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
@@ -669,7 +713,8 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
         json cell = {{"name", e.cells[i].dir}, {"ranks", who}, {"seconds", by_cell[i] ? by_cell[i]->seconds : read_seconds[i]}};
         if (by_cell[i]) {
             cell["units"] = by_cell[i]->units;
-            cell["finish_seconds"] = by_cell[i]->finish_seconds;  // rank 0's serial part: assembly, finish, files
+            if (by_cell[i]->compare_cell) cell["finish_seconds"] = by_cell[i]->finish_seconds;  // the comparison's finish, on one rank
+            cell["write_seconds"] = by_cell[i]->write_seconds;  // rank 0's serial part: assembly and files
             cell["unit_seconds"] = by_cell[i]->unit_seconds;
             if (by_cell[i]->table_units > 0) cell["table_units"] = by_cell[i]->table_units;  // the last ones
         }
