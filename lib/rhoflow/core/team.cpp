@@ -462,7 +462,20 @@ void lead(const std::function<std::string(const std::string&)>& work, std::vecto
 
 }  // namespace
 
+namespace {
+// Whether an MPI launcher started this process (mpirun, mpiexec, srun). Without one, MPI is not
+// initialised at all: a singleton MPI_Init costs about half a second (Open MPI starts a daemon),
+// which every plain `rhoflow ...` would pay for nothing.
+bool launched_by_mpi() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+        if (const char* x = std::getenv(v); x && *x) return true;
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");  // srun without a PMI variable
+    return std::getenv("SLURM_PROCID") && tasks && std::atoi(tasks) > 1;
+}
+}  // namespace
+
 MpiSession::MpiSession(int* argc, char*** argv) {
+    if (!launched_by_mpi()) return;  // a team of one, as without MPI
     int provided = 0;
     check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
     mpi_started = true;

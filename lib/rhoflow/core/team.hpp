@@ -41,8 +41,10 @@
 namespace rhoflow {
 
 /// MPI for the lifetime of a program's main(): MPI_Init_thread (MPI_THREAD_SERIALIZED: rank 0's
-/// serving thread makes MPI calls while its main thread computes) and MPI_Finalize. Without MPI
-/// (built with RHOFLOW_MPI=OFF) it does nothing. Create it after enable_interrupt_cleanup() so
+/// serving thread makes MPI calls while its main thread computes) and MPI_Finalize, when an MPI
+/// launcher started the process (mpirun/mpiexec/srun: their environment variables
+/// OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK or PMI_SIZE, or SLURM with more than one task);
+/// otherwise, and without MPI (built with RHOFLOW_MPI=OFF), it does nothing: a team of one. Create it after enable_interrupt_cleanup() so
 /// that MPI's own threads inherit the blocked signal mask (interrupt.hpp).
 class MpiSession {
 public:
