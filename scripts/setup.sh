@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs every Debian package that building rhoflow, running its tests and drawing its
-# figures needs. Idempotent: when everything is already installed it touches nothing.
+# figures needs (Open MPI's libopenmpi-dev and openmpi-bin for `mpirun -n N rhoflow ...`).
+# Idempotent: when everything is already installed it touches nothing.
 # Run as root on Debian 12 (bookworm); uses sudo when not root and sudo exists.
 set -eu
 PKGS="build-essential cmake git libboost-dev libeigen3-dev doctest-dev libcli11-dev libfmt-dev
-nlohmann-json3-dev libtomlplusplus-dev librandom123-dev gnuplot-nox"
+nlohmann-json3-dev libtomlplusplus-dev librandom123-dev gnuplot-nox libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

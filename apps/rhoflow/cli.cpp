@@ -9,6 +9,7 @@
 
 #include "progress.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"
@@ -176,6 +177,7 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
             Progress bar(progress, c.name);
             result = run(job, &progress);
         }
+        if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
         const nlohmann::json doc = document(job, result);
         if (!c.folder.empty()) {
             StagedDirectory out(c.folder);  // complete or absent under its final name
@@ -208,9 +210,12 @@ std::function<void()> run_work(const RunCommand& r) {
     check_path_flag(r.app, "out", r.out);
     auto e = std::make_shared<Experiment>(read_experiment(r.file, r.out));
     return [e, r] {
-        std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/\n", e->cells.size(), e->file, e->out.string());
+        if (team_root())
+            std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/{}\n", e->cells.size(), e->file,
+                                     e->out.string(), team_size() > 1 ? fmt::format(" on {} ranks", team_size()) : "");
         if (r.dry_run) {
-            for (const auto& c : e->cells) std::cout << cell_command_line(*e, c) << "\n";
+            if (team_root())
+                for (const auto& c : e->cells) std::cout << cell_command_line(*e, c) << "\n";
             return;
         }
         ProgressCounter progress;
@@ -219,6 +224,7 @@ std::function<void()> run_work(const RunCommand& r) {
         o.log = [](const std::string& line) { std::cerr << line << "\n"; };
         o.progress = &progress;
         const ExperimentResult res = run_experiment(*e, o);
+        if (!team_root()) return;
         for (const auto& [name, table] : res.summaries) std::cout << "## " << name << "\n\n" << to_markdown(table) << "\n";
         std::cerr << fmt::format("rhoflow run: summaries in {0}/<task>/summary.{{csv,md,tex}}, index in {0}/run.json\n",
                                  e->out.string());
@@ -238,6 +244,8 @@ Outcome guarded(F&& f) {
         return failure(2, e.what(), e.field());
     } catch (const NumericalError& e) {
         return failure(3, fmt::format("numerical failure: {}", e.what()));
+    } catch (const TeamAborted& e) {  // another rank failed; rank 0 reports it
+        return failure(e.kind(), e.what());
     } catch (const std::exception& e) {
         return failure(1, e.what());
     }
@@ -315,8 +323,17 @@ Outcome execute(const std::function<void()>& work) { return work ? guarded(work)
 int dispatch(const std::vector<std::string>& args) {
     std::function<void()> work;
     Outcome o = prepare(args, &work);
+    const bool prepared = o.code == 0;
     if (o.code == 0) o = execute(work);
-    if (o.code != 0) std::cerr << "rhoflow: " << (o.code == 3 ? "" : "error: ") << o.message << "\n";
+    if (o.code != 0) {
+        // Under MPI every rank parses the same input and fails alike, and a failure inside shared
+        // work reaches rank 0 (which names the rank): rank 0 reports. A failure on one rank alone
+        // is reported by that rank, and ends the job, since other ranks may be waiting for it.
+        const bool shared = !prepared || team_failure_shared();
+        const std::string who = team_size() > 1 && !team_root() ? fmt::format("rank {}: ", team_rank()) : "";
+        if (team_root() || !shared) std::cerr << "rhoflow: " << who << (o.code == 3 ? "" : "error: ") << o.message << "\n";
+        if (!shared && team_size() > 1) MpiSession::abort(o.code);
+    }
     return o.code;
 }
 

@@ -1,19 +1,42 @@
 // The rhoflow command line: a thin layer over the library (see docs/cli.md).
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/io/interrupt.hpp"
 
+namespace {
+// This process's rank as the launcher says (mpirun, srun), before MPI starts: for messages.
+std::string launcher_rank() {
+    for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+        if (const char* r = std::getenv(v); r && *r) return r;
+    return "";
+}
+}  // namespace
+
 int main(int argc, char** argv) {
-    // First, before any thread starts: SIGINT/SIGTERM/SIGHUP then remove the partial output
-    // (temporary files and folders), say so on stderr and exit with 128 + the signal number.
+    // First, before any thread starts (MPI's included, so that they inherit the blocked signals):
+    // SIGINT/SIGTERM/SIGHUP then remove the partial output (temporary files and folders), say so
+    // on stderr and exit with 128 + the signal number. Under mpirun, which forwards SIGTERM to
+    // every rank, rank 0 alone has temporaries; the others just say they were interrupted.
+    const std::string rank = launcher_rank();
+    const std::string program = rank.empty() || rank == "0" ? "rhoflow" : "rhoflow (rank " + rank + ")";
     try {
-        rhoflow::enable_interrupt_cleanup("rhoflow");
+        rhoflow::enable_interrupt_cleanup(program);
     } catch (const std::exception& e) {
-        std::cerr << "rhoflow: warning: " << e.what() << "; an interruption may leave temporary files\n";
+        std::cerr << program << ": warning: " << e.what() << "; an interruption may leave temporary files\n";
+    }
+    std::optional<rhoflow::MpiSession> mpi;
+    try {
+        mpi.emplace(&argc, &argv);  // without MPI (RHOFLOW_MPI=OFF) a team of one
+    } catch (const std::exception& e) {
+        std::cerr << program << ": error: " << e.what() << "\n";
+        return 1;
     }
     std::vector<std::string> args(argv + 1, argv + argc);
     return rhoflow::cli::dispatch(args);

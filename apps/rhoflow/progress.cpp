@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "rhoflow/core/team.hpp"
+
 namespace rhoflow::cli {
 
 Progress::Progress(const ProgressCounter& counter, std::string label) : counter_(counter), label_(std::move(label)) {
-    if (!::isatty(STDERR_FILENO)) return;
+    if (!::isatty(STDERR_FILENO) || !team_root()) return;  // under MPI: rank 0's bar only
     thread_ = std::thread([this] {
         const auto start = std::chrono::steady_clock::now();
         while (!stop_.load()) {

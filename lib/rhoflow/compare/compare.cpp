@@ -4,11 +4,13 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "rhoflow/compare/pseudotrajectory.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/compare/detail/explain_gap.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -279,19 +281,16 @@ std::vector<SgaParams> study_runs(const CompareParams& p, double rho0, double ho
     return runs;
 }
 
-StepSizeStudy run_study(const CompareParams& p, const DriftField& F, const std::vector<SgaParams>& runs, double rho0,
-                        double horizon, ProgressCounter* progress) {
+StepSizeStudy study_result(const CompareParams& p, const std::vector<SgaParams>& runs,
+                           const std::vector<std::vector<double>>& sups, double rho0, double horizon) {
     StepSizeStudy st;
     st.horizon = horizon;
     st.rho0 = rho0;
     st.trials = p.study_trials;
     std::vector<double> lx, ly;
-    for (const SgaParams& q : runs) {
-        GapConfig qc;
-        qc.horizon = p.horizon;
-        const std::vector<TrialGaps> qs = run_tracked(p.model, q, F, qc, progress, nullptr);
-        std::vector<double> sup;
-        for (const auto& s : qs) sup.push_back(s.sup_tracking);
+    for (std::size_t m = 0; m < runs.size(); ++m) {
+        const SgaParams& q = runs[m];
+        const std::vector<double>& sup = sups[m];
         const MeanCI ci = mean_ci(sup);
         st.rows.push_back({q.schedule.eta0, q.schedule.k0, q.steps, ci, quantile(sup, 0.5), q.purpose_sub});
         lx.push_back(std::log(q.schedule.eta0));
@@ -306,31 +305,60 @@ StepSizeStudy run_study(const CompareParams& p, const DriftField& F, const std::
 
 }  // namespace
 
-CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field) {
-    p.validate();
-    const DriftField base = field ? *field : DriftField::make(p.model, p.field, p.table);
-    const DriftField F = p.field_scale == 1.0 ? base : base.scaled(p.field_scale);
-    const Plan plan = make_plan(p);
-    const SgaParams& sg = p.sga;
+// ------------------------------------------------------------------------------- units
 
-    const double study_rho0 = sg.rho0.value_or(0.1);
-    const double study_t = p.study_eta0.empty() ? 0.0 : study_horizon_for(p, F, study_rho0, plan.t_final);
-    const std::vector<SgaParams> study = p.study_eta0.empty() ? std::vector<SgaParams>{} : study_runs(p, study_rho0, study_t);
-    if (progress) {
-        std::int64_t total = sg.steps * sg.trials;
-        for (const auto& q : study) total += q.steps * q.trials;
-        progress->total = total;
-    }
+namespace {
 
-    SgaParams sp = sg;
-    sp.record_steps = plan.rows;
+// What every unit and the finish need: computed from the parameters alone (the same bits on
+// every rank), once per process.
+struct Context {
+    DriftField F;
+    Plan plan;
+    double study_rho0 = 0, study_t = 0;
+    std::vector<SgaParams> study;
+    SgaParams sp;
     GapConfig cfg;
-    cfg.horizon = p.horizon;
-    cfg.anchors = plan.anchors;
-    cfg.record_steps = plan.records;
-    EnsembleResult ens;
-    const std::vector<TrialGaps> slots = run_tracked(p.model, sp, F, cfg, progress, &ens);
+};
 
+Context make_context(const CompareParams& p, const DriftField* field) {
+    const DriftField base = field ? *field : DriftField::make(p.model, p.field, p.table);
+    Context c{p.field_scale == 1.0 ? base : base.scaled(p.field_scale), make_plan(p), 0, 0, {}, p.sga, {}};
+    c.study_rho0 = p.sga.rho0.value_or(0.1);
+    c.study_t = p.study_eta0.empty() ? 0.0 : study_horizon_for(p, c.F, c.study_rho0, c.plan.t_final);
+    if (!p.study_eta0.empty()) c.study = study_runs(p, c.study_rho0, c.study_t);
+    c.sp.record_steps = c.plan.rows;
+    c.cfg.horizon = p.horizon;
+    c.cfg.anchors = c.plan.anchors;
+    c.cfg.record_steps = c.plan.records;
+    return c;
+}
+
+// The trials of one ensemble with their gap records.
+struct Tracked {
+    EnsembleResult ens;
+    std::vector<TrialGaps> slots;
+};
+
+Tracked run_tracked_all(const ModelParams& model, const SgaParams& sp, const DriftField& F, const GapConfig& cfg,
+                        ProgressCounter* progress) {
+    Tracked t;
+    t.slots = run_tracked(model, sp, F, cfg, progress, &t.ens);
+    return t;
+}
+
+std::vector<double> sups_of(const std::vector<TrialGaps>& slots) {
+    std::vector<double> sup;
+    for (const auto& s : slots) sup.push_back(s.sup_tracking);
+    return sup;
+}
+
+// Everything after the trials and the tables: the single-process code of the comparator.
+CompareResult finish_compare(const CompareParams& p, const Context& c, const EnsembleResult& ens,
+                             const std::vector<TrialGaps>& slots, const std::vector<std::vector<double>>& study_sups,
+                             std::vector<StepMomentTable> tables) {
+    const SgaParams& sg = p.sga;
+    const Plan& plan = c.plan;
+    const DriftField& F = c.F;
     CompareResult out;
     out.params = p;
     out.field = F.info();
@@ -340,18 +368,252 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
     out.hitting_time = hitting_times(ens, F, sg, plan.t_final);
     out.gap_fit = fit_gap(out.gap, out.hitting_time.ode ? out.hitting_time.ode->mean : 0.0, sg.schedule);
     out.table = table_rows(plan, ens, slots, out.gap, F);
-    std::vector<double> sups;
-    for (const auto& s : slots) sups.push_back(s.sup_tracking);
+    const std::vector<double> sups = sups_of(slots);
     out.tracking_error = mean_ci(sups);
     out.tracking_error_max = *std::max_element(sups.begin(), sups.end());
     out.summary = ens.summary;
     out.rho_ode_final = out.table.back().rho_ode;
-    if (!study.empty()) out.study = run_study(p, F, study, study_rho0, study_t, progress);
+    if (!c.study.empty()) out.study = study_result(p, c.study, study_sups, c.study_rho0, c.study_t);
     out.trajectory = trajectory(plan, ens, slots);
     out.field_curve = field_curve(F);
     out.warning = ens.warning;
-    if (p.effective.enabled) detail::explain_gap(p, F, plan.records, ens, out);
+    if (p.effective.enabled) detail::explain_gap(p, F, plan.records, ens, std::move(tables), out);
     return out;
+}
+
+std::int64_t total_steps(const CompareParams& p, const Context& c) {
+    std::int64_t total = p.sga.steps * p.sga.trials;
+    for (const auto& q : c.study) total += q.steps * q.trials;
+    return total;
+}
+
+nlohmann::json gaps_json(const std::vector<TrialGaps>& slots) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& s : slots) j.push_back({s.gaps, s.sup_tracking, s.ode_records});
+    return j;
+}
+
+std::vector<TrialGaps> gaps_from_json(const nlohmann::json& j) {
+    std::vector<TrialGaps> slots;
+    for (const auto& e : j) slots.push_back({e.at(0).get<std::vector<std::optional<double>>>(), e.at(1).get<double>(),
+                                             e.at(2).get<std::vector<double>>()});
+    return slots;
+}
+
+}  // namespace
+
+// Units: [main blocks][study run 0 blocks]...[study run m-1 blocks][table node blocks].
+struct CompareUnits::Impl {
+    CompareParams p;
+    const DriftField* field = nullptr;
+    mutable std::once_flag once;
+    mutable std::unique_ptr<Context> ctx;
+    std::vector<std::int64_t> main_first, study_first;  // block starts (the study's runs share theirs)
+    std::vector<std::int64_t> node_first;  // the tables' node blocks (one block serves every step size)
+    std::int64_t tables = 0, table_nodes = 0;  // tables: 1 with the effective dynamics, else 0
+    // Rank 0: outputs by unit.
+    std::vector<std::vector<TrialResult>> main_trials;
+    std::vector<std::vector<TrialGaps>> main_gaps;
+    std::vector<std::vector<std::vector<double>>> study_sups;  // [run][block]
+    std::vector<std::vector<std::optional<std::vector<StepMomentTable>>>> table_out;  // [0][node block]
+
+    const Context& context() const {
+        std::call_once(once, [&] { ctx = std::make_unique<Context>(make_context(p, field)); });
+        return *ctx;
+    }
+    static std::vector<std::int64_t> cut(std::int64_t n, std::int64_t blocks) {
+        const std::int64_t b = std::clamp<std::int64_t>(blocks, 1, n);
+        std::vector<std::int64_t> first;
+        for (std::int64_t i = 0; i < b; ++i) first.push_back(n * i / b);
+        return first;
+    }
+    static std::int64_t count(const std::vector<std::int64_t>& first, std::size_t i, std::int64_t n) {
+        return (i + 1 < first.size() ? first[i + 1] : n) - first[i];
+    }
+    std::int64_t mains() const { return static_cast<std::int64_t>(main_first.size()); }
+    std::int64_t studies() const { return static_cast<std::int64_t>(p.study_eta0.size() * study_first.size()); }
+    // Which part unit u is: 0 main (block), 1 study (run, block), 2 table (level, node block).
+    int kind(std::int64_t u, std::size_t& a, std::size_t& b) const {
+        if (u < mains()) return a = static_cast<std::size_t>(u), 0;
+        u -= mains();
+        if (u < studies()) {
+            a = static_cast<std::size_t>(u) / study_first.size();
+            b = static_cast<std::size_t>(u) % study_first.size();
+            return 1;
+        }
+        a = static_cast<std::size_t>(u - studies()) / node_first.size();
+        b = static_cast<std::size_t>(u - studies()) % node_first.size();
+        return 2;
+    }
+};
+
+CompareUnits::CompareUnits(const CompareParams& p, const DriftField* field, std::int64_t blocks)
+    : impl_(std::make_unique<Impl>()) {
+    p.validate();
+    Impl& m = *impl_;
+    m.p = p;
+    m.field = field;
+    m.main_first = Impl::cut(p.sga.trials, blocks);
+    if (!p.study_eta0.empty()) m.study_first = Impl::cut(p.study_trials, blocks);
+    m.tables = p.effective.enabled ? 1 : 0;
+    // A table (nodes x samples draws) is cut into node blocks about the size of a trial block.
+    m.table_nodes = p.effective.moments.nodes + 1;
+    const double trial_block = static_cast<double>(p.sga.steps) * static_cast<double>(p.sga.trials) /
+                               static_cast<double>(m.main_first.size());
+    const double table = static_cast<double>(m.table_nodes) * static_cast<double>(p.effective.moments.samples);
+    m.node_first = Impl::cut(m.table_nodes, static_cast<std::int64_t>(std::ceil(table / std::max(1.0, trial_block))));
+    m.main_trials.resize(m.main_first.size());
+    m.main_gaps.resize(m.main_first.size());
+    m.study_sups.assign(p.study_eta0.size(), std::vector<std::vector<double>>(m.study_first.size()));
+    m.table_out.assign(static_cast<std::size_t>(m.tables),
+                       std::vector<std::optional<std::vector<StepMomentTable>>>(m.node_first.size()));
+}
+
+CompareUnits::~CompareUnits() = default;
+
+std::int64_t CompareUnits::size() const noexcept {
+    return impl_->mains() + impl_->studies() + impl_->tables * static_cast<std::int64_t>(impl_->node_first.size());
+}
+
+double CompareUnits::cost(std::int64_t u) const {
+    const Impl& m = *impl_;
+    std::size_t a = 0, b = 0;
+    const double per_step = static_cast<double>(m.p.model.L) *
+                                (m.p.sga.sampler == SamplerKind::full ? static_cast<double>(m.p.model.d) : 1.0) + 50.0;
+    switch (m.kind(u, a, b)) {
+        case 0: return per_step * static_cast<double>(m.p.sga.steps * Impl::count(m.main_first, a, m.p.sga.trials));
+        case 1: return per_step * static_cast<double>(m.p.sga.steps * Impl::count(m.study_first, b, m.p.study_trials));
+        default:
+            return (static_cast<double>(m.p.model.L) + 50.0) * static_cast<double>(Impl::count(m.node_first, b, m.table_nodes)) *
+                   static_cast<double>(m.p.effective.moments.samples);
+    }
+}
+
+int CompareUnits::part(std::int64_t u) const {
+    std::size_t a = 0, b = 0;
+    return impl_->kind(u, a, b);
+}
+
+std::int64_t CompareUnits::steps(std::int64_t u) const {
+    const Impl& m = *impl_;
+    std::size_t a = 0, b = 0;
+    switch (m.kind(u, a, b)) {
+        case 0: return m.p.sga.steps * Impl::count(m.main_first, a, m.p.sga.trials);
+        case 1: return m.context().study[a].steps * Impl::count(m.study_first, b, m.p.study_trials);
+        default: return 0;
+    }
+}
+
+std::string CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
+    const Impl& m = *impl_;
+    const Context& c = m.context();
+    std::size_t a = 0, b = 0;
+    switch (m.kind(u, a, b)) {
+        case 0: {
+            SgaParams q = c.sp;
+            q.first_trial = c.sp.first_trial + m.main_first[a];
+            q.trials = Impl::count(m.main_first, a, m.p.sga.trials);
+            const Tracked t = run_tracked_all(m.p.model, q, c.F, c.cfg, progress);
+            return detail::to_cbor_bytes({t.ens.trials, gaps_json(t.slots)});
+        }
+        case 1: {
+            SgaParams q = c.study[a];
+            q.first_trial = m.study_first[b];
+            q.trials = Impl::count(m.study_first, b, m.p.study_trials);
+            GapConfig qc;
+            qc.horizon = m.p.horizon;
+            return detail::to_cbor_bytes(sups_of(run_tracked(m.p.model, q, c.F, qc, progress, nullptr)));
+        }
+        default:
+            return detail::to_cbor_bytes(detail::measure_table_nodes(m.p, c.F, static_cast<std::size_t>(m.node_first[b]),
+                                                                     static_cast<std::size_t>(Impl::count(m.node_first, b, m.table_nodes))));
+    }
+}
+
+void CompareUnits::accept(std::int64_t u, const std::string& output) {
+    Impl& m = *impl_;
+    const nlohmann::json j = detail::from_cbor_bytes(output);
+    std::size_t a = 0, b = 0;
+    switch (m.kind(u, a, b)) {
+        case 0:
+            m.main_trials[a] = j.at(0).get<std::vector<TrialResult>>();
+            m.main_gaps[a] = gaps_from_json(j.at(1));
+            break;
+        case 1: m.study_sups[a][b] = j.get<std::vector<double>>(); break;
+        default: m.table_out[a][b] = j.get<std::vector<StepMomentTable>>();
+    }
+}
+
+CompareResult CompareUnits::finish() const {
+    const Impl& m = *impl_;
+    const Context& c = m.context();
+    EnsembleResult ens;
+    ens.record_steps = record_steps_for(c.sp);
+    ens.record_times = c.sp.schedule.times_at(ens.record_steps);
+    ens.warning = c.sp.schedule.warning();
+    std::vector<TrialGaps> slots;
+    for (std::size_t i = 0; i < m.main_trials.size(); ++i) {
+        ens.trials.insert(ens.trials.end(), m.main_trials[i].begin(), m.main_trials[i].end());
+        slots.insert(slots.end(), m.main_gaps[i].begin(), m.main_gaps[i].end());
+    }
+    if (static_cast<std::int64_t>(ens.trials.size()) != m.p.sga.trials) throw std::runtime_error("compare: a trial block is missing");
+    ens.summary = summarise(ens.trials);
+    std::vector<std::vector<double>> sups;
+    for (const auto& run : m.study_sups) {
+        sups.emplace_back();
+        for (const auto& block : run) sups.back().insert(sups.back().end(), block.begin(), block.end());
+    }
+    std::vector<StepMomentTable> tables;  // the node blocks of every step size's table, in order
+    for (const auto& group : m.table_out)
+        for (const auto& block : group) {
+            if (!block) throw std::runtime_error("compare: a moment table block is missing");
+            if (tables.empty()) tables = *block;
+            else
+                for (std::size_t e = 0; e < tables.size(); ++e)
+                    tables[e].nodes.insert(tables[e].nodes.end(), block->at(e).nodes.begin(), block->at(e).nodes.end());
+        }
+    return finish_compare(m.p, c, ens, slots, sups, std::move(tables));
+}
+
+CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field) {
+    p.validate();
+    if (team_spread()) {
+        CompareUnits units(p, field, blocks_for(p.sga.trials, team_size()));
+        if (progress && team_root()) {
+            try {  // builds the field on rank 0; if that fails, the units fail the same way, inside the pool
+                std::int64_t total = 0;
+                for (std::int64_t u = 0; u < units.size(); ++u) total += units.steps(u);
+                progress->total = total;
+            } catch (const std::exception&) {
+            }
+        }
+        std::vector<PoolTask> tasks;
+        for (std::int64_t u = 0; u < units.size(); ++u) tasks.push_back({std::to_string(u), units.cost(u), static_cast<std::uint64_t>(u), false, {}});
+        try {
+            run_pool([&](const std::string& in) { return units.run(std::stoll(in), progress); }, std::move(tasks),
+                     [&](PoolQueue&, const PoolTask& t, std::string out, int rank, double) {
+                         const auto u = static_cast<std::int64_t>(t.tag);
+                         units.accept(u, out);
+                         if (progress && rank != 0) progress->done += units.steps(u);
+                     });
+        } catch (const PoolError& e) {
+            e.rethrow();
+        }
+        return team_root() ? units.finish() : CompareResult{};
+    }
+    // One process: the units in order, on all threads.
+    const Context c = make_context(p, field);
+    if (progress) progress->total = total_steps(p, c);
+    const Tracked main = run_tracked_all(p.model, c.sp, c.F, c.cfg, progress);
+    std::vector<std::vector<double>> sups;
+    for (const SgaParams& q : c.study) {
+        GapConfig qc;
+        qc.horizon = p.horizon;
+        sups.push_back(sups_of(run_tracked(p.model, q, c.F, qc, progress, nullptr)));
+    }
+    std::vector<StepMomentTable> tables;
+    if (p.effective.enabled) tables = detail::measure_tables(p, c.F);
+    return finish_compare(p, c, main.ens, main.slots, sups, std::move(tables));
 }
 
 RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <sched.h>
 #include <thread>
 #include <vector>
 
@@ -11,6 +12,10 @@ namespace rhoflow {
 
 int resolve_threads(int requested) noexcept {
     if (requested > 0) return requested;
+    // The cores this process may run on: all of the machine's, unless a launcher bound it to
+    // fewer (mpirun binds each rank to its own core; taskset; a batch system's cgroup).
+    cpu_set_t set;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
     const unsigned hw = std::thread::hardware_concurrency();
     return hw > 0 ? static_cast<int>(hw) : 1;
 }

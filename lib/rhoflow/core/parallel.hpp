@@ -8,7 +8,8 @@
 
 namespace rhoflow {
 
-/// Number of threads to use for `requested` (0 = all hardware threads), at least 1.
+/// Number of threads to use for `requested` (0 = every core this process may run on: its CPU
+/// affinity, which mpirun's binding, taskset or a batch system may narrow), at least 1.
 int resolve_threads(int requested) noexcept;
 
 /// Runs task(i) for i in [0, n) on `threads` threads (0 = all). The first exception thrown by

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,7 +14,9 @@
 #include <toml++/toml.h>
 #include <unistd.h>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
@@ -582,9 +585,37 @@ void drop_stale(json& manifest, const fs::path& partial, const Experiment& e, co
     if (!stale.empty()) write_file_atomic(partial / kManifest, manifest.dump(2) + "\n");
 }
 
+// The run index (run.json) and the summaries, written once every cell has its result.
+void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out) {
+    json index = provenance("run");
+    index["file"] = e.file;
+    index["title"] = e.title;
+    index["runs"] = json::array();
+    for (const auto& c : e.cells) {
+        json swept = json::object();
+        for (const auto& [k, v] : c.swept) swept[k] = v;
+        index["runs"].push_back({{"task", e.tasks[c.task].name}, {"dir", c.dir}, {"swept", swept},
+                                 {"params", std::visit([](const auto& j) { return json(j); }, c.job)}});
+    }
+    index["execution"] = execution;
+    for (std::size_t t = 0; t < e.tasks.size(); ++t) {
+        const Table table = summary_table(e, t, out.results);
+        const fs::path dir = partial / e.tasks[t].name;
+        write_file_atomic(dir / "summary.csv", to_csv(table));
+        write_file_atomic(dir / "summary.md", to_markdown(table));
+        write_file_atomic(dir / "summary.tex", to_latex(table));
+        out.summaries[e.tasks[t].name] = table;
+    }
+    write_file_atomic(partial / "run.json", index.dump(2) + "\n");
+    without_interrupt_cleanup([&] { fs::rename(partial, e.out); });
+}
+
+ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o);
+
 }  // namespace
 
 ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o) {
+    if (team_spread()) return run_experiment_spread(e, o);
     auto log = [&](const std::string& s) { if (o.log) o.log(s); };
     const fs::path partial = prepare_partial(e, o);
     json manifest = read_json(partial / kManifest);
@@ -592,6 +623,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
     ExperimentResult out;
     out.out = e.out;
     json execution = {{"ranks", 1}, {"cells", json::array()}};
+    const auto run_start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < e.cells.size(); ++i) {
         const ExperimentCell& c = e.cells[i];
         const json params = std::visit([](const auto& j) { return json(j); }, c.job);
@@ -616,28 +648,274 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
         if (!out.resumed.back()) record(manifest, partial, c, params, "complete");
         execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
     }
-    json index = provenance("run");
-    index["file"] = e.file;
-    index["title"] = e.title;
-    index["runs"] = json::array();
-    for (const auto& c : e.cells) {
-        json swept = json::object();
-        for (const auto& [k, v] : c.swept) swept[k] = v;
-        index["runs"].push_back({{"task", e.tasks[c.task].name}, {"dir", c.dir}, {"swept", swept},
-                                 {"params", std::visit([](const auto& j) { return json(j); }, c.job)}});
-    }
-    index["execution"] = execution;
-    for (std::size_t t = 0; t < e.tasks.size(); ++t) {
-        const Table table = summary_table(e, t, out.results);
-        const fs::path dir = partial / e.tasks[t].name;
-        write_file_atomic(dir / "summary.csv", to_csv(table));
-        write_file_atomic(dir / "summary.md", to_markdown(table));
-        write_file_atomic(dir / "summary.tex", to_latex(table));
-        out.summaries[e.tasks[t].name] = table;
-    }
-    write_file_atomic(partial / "run.json", index.dump(2) + "\n");
-    without_interrupt_cleanup([&] { fs::rename(partial, e.out); });
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    execution["busy_seconds"] = json::array({wall});
+    execution["wall_seconds"] = wall;
+    write_index(e, partial, execution, out);
     return out;
 }
+
+// ------------------------------------------------------------------------------- over MPI ranks
+
+namespace {
+
+// Runs f, naming the task and cell in any error (same category), like run_cell.
+template <class F>
+auto in_cell(const Experiment& e, const ExperimentCell& c, F&& f) -> decltype(f()) {
+    const std::string where = fmt::format("task '{}' cell {}", e.tasks[c.task].name, c.dir);
+    try {
+        return f();
+    } catch (const NumericalError& err) {
+        throw NumericalError(where + ": " + err.what());
+    } catch (const InvalidArgument& err) {
+        throw InvalidArgument(err.field(), where + ": " + err.what());
+    } catch (const std::exception& err) {
+        throw std::runtime_error(where + ": " + err.what());
+    }
+}
+
+// A pending cell cut into units: trial blocks (sga), the comparator's units (compare), or the
+// whole job as one unit (field, ode, phase).
+struct CellWork {
+    std::size_t cell = 0;
+    std::unique_ptr<EnsembleBlocks> sga;
+    std::unique_ptr<CompareUnits> compare;
+    std::string single;      // rank 0: the one unit's output
+    std::vector<std::string> outputs;  // rank 0, compare: each unit's output, shipped to the rank that finishes the cell
+    JobResult result;                  // rank 0, compare: the finished comparison
+    std::int64_t units = 1;
+    std::uint64_t first_tag = 0;  // tags first_tag ... first_tag + units - 1
+    // Rank 0's bookkeeping.
+    std::int64_t remaining = 0;
+    std::set<int> ranks;
+    double seconds = 0, finish_seconds = 0, write_seconds = 0;
+    std::vector<double> unit_seconds;  // per unit, where it ran
+    std::int64_t table_units = 0;      // compare: its last units are moment-table blocks
+    bool compare_cell = false;
+};
+
+// Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
+double trial_cost(const Job& job) {
+    auto sga_cost = [](const ModelParams& m, const SgaParams& s) {
+        const double per = static_cast<double>(m.L) * (s.sampler == SamplerKind::full ? static_cast<double>(m.d) : 1.0) + 50.0;
+        return per * static_cast<double>(s.steps) * static_cast<double>(s.trials);
+    };
+    if (const auto* s = std::get_if<SgaJob>(&job)) return sga_cost(s->model, s->sga);
+    if (const auto* c = std::get_if<CompareJob>(&job)) return sga_cost(c->compare.model, c->compare.sga);
+    return 0;
+}
+
+constexpr double kSingleCost = 1e8;  // a field, ode or phase cell (typically well under a second)
+
+ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o) {
+    const bool root = team_root();
+    auto log = [&](const std::string& s) {
+        if (root && o.log) o.log(s);
+    };
+    const std::size_t n = e.cells.size();
+    ExperimentResult out;
+    out.out = e.out;
+    out.results.resize(n);
+    out.resumed.assign(n, false);
+    fs::path partial;
+    json manifest;
+    std::vector<double> read_seconds(n, 0.0);
+    // Rank 0 alone touches the files: it finds the completed cells and tells the others the rest.
+    const json pending = json::parse(team_root_then_broadcast([&] {
+        partial = prepare_partial(e, o);
+        manifest = read_json(partial / kManifest);
+        drop_stale(manifest, partial, e, o.log);
+        json todo = json::array();
+        for (std::size_t i = 0; i < n; ++i) {
+            const ExperimentCell& c = e.cells[i];
+            const auto start = std::chrono::steady_clock::now();
+            const json params = std::visit([](const auto& j) { return json(j); }, c.job);
+            if (is_complete(manifest, c, params, partial)) {
+                out.results[i] = result_from_document(c.job, read_json(partial / c.dir / document_file(c.job)));
+                out.resumed[i] = true;
+                read_seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                log(fmt::format("{}: complete from an earlier run, not recomputed", c.dir));
+            } else {
+                todo.push_back(i);
+            }
+        }
+        return todo.dump();
+    }));
+    const int ranks = team_size();
+    double total = 0;
+    for (const auto& i : pending) total += std::max(kSingleCost, trial_cost(e.cells[i.get<std::size_t>()].job));
+    const double target = total / (8.0 * ranks);  // about 8 units per rank: dynamic balancing with a short tail
+    std::vector<CellWork> work;
+    std::vector<std::size_t> of_tag;  // tag -> index into work
+    for (const auto& i : pending) {
+        CellWork w;
+        w.cell = i.get<std::size_t>();
+        const ExperimentCell& c = e.cells[w.cell];
+        const double cost = trial_cost(c.job);
+        const auto blocks = static_cast<std::int64_t>(std::ceil(cost / std::max(target, 1.0)));
+        in_cell(e, c, [&] {
+            if (const auto* s = std::get_if<SgaJob>(&c.job)) {
+                w.sga = std::make_unique<EnsembleBlocks>(s->model, s->sga, blocks);
+                w.units = w.sga->size();
+            } else if (const auto* k = std::get_if<CompareJob>(&c.job)) {
+                w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
+                w.units = w.compare->size();
+                w.outputs.resize(static_cast<std::size_t>(w.units));
+                w.compare_cell = true;
+                for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->part(u) == 2;
+            }
+        });
+        w.first_tag = of_tag.size();
+        w.remaining = w.units;
+        w.unit_seconds.assign(static_cast<std::size_t>(w.units), 0.0);
+        for (std::int64_t u = 0; u < w.units; ++u) of_tag.push_back(work.size());
+        work.push_back(std::move(w));
+    }
+    if (root)
+        log(fmt::format("spreading {} cells ({} units) over {} ranks", work.size(), of_tag.size(), ranks));
+    auto unit_cost = [&](const CellWork& w, std::int64_t u) {
+        return w.sga ? w.sga->cost(u) : w.compare ? w.compare->cost(u) : kSingleCost;
+    };
+    // What a rank computes for a unit ("TAG"), or for a comparison's finish ("F<index into work>\n"
+    // then its units' outputs): the comparison, on whichever rank is free, not only rank 0.
+    auto run_unit = [&](const std::string& input) {
+        if (!input.empty() && input[0] == 'F') {
+            const std::size_t nl = input.find('\n');
+            CellWork& w = work.at(std::stoull(input.substr(1, nl - 1)));
+            return in_cell(e, e.cells[w.cell], [&]() -> std::string {
+                const json bundle = detail::from_cbor_bytes(input.substr(nl + 1));
+                for (std::size_t u = 0; u < bundle.size(); ++u) {
+                    const auto& bytes = bundle[u].get_binary();
+                    w.compare->accept(static_cast<std::int64_t>(u), std::string(bytes.begin(), bytes.end()));
+                }
+                return detail::to_cbor_bytes(json(w.compare->finish()));
+            });
+        }
+        const std::uint64_t tag = std::stoull(input);
+        const CellWork& w = work.at(of_tag.at(tag));
+        const auto u = static_cast<std::int64_t>(tag - w.first_tag);
+        const ExperimentCell& c = e.cells[w.cell];
+        return in_cell(e, c, [&]() -> std::string {
+            if (w.sga) return w.sga->run(u);
+            if (w.compare) return w.compare->run(u);
+            return std::visit([](const auto& r) { return detail::to_cbor_bytes(json(r)); }, run(c.job));
+        });
+    };
+    std::size_t finished = 0;
+    std::vector<double> busy(static_cast<std::size_t>(ranks), 0.0);  // seconds each rank spent on units (rank 0: and finishes)
+    const auto run_start = std::chrono::steady_clock::now();
+    ProgressCounter* progress = root ? o.progress : nullptr;
+    if (progress) {
+        progress->done = 0;
+        double sum = 0;
+        for (const auto& w : work)
+            for (std::int64_t u = 0; u < w.units; ++u) sum += unit_cost(w, u);
+        progress->total = static_cast<std::int64_t>(sum / 1e6) + 1;
+    }
+    // Rank 0, once a cell's result is complete: its files and its manifest entry.
+    auto finish = [&](CellWork& w) {
+        const ExperimentCell& c = e.cells[w.cell];
+        const auto start = std::chrono::steady_clock::now();
+        in_cell(e, c, [&] {
+            JobResult r = w.sga ? JobResult(w.sga->result())
+                          : w.compare ? std::move(w.result)
+                                      : result_from_document(c.job, detail::from_cbor_bytes(w.single));
+            write_cell(c, r, partial, o.render_figures);
+            out.results[w.cell] = std::move(r);
+        });
+        w.sga.reset();
+        w.compare.reset();
+        w.single.clear();
+        w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        w.seconds += w.write_seconds;
+        busy[0] += w.write_seconds;
+        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "complete");
+        std::string who;
+        for (int r : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", r);
+        log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished, work.size(), c.dir, who, w.seconds));
+    };
+    std::vector<PoolTask> tasks;
+    if (root)
+        for (const auto& w : work)
+            for (std::int64_t u = 0; u < w.units; ++u)
+                tasks.push_back({std::to_string(w.first_tag + static_cast<std::uint64_t>(u)), unit_cost(w, u),
+                                 w.first_tag + static_cast<std::uint64_t>(u), false, {}});
+    constexpr std::uint64_t kFinish = std::uint64_t{1} << 62;  // a comparison's finish: kFinish + index into work
+    constexpr std::uint64_t kWrite = std::uint64_t{1} << 61;   // rank 0 writes a cell: kWrite + index into work
+    auto write_task = [&](std::size_t wi) { return PoolTask{"", 0, kWrite + wi, true, [&, wi] { finish(work[wi]); }}; };
+    try {
+        run_pool(run_unit, std::move(tasks), [&](PoolQueue& queue, const PoolTask& t, std::string output, int rank, double secs) {
+            if (t.tag >= kFinish) {  // a finished comparison
+                const std::size_t wi = static_cast<std::size_t>(t.tag - kFinish);
+                CellWork& w = work[wi];
+                in_cell(e, e.cells[w.cell], [&] { w.result = result_from_document(e.cells[w.cell].job, detail::from_cbor_bytes(output)); });
+                w.ranks.insert(rank);
+                w.finish_seconds = secs;
+                w.seconds += secs;
+                busy[static_cast<std::size_t>(rank)] += secs;
+                queue.add(write_task(wi));
+                return;
+            }
+            const std::size_t wi = of_tag.at(t.tag);
+            CellWork& w = work[wi];
+            const auto u = static_cast<std::int64_t>(t.tag - w.first_tag);
+            in_cell(e, e.cells[w.cell], [&] {
+                if (w.sga)
+                    w.sga->accept(u, output);
+                else if (w.compare)
+                    w.outputs[static_cast<std::size_t>(u)] = std::move(output);
+                else
+                    w.single = std::move(output);
+            });
+            w.ranks.insert(rank);
+            w.seconds += secs;
+            w.unit_seconds[static_cast<std::size_t>(u)] = secs;
+            busy[static_cast<std::size_t>(rank)] += secs;
+            if (progress) progress->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
+            if (--w.remaining > 0) return;
+            if (!w.compare) {
+                queue.add(write_task(wi));
+                return;
+            }
+            // The comparison's finish (statistics, phase portrait, effective prediction: seconds of
+            // work) goes to the first free rank, before any other unit.
+            json bundle = json::array();
+            for (auto& o_u : w.outputs) {
+                bundle.push_back(json::binary(std::vector<std::uint8_t>(o_u.begin(), o_u.end())));
+                std::string().swap(o_u);
+            }
+            queue.add({fmt::format("F{}\n", wi) + detail::to_cbor_bytes(bundle), 1e300, kFinish + wi, false, {}});
+        });
+    } catch (const PoolError& err) {
+        const std::size_t wi = err.tag() >= kFinish  ? static_cast<std::size_t>(err.tag() - kFinish)
+                               : err.tag() >= kWrite ? static_cast<std::size_t>(err.tag() - kWrite)
+                                                     : of_tag.at(err.tag());
+        const ExperimentCell& c = e.cells[work.at(wi).cell];
+        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "failed", err.what());
+        log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
+        err.rethrow();
+    }
+    if (!root) return {};
+    json execution = {{"ranks", ranks}, {"cells", json::array()}, {"busy_seconds", busy},
+                      {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()}};
+    std::vector<const CellWork*> by_cell(n, nullptr);
+    for (const auto& w : work) by_cell[w.cell] = &w;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::vector<int> who = by_cell[i] ? std::vector<int>(by_cell[i]->ranks.begin(), by_cell[i]->ranks.end()) : std::vector<int>{0};
+        json cell = {{"name", e.cells[i].dir}, {"ranks", who}, {"seconds", by_cell[i] ? by_cell[i]->seconds : read_seconds[i]}};
+        if (by_cell[i]) {
+            cell["units"] = by_cell[i]->units;
+            if (by_cell[i]->compare_cell) cell["finish_seconds"] = by_cell[i]->finish_seconds;  // the comparison's finish, on one rank
+            cell["write_seconds"] = by_cell[i]->write_seconds;  // rank 0's serial part: assembly and files
+            cell["unit_seconds"] = by_cell[i]->unit_seconds;
+            if (by_cell[i]->table_units > 0) cell["table_units"] = by_cell[i]->table_units;  // the last ones
+        }
+        execution["cells"].push_back(cell);
+    }
+    write_index(e, partial, execution, out);
+    return out;
+}
+
+}  // namespace
 
 }  // namespace rhoflow

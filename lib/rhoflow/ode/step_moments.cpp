@@ -65,28 +65,39 @@ std::vector<StepMomentNode> measure_node(SampleDrawer& drawer, double rho, doubl
 
 }  // namespace
 
-std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, const DriftField& field,
-                                                  const std::vector<double>& etas, UpdateRule rule,
-                                                  const StepMomentParams& params, std::uint64_t sub) {
+std::vector<StepMomentTable> measure_step_moment_nodes(const ModelParams& model, const DriftField& field,
+                                                       const std::vector<double>& etas, UpdateRule rule,
+                                                       const StepMomentParams& params, std::uint64_t sub,
+                                                       std::size_t first, std::size_t count) {
     model.validate();
     params.validate();
     require(!etas.empty(), "eta", 0, "at least one step size");
     for (double eta : etas) require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
     const std::vector<double> rho = Chebyshev::lobatto_points(params.nodes);
+    if (first > rho.size() || count > rho.size() - first)
+        throw InvalidArgument("nodes", fmt::format("nodes {} ... {} of a table of {}", first, first + count, rho.size()));
     std::vector<StepMomentTable> tables(etas.size());
     for (std::size_t e = 0; e < etas.size(); ++e) {
         tables[e].eta = etas[e];
         tables[e].rule = rule;
-        tables[e].nodes.resize(rho.size());
+        tables[e].nodes.resize(count);
     }
-    parallel_for(static_cast<std::int64_t>(rho.size()), params.threads, [&](std::int64_t i) {
-        const auto k = static_cast<std::size_t>(i);
+    parallel_for(static_cast<std::int64_t>(count), params.threads, [&](std::int64_t j) {
+        const std::size_t k = first + static_cast<std::size_t>(j);
         SampleDrawer drawer(model);
-        RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(i), sub});
+        RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(k), sub});
         const auto nodes = measure_node(drawer, rho[k], field.drift(rho[k]), etas, rule, params.samples, rng);
-        for (std::size_t e = 0; e < etas.size(); ++e) tables[e].nodes[k] = nodes[e];
+        for (std::size_t e = 0; e < etas.size(); ++e) tables[e].nodes[static_cast<std::size_t>(j)] = nodes[e];
     });
     return tables;
+}
+
+std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, const DriftField& field,
+                                                  const std::vector<double>& etas, UpdateRule rule,
+                                                  const StepMomentParams& params, std::uint64_t sub) {
+    params.validate();
+    return measure_step_moment_nodes(model, field, etas, rule, params, sub, 0,
+                                     static_cast<std::size_t>(params.nodes) + 1);
 }
 
 StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,

@@ -67,6 +67,13 @@ std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, cons
                                                   const std::vector<double>& etas, UpdateRule rule,
                                                   const StepMomentParams& params = {}, std::uint64_t sub = 0);
 
+/// Nodes [first, first + count) of the tables the previous function gives, the same numbers
+/// (each node has its own stream): for spreading the tables over several processes.
+std::vector<StepMomentTable> measure_step_moment_nodes(const ModelParams& model, const DriftField& field,
+                                                       const std::vector<double>& etas, UpdateRule rule,
+                                                       const StepMomentParams& params, std::uint64_t sub,
+                                                       std::size_t first, std::size_t count);
+
 /// The table with every node's a and v moved by its standard error times a normal variate from
 /// `rng` (v kept above 5% of itself): one replica of a parametric bootstrap over the table's
 /// Monte Carlo error.

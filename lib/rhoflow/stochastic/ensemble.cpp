@@ -11,6 +11,7 @@
 #include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/core/parallel.hpp"
 #include "rhoflow/core/random.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 
 namespace rhoflow {
@@ -136,8 +137,80 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
 
 }  // namespace
 
+namespace {
+EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
+                                 const ObserverFactory& observers);
+}  // namespace
+
+std::int64_t blocks_for(std::int64_t n, int ranks) { return std::max<std::int64_t>(1, std::min<std::int64_t>(n, 4 * std::int64_t{ranks})); }
+
+EnsembleBlocks::EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks)
+    : model_(model), params_(params) {
+    model.validate();
+    params.validate();
+    const std::int64_t n = std::clamp<std::int64_t>(blocks, 1, params.trials);
+    for (std::int64_t b = 0; b < n; ++b) first_.push_back(params.trials * b / n);
+    done_.resize(first_.size());
+}
+
+std::int64_t EnsembleBlocks::trials(std::int64_t b) const {
+    const auto i = static_cast<std::size_t>(b);
+    return (i + 1 < first_.size() ? first_[i + 1] : params_.trials) - first_.at(i);
+}
+
+double EnsembleBlocks::cost(std::int64_t b) const {
+    const double per_step = params_.sampler == SamplerKind::full ? static_cast<double>(model_.L) * static_cast<double>(model_.d)
+                                                                 : static_cast<double>(model_.L);
+    return static_cast<double>(steps(b)) * (per_step + 50.0);
+}
+
+std::string EnsembleBlocks::run(std::int64_t b, ProgressCounter* progress) const {
+    SgaParams q = params_;
+    q.first_trial = params_.first_trial + first_.at(static_cast<std::size_t>(b));
+    q.trials = trials(b);
+    return detail::to_cbor_bytes(nlohmann::json(run_ensemble_here(model_, q, progress, {}).trials));
+}
+
+void EnsembleBlocks::accept(std::int64_t b, const std::string& output) {
+    auto& slot = done_.at(static_cast<std::size_t>(b));
+    slot = detail::from_cbor_bytes(output).get<std::vector<TrialResult>>();
+    if (static_cast<std::int64_t>(slot.size()) != trials(b)) throw std::runtime_error("an ensemble block came back incomplete");
+}
+
+EnsembleResult EnsembleBlocks::result() const {
+    EnsembleResult out;
+    out.record_steps = record_steps_for(params_);
+    out.record_times = params_.schedule.times_at(out.record_steps);
+    out.warning = params_.schedule.warning();
+    for (const auto& block : done_) out.trials.insert(out.trials.end(), block.begin(), block.end());
+    if (static_cast<std::int64_t>(out.trials.size()) != params_.trials) throw std::runtime_error("an ensemble block is missing");
+    out.summary = summarise(out.trials);
+    return out;
+}
+
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
                             const ObserverFactory& observers) {
+    if (observers || !team_spread()) return run_ensemble_here(model, p, progress, observers);
+    EnsembleBlocks blocks(model, p, blocks_for(p.trials, team_size()));
+    std::vector<PoolTask> tasks;
+    for (std::int64_t b = 0; b < blocks.size(); ++b) tasks.push_back({std::to_string(b), blocks.cost(b), static_cast<std::uint64_t>(b), false, {}});
+    try {
+        run_pool([&](const std::string& in) { return blocks.run(std::stoll(in), progress); }, std::move(tasks),
+                 [&](PoolQueue&, const PoolTask& t, std::string out, int rank, double) {
+                     const auto b = static_cast<std::int64_t>(t.tag);
+                     blocks.accept(b, out);
+                     if (progress && rank != 0) progress->done += blocks.steps(b);
+                 });
+    } catch (const PoolError& e) {
+        e.rethrow();
+    }
+    return team_root() ? blocks.result() : EnsembleResult{};
+}
+
+namespace {
+
+EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
+                                 const ObserverFactory& observers) {
     std::atomic<std::int64_t>* steps_done = progress ? &progress->done : nullptr;
     model.validate();
     p.validate();
@@ -176,6 +249,8 @@ EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, Progre
     out.summary = summarise(out.trials);
     return out;
 }
+
+}  // namespace
 
 EnsembleSummary summarise(const std::vector<TrialResult>& trials) {
     EnsembleSummary s;

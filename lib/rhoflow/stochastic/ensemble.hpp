@@ -138,8 +138,43 @@ std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 
 /// Runs the ensemble. `progress`, if given, has its `done` incremented as steps complete (its
 /// total is the caller's business); `observers`, if given, makes one StepObserver per trial.
+/// Under MPI (core/team.hpp; without observers) every rank must call it: the trials are cut
+/// into blocks spread over the ranks, rank 0 gets the result (the same bits as one process) and
+/// the other ranks an empty one.
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params, ProgressCounter* progress = nullptr,
                             const ObserverFactory& observers = {});
+
+/// An ensemble cut into `blocks` blocks of consecutive trials: the units the ranks share. A
+/// block's trials are those of the whole ensemble (same streams), serialised as CBOR; rank 0
+/// accepts every block and assembles the result that run_ensemble gives on one process.
+class EnsembleBlocks {
+public:
+    /// Validates and cuts (blocks is clamped to 1 ... trials).
+    EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks);
+    /// Number of blocks.
+    std::int64_t size() const noexcept { return static_cast<std::int64_t>(first_.size()); }
+    /// Trials in block b.
+    std::int64_t trials(std::int64_t b) const;
+    /// SGA steps of block b (trials x steps).
+    std::int64_t steps(std::int64_t b) const { return trials(b) * params_.steps; }
+    /// Estimated cost of block b (token-steps).
+    double cost(std::int64_t b) const;
+    /// Runs block b; its trials as CBOR.
+    std::string run(std::int64_t b, ProgressCounter* progress = nullptr) const;
+    /// Stores block b's output (rank 0).
+    void accept(std::int64_t b, const std::string& output);
+    /// The ensemble from every block's trials, summarised in trial order.
+    EnsembleResult result() const;
+
+private:
+    ModelParams model_;
+    SgaParams params_;
+    std::vector<std::int64_t> first_;
+    std::vector<std::vector<TrialResult>> done_;
+};
+
+/// Blocks to cut `n` items into for `ranks` ranks: 4 per rank (dynamic balancing), at most n.
+std::int64_t blocks_for(std::int64_t n, int ranks);
 
 /// Summarises trials (used by run_ensemble; public for tests and for the comparator).
 EnsembleSummary summarise(const std::vector<TrialResult>& trials);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <sched.h>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -126,9 +127,27 @@ TEST_CASE("parallel_for: the first exception wins, and no task starts after a fa
     }
 }
 
-TEST_CASE("parallel_for: resolve_threads maps 0 to all cores and keeps positive requests") {
+TEST_CASE("parallel_for: resolve_threads maps 0 to the cores this process may use and keeps positive requests") {
     CHECK(resolve_threads(0) >= 1);
-    CHECK(resolve_threads(0) == static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    cpu_set_t set;
+    REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+    CHECK(resolve_threads(0) == CPU_COUNT(&set));
+    CHECK(resolve_threads(0) <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     CHECK(resolve_threads(3) == 3);
     CHECK(resolve_threads(-2) >= 1);
+}
+
+// mpirun binds each rank to its own core: "all cores" must then mean that one, not the machine's.
+TEST_CASE("parallel_for: resolve_threads follows a narrowed CPU affinity (as under mpirun's binding)") {
+    cpu_set_t old;
+    REQUIRE(sched_getaffinity(0, sizeof old, &old) == 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &old)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);  // this thread only
+    const int n = resolve_threads(0);
+    sched_setaffinity(0, sizeof old, &old);
+    CHECK(n == 1);
 }

@@ -165,14 +165,29 @@ void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const
 
 }  // namespace
 
+std::vector<double> table_etas(const CompareParams& p) {
+    return level_etas(p.sga.schedule, p.sga.steps, p.effective.level_ratio);
+}
+
+std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
+                                                 std::size_t count) {
+    StepMomentParams moments = p.effective.moments;
+    moments.seed = p.sga.seed;
+    return measure_step_moment_nodes(p.model, F, table_etas(p), p.sga.update, moments, 0, first, count);
+}
+
+std::vector<StepMomentTable> measure_tables(const CompareParams& p, const DriftField& F) {
+    return measure_table_nodes(p, F, 0, static_cast<std::size_t>(p.effective.moments.nodes) + 1);
+}
+
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
-                 const EnsembleResult& ens, CompareResult& out) {
+                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out) {
     const SgaParams& sg = p.sga;
     EffectiveSummary eff;
     eff.params = p.effective;
     eff.params.moments.seed = eff.params.prediction.seed = sg.seed;
-    const std::vector<double> etas = level_etas(sg.schedule, sg.steps, p.effective.level_ratio);
-    eff.tables = measure_step_moments(p.model, F, etas, sg.update, eff.params.moments);
+    const std::vector<double> etas = table_etas(p);
+    eff.tables = std::move(tables);
     const EffectiveDrift D(F, eff.tables);
     const StepSizes eta = [&](std::int64_t k) { return sg.schedule.eta(k); };
     const EffectivePrediction pred =

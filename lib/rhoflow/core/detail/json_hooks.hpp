@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace nlohmann {
 /// std::optional<T>: the value, or null when empty.
@@ -25,6 +27,16 @@ struct adl_serializer<std::optional<T>> {
     }
 };
 }  // namespace nlohmann
+
+namespace rhoflow::detail {
+/// A JSON value as CBOR bytes (what travels between MPI ranks: doubles exactly, NaN included).
+inline std::string to_cbor_bytes(const nlohmann::json& j) {
+    const std::vector<std::uint8_t> v = nlohmann::json::to_cbor(j);
+    return std::string(v.begin(), v.end());
+}
+/// Reads what to_cbor_bytes writes.
+inline nlohmann::json from_cbor_bytes(const std::string& s) { return nlohmann::json::from_cbor(s); }
+}  // namespace rhoflow::detail
 
 /// Defines `void ToName(nlohmann::json&, const Type&)` and `void FromName(const nlohmann::json&,
 /// Type&)` with one key per listed member.

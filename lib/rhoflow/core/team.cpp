@@ -1,0 +1,550 @@
+#include "rhoflow/core/team.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "rhoflow/core/errors.hpp"
+
+#if RHOFLOW_HAVE_MPI
+#include <csignal>
+#include <mpi.h>
+#include <unistd.h>
+#endif
+
+namespace rhoflow {
+
+namespace {
+
+std::atomic<int> pool_depth{0};  // pools running on this rank (nested work stays local)
+std::atomic<bool> failure_shared{false};
+
+struct DepthGuard {
+    DepthGuard() { ++pool_depth; }
+    ~DepthGuard() { --pool_depth; }
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// An error's category and text, to travel between ranks.
+struct ErrorInfo {
+    int kind = 1;       // 2 invalid input, 3 numerical, 1 other
+    std::string field;  // InvalidArgument's field
+    std::string message;
+};
+
+ErrorInfo describe(std::exception_ptr e) {
+    ErrorInfo info;
+    try {
+        std::rethrow_exception(e);
+    } catch (const InvalidArgument& x) {
+        info = {2, x.field(), x.what()};
+    } catch (const std::exception& x) {
+        info = {exit_kind(x), "", x.what()};
+    } catch (...) {
+        info = {1, "", "unknown error"};
+    }
+    return info;
+}
+
+[[maybe_unused]] std::exception_ptr rebuild(const ErrorInfo& info, const std::string& message) {
+    if (info.kind == 2) return std::make_exception_ptr(InvalidArgument(info.field, message));
+    if (info.kind == 3) return std::make_exception_ptr(NumericalError(message));
+    return std::make_exception_ptr(std::runtime_error(message));
+}
+
+// Largest cost first; among equals, the task queued first (a deterministic hand-out order).
+struct Queued {
+    PoolTask task;
+    std::uint64_t seq = 0;
+};
+bool before(const Queued& a, const Queued& b) {
+    if (a.task.cost != b.task.cost) return a.task.cost > b.task.cost;
+    return a.seq < b.seq;
+}
+
+// Rank 0's queue: root-only tasks and sendable tasks, each ordered by cost.
+class Queue final : public PoolQueue {
+public:
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<Queued> root, shared;
+    std::uint64_t seq = 0;
+    std::int64_t in_flight = 0;  // taken and not yet finished, anywhere
+    bool failed = false;
+    std::exception_ptr error;
+    std::uint64_t error_tag = 0;
+    int error_rank = 0;
+    std::string error_message;
+
+    void add(PoolTask task) override {
+        std::lock_guard<std::mutex> lock(mutex);
+        add_locked(std::move(task));
+    }
+    void add_locked(PoolTask task) {
+        auto& q = task.root_only ? root : shared;
+        Queued e{std::move(task), seq++};
+        q.insert(std::upper_bound(q.begin(), q.end(), e, before), std::move(e));
+        changed.notify_all();
+    }
+    bool empty_locked() const { return root.empty() && shared.empty(); }
+    // Takes the next task for rank 0's main thread: root-only ones first.
+    bool take_local(Queued& out) {
+        auto& q = !root.empty() ? root : shared;
+        if (q.empty()) return false;
+        out = std::move(q.front());
+        q.erase(q.begin());
+        ++in_flight;
+        return true;
+    }
+    bool take_shared(Queued& out) {
+        if (shared.empty()) return false;
+        out = std::move(shared.front());
+        shared.erase(shared.begin());
+        ++in_flight;
+        return true;
+    }
+    void fail_locked(std::uint64_t tag, int rank, std::exception_ptr e, const std::string& message) {
+        if (!failed) {
+            failed = true;
+            error = std::move(e);
+            error_tag = tag;
+            error_rank = rank;
+            error_message = message;
+        }
+        changed.notify_all();
+    }
+};
+
+// What hooks get while the queue's lock is held: adds without taking it again.
+class LockedQueue final : public PoolQueue {
+public:
+    explicit LockedQueue(Queue& q) : q_(q) {}
+    void add(PoolTask task) override { q_.add_locked(std::move(task)); }
+
+private:
+    Queue& q_;
+};
+
+[[noreturn]] void throw_pool_error(Queue& q) {
+    failure_shared = true;
+    throw PoolError(q.error_tag, q.error_rank, q.error, q.error_message);
+}
+
+// A team of one: every task on the calling thread, largest first.
+void run_pool_alone(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+                    const PoolResultHook& on_result) {
+    DepthGuard depth;
+    Queue q;
+    for (auto& t : tasks) q.add_locked(std::move(t));
+    Queued item;
+    while (q.take_local(item)) {
+        try {
+            if (item.task.root_only) {
+                item.task.local();
+            } else {
+                const auto start = Clock::now();
+                std::string out = work(item.task.input);
+                LockedQueue locked(q);
+                if (on_result) on_result(locked, item.task, std::move(out), 0, seconds_since(start));
+            }
+        } catch (...) {
+            const std::exception_ptr e = std::current_exception();
+            q.fail_locked(item.task.tag, 0, e, describe(e).message);
+            throw_pool_error(q);
+        }
+        --q.in_flight;
+    }
+}
+
+}  // namespace
+
+bool team_failure_shared() noexcept { return failure_shared.load(); }
+
+int exit_kind(const std::exception& e) noexcept {
+    if (const auto* a = dynamic_cast<const TeamAborted*>(&e)) return a->kind();
+    if (dynamic_cast<const InvalidArgument*>(&e)) return 2;
+    if (dynamic_cast<const NumericalError*>(&e)) return 3;
+    return 1;
+}
+
+#if !RHOFLOW_HAVE_MPI
+
+MpiSession::MpiSession(int*, char***) {}
+MpiSession::~MpiSession() = default;
+void MpiSession::abort(int code) { std::exit(code); }
+int team_rank() noexcept { return 0; }
+int team_size() noexcept { return 1; }
+bool team_spread() noexcept { return false; }
+bool team_has_mpi() noexcept { return false; }
+
+void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+              const PoolResultHook& on_result) {
+    run_pool_alone(work, std::move(tasks), on_result);
+}
+
+std::string team_root_then_broadcast(const std::function<std::string()>& f) { return f(); }
+
+#else  // ------------------------------------------------------------------------ with MPI
+
+namespace {
+
+int world_rank = 0, world_size = 1;
+bool mpi_started = false;
+pid_t launcher = 0;  // the parent process at start (mpirun, orted, slurmstepd)
+
+// A rank whose launcher is gone (mpirun killed or crashed before it could end the ranks) would
+// go on alone, and rank 0 might even finish the run behind the back of a rerun: it stops itself
+// instead, by SIGTERM, so that the interrupt cleanup (interrupt.hpp) removes its temporaries.
+void stop_if_orphaned() {
+    if (launcher == 0 || ::getppid() == launcher) return;
+    std::cerr << "rhoflow: rank " << world_rank << ": the launcher (mpirun) is gone; stopping\n";
+    ::kill(::getpid(), SIGTERM);
+    std::this_thread::sleep_for(std::chrono::seconds(5));  // the signal thread ends the process meanwhile
+    std::_Exit(143);
+}
+
+constexpr int kToRoot = 71;    // worker -> rank 0: ready, done, error
+constexpr int kToWorker = 72;  // rank 0 -> worker: task, stop, abort
+
+void check(int rc, const char* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    // The communication itself failed (a rank died, the network): nothing can be coordinated any
+    // more, so end the whole job loudly.
+    std::cerr << "rhoflow: rank " << world_rank << ": " << what << " failed: " << std::string(text, static_cast<std::size_t>(len))
+              << "; aborting the job\n";
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();
+}
+
+// Messages: one type byte, then fields appended as raw bytes (lengths as uint64).
+struct Writer {
+    std::string b;
+    explicit Writer(char type) { b.push_back(type); }
+    template <class T>
+    Writer& pod(const T& v) {
+        b.append(reinterpret_cast<const char*>(&v), sizeof v);
+        return *this;
+    }
+    Writer& str(const std::string& s) {
+        pod(static_cast<std::uint64_t>(s.size()));
+        b += s;
+        return *this;
+    }
+};
+struct Reader {
+    const std::string& b;
+    std::size_t at = 1;
+    char type() const { return b.at(0); }
+    template <class T>
+    T pod() {
+        T v;
+        if (at + sizeof v > b.size()) throw std::runtime_error("rhoflow: truncated message between ranks");
+        std::memcpy(&v, b.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+    std::string str() {
+        const auto n = pod<std::uint64_t>();
+        if (at + n > b.size()) throw std::runtime_error("rhoflow: truncated message between ranks");
+        std::string s = b.substr(at, n);
+        at += n;
+        return s;
+    }
+};
+
+void send(const std::string& bytes, int to, int tag) {
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+        throw std::runtime_error("rhoflow: a message between ranks exceeds 2 GiB; use smaller trial blocks");
+    check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "MPI_Send");
+}
+
+// Receives the message `status` announced.
+std::string receive(const MPI_Status& status) {
+    int n = 0;
+    check(MPI_Get_count(&status, MPI_BYTE, &n), "MPI_Get_count");
+    std::string bytes(static_cast<std::size_t>(n), '\0');
+    check(MPI_Recv(bytes.data(), n, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+          "MPI_Recv");
+    return bytes;
+}
+
+// Polls for a message, sleeping between polls (up to 2 ms) so that a waiting rank leaves its
+// core to others; `keep_waiting` is checked between polls (false: give up, returns false).
+bool poll(int source, int tag, MPI_Status& status, const std::function<bool()>& keep_waiting = {}) {
+    auto pause = std::chrono::microseconds(20);
+    for (;;) {
+        int flag = 0;
+        check(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+        if (flag) return true;
+        stop_if_orphaned();
+        if (keep_waiting && !keep_waiting()) return false;
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    }
+}
+
+// A worker's side of a pool.
+void serve(const std::function<std::string(const std::string&)>& work) {
+    send(Writer('R').b, 0, kToRoot);
+    for (;;) {
+        MPI_Status st;
+        poll(0, kToWorker, st);
+        const std::string msg = receive(st);
+        Reader r{msg};
+        if (r.type() == 'S') return;
+        if (r.type() == 'A') {
+            const auto kind = r.pod<std::int32_t>();
+            failure_shared = true;
+            throw TeamAborted(kind, r.str());
+        }
+        const auto id = r.pod<std::uint64_t>();
+        const std::string input = r.str();
+        const auto start = Clock::now();
+        try {
+            std::string out = work(input);
+            send(Writer('D').pod(id).pod(seconds_since(start)).str(out).b, 0, kToRoot);
+        } catch (...) {
+            const ErrorInfo e = describe(std::current_exception());
+            send(Writer('E').pod(id).pod(static_cast<std::int32_t>(e.kind)).str(e.field).str(e.message).b, 0, kToRoot);
+        }
+    }
+}
+
+// Rank 0's side: the main thread computes, a second thread serves the other ranks.
+void lead(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+          const PoolResultHook& on_result) {
+    Queue q;
+    for (auto& t : tasks) q.add_locked(std::move(t));
+    bool main_done = false;
+    std::exception_ptr server_error;
+
+    auto record_failure = [&](const Queued& item, int rank, const ErrorInfo& e) {
+        const std::string message = "rank " + std::to_string(rank) + ": " + e.message;
+        q.fail_locked(item.task.tag, rank, rebuild(e, message), message);
+    };
+
+    std::thread server([&] {
+        try {
+            std::vector<int> parked;                              // workers waiting for a task
+            std::vector<Queued> assigned(static_cast<std::size_t>(world_size));  // the task each worker runs
+            int workers_seen = 0;
+            for (;;) {
+                {
+                    std::unique_lock<std::mutex> lock(q.mutex);
+                    Queued item;
+                    while (!q.failed && !parked.empty() && q.take_shared(item)) {
+                        const int w = parked.back();
+                        parked.pop_back();
+                        const std::uint64_t id = item.seq;
+                        send(Writer('T').pod(id).str(item.task.input).b, w, kToWorker);
+                        assigned[static_cast<std::size_t>(w)] = std::move(item);
+                    }
+                    if (main_done && workers_seen == world_size - 1 && static_cast<int>(parked.size()) == world_size - 1)
+                        break;  // everything is back: end the pool on every rank
+                }
+                MPI_Status st;
+                if (!poll(MPI_ANY_SOURCE, kToRoot, st, [&] {
+                        std::lock_guard<std::mutex> lock(q.mutex);
+                        const bool can_assign = !q.failed && !parked.empty() && !q.shared.empty();
+                        const bool can_end = main_done && workers_seen == world_size - 1 &&
+                                             static_cast<int>(parked.size()) == world_size - 1;
+                        return !can_assign && !can_end;
+                    }))
+                    continue;
+                const std::string msg = receive(st);
+                Reader r{msg};
+                const int w = st.MPI_SOURCE;
+                if (r.type() == 'R') {
+                    ++workers_seen;
+                    parked.push_back(w);
+                    continue;
+                }
+                const auto id = r.pod<std::uint64_t>();
+                Queued& item = assigned[static_cast<std::size_t>(w)];
+                if (item.seq != id) throw std::runtime_error("rhoflow: a rank returned a task it was not given");
+                if (r.type() == 'D') {
+                    const auto secs = r.pod<double>();
+                    std::string out = r.str();
+                    std::lock_guard<std::mutex> lock(q.mutex);
+                    try {
+                        LockedQueue locked(q);
+                        if (on_result) on_result(locked, item.task, std::move(out), w, secs);  // kept after a failure too
+                    } catch (...) {
+                        const std::exception_ptr e = std::current_exception();
+                        q.fail_locked(item.task.tag, 0, e, describe(e).message);
+                    }
+                } else {
+                    ErrorInfo e;
+                    e.kind = r.pod<std::int32_t>();
+                    e.field = r.str();
+                    e.message = r.str();
+                    std::lock_guard<std::mutex> lock(q.mutex);
+                    record_failure(item, w, e);
+                }
+                {
+                    std::lock_guard<std::mutex> lock(q.mutex);
+                    --q.in_flight;
+                    q.changed.notify_all();
+                }
+                parked.push_back(w);
+            }
+            // The outcome is known to rank 0 alone: tell every worker the same.
+            std::string final_msg;
+            {
+                std::lock_guard<std::mutex> lock(q.mutex);
+                if (q.failed) {
+                    const ErrorInfo e = describe(q.error);
+                    final_msg = Writer('A').pod(static_cast<std::int32_t>(e.kind)).str(q.error_message).b;
+                } else {
+                    final_msg = Writer('S').b;
+                }
+            }
+            for (int w = 1; w < world_size; ++w) send(final_msg, w, kToWorker);
+        } catch (...) {
+            server_error = std::current_exception();
+            std::cerr << "rhoflow: rank 0: the pool's server failed: " << describe(server_error).message << "\n";
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    });
+
+    // Rank 0's main thread: root-only tasks first, then the largest shared one; waits while
+    // others still compute (their results may queue more tasks). After a failure it hands out
+    // nothing new but still accepts what comes back and runs the root-only tasks that queues
+    // (a cell whose units are all done is still written), until nothing is in flight.
+    for (;;) {
+        Queued item;
+        {
+            std::unique_lock<std::mutex> lock(q.mutex);
+            q.changed.wait(lock, [&] { return !q.root.empty() || (!q.failed && !q.shared.empty()) || q.in_flight == 0; });
+            if (q.failed && q.root.empty()) break;
+            if (!q.take_local(item)) break;  // nothing queued and nothing in flight
+        }
+        const auto start = Clock::now();
+        try {
+            if (item.task.root_only) {
+                item.task.local();
+            } else {
+                std::string out = work(item.task.input);
+                std::lock_guard<std::mutex> lock(q.mutex);
+                LockedQueue locked(q);
+                if (on_result) on_result(locked, item.task, std::move(out), 0, seconds_since(start));
+            }
+        } catch (...) {
+            const ErrorInfo e = describe(std::current_exception());
+            std::lock_guard<std::mutex> lock(q.mutex);
+            record_failure(item, 0, e);
+        }
+        std::lock_guard<std::mutex> lock(q.mutex);
+        --q.in_flight;
+        q.changed.notify_all();
+    }
+    {
+        std::lock_guard<std::mutex> lock(q.mutex);
+        main_done = true;
+    }
+    server.join();
+    if (q.failed) throw_pool_error(q);
+}
+
+}  // namespace
+
+namespace {
+// Whether an MPI launcher started this process (mpirun, mpiexec, srun). Without one, MPI is not
+// initialised at all: a singleton MPI_Init costs about half a second (Open MPI starts a daemon),
+// which every plain `rhoflow ...` would pay for nothing.
+bool launched_by_mpi() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+        if (const char* x = std::getenv(v); x && *x) return true;
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");  // srun without a PMI variable
+    return std::getenv("SLURM_PROCID") && tasks && std::atoi(tasks) > 1;
+}
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+    if (!launched_by_mpi()) return;  // a team of one, as without MPI
+    int provided = 0;
+    check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+    mpi_started = true;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // errors come back as codes: check() reports them
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &world_size), "MPI_Comm_size");
+    if (world_size > 1) launcher = ::getppid();
+    if (provided < MPI_THREAD_SERIALIZED && world_size > 1) {
+        if (world_rank == 0)
+            std::cerr << "rhoflow: the MPI library does not support MPI_THREAD_SERIALIZED; cannot spread work\n";
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+MpiSession::~MpiSession() {
+    if (mpi_started) MPI_Finalize();
+}
+
+void MpiSession::abort(int code) {
+    if (mpi_started) MPI_Abort(MPI_COMM_WORLD, code);
+    std::exit(code);
+}
+
+int team_rank() noexcept { return world_rank; }
+int team_size() noexcept { return world_size; }
+bool team_spread() noexcept { return world_size > 1 && pool_depth.load() == 0; }
+bool team_has_mpi() noexcept { return true; }
+
+void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+              const PoolResultHook& on_result) {
+    if (world_size == 1) return run_pool_alone(work, std::move(tasks), on_result);
+    DepthGuard depth;
+    if (world_rank == 0)
+        lead(work, std::move(tasks), on_result);
+    else
+        serve(work);
+}
+
+std::string team_root_then_broadcast(const std::function<std::string()>& f) {
+    if (world_size == 1) return f();
+    std::string payload;
+    std::exception_ptr error;
+    if (world_rank == 0) {
+        try {
+            payload = Writer('K').str(f()).b;
+        } catch (...) {
+            error = std::current_exception();
+            const ErrorInfo e = describe(error);
+            payload = Writer('A').pod(static_cast<std::int32_t>(e.kind)).str(e.message).b;
+        }
+    }
+    std::uint64_t n = payload.size();
+    check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (n > static_cast<std::uint64_t>(INT_MAX)) throw std::runtime_error("rhoflow: a broadcast exceeds 2 GiB");
+    payload.resize(n);
+    check(MPI_Bcast(payload.data(), static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (error) {
+        failure_shared = true;
+        std::rethrow_exception(error);
+    }
+    Reader r{payload};
+    if (r.type() == 'A') {
+        const auto kind = r.pod<std::int32_t>();
+        failure_shared = true;
+        throw TeamAborted(kind, r.str());
+    }
+    return r.str();
+}
+
+#endif
+
+}  // namespace rhoflow

@@ -1,0 +1,149 @@
+// The team of processes a run is spread over: the ranks of an MPI job (`mpirun -n N rhoflow ...`),
+// or a team of one when rhoflow is built without MPI or started without mpirun. Compiled with
+// or without MPI (RHOFLOW_MPI); only this file's .cpp knows MPI.
+//
+// Model: every rank runs the same program on the same inputs (SPMD). Where the work is
+// independent units (trial blocks, cells, table levels), the ranks meet in one collective
+// run_pool(): rank 0 keeps a queue of tasks and hands them out one at a time, largest cost
+// first, to whichever rank asks (dynamic load balancing); rank 0 computes tasks too, on its
+// main thread, while a second thread of rank 0 serves the other ranks. A task is an opaque input
+// (bytes) that the same `work` function turns into an opaque output (bytes) on any rank; the
+// outputs travel back to rank 0, which alone keeps them. Callers serialise with nlohmann's CBOR
+// (doubles exactly, NaN included) and place each output by its task, so rank 0 ends with exactly
+// the values one process computes, and then runs the single-process code unchanged.
+//
+// Rank 0 may also queue root-only tasks (a closure that never travels: finishing a cell,
+// writing files), and the result hook may queue further tasks, so a cell's finish starts as soon
+// as its last unit is back, while other cells' units keep the other ranks busy.
+//
+// Failures: a task that throws on rank K is reported to rank 0 with its category
+// (InvalidArgument with its field, NumericalError, anything else), rank 0 stops handing out
+// work, waits for the tasks in flight and then ends the pool on every rank: rank 0 throws
+// PoolError (the task's tag, the rank, and the error rethrowable with "rank K: " in front of its
+// message, same category: the command line's exit code is the same as for one process), the
+// other ranks throw TeamAborted (silent: rank 0 reports). A rank that dies (killed, crashed)
+// sends nothing: Open MPI's mpirun then ends the whole job (see docs/cli.md, "MPI").
+//
+// Waiting ranks poll (MPI_Iprobe with a backoff up to 2 ms) instead of blocking in MPI_Recv,
+// which in Open MPI spins at 100% CPU: an idle rank leaves its core to the others (laptops
+// with --oversubscribe, rank 0's serial work).
+//
+// Nesting: work done inside a task is never spread again (team_spread() is false while a pool
+// runs on this rank): a cell's trial block that runs an ensemble runs it locally.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rhoflow {
+
+/// MPI for the lifetime of a program's main(): MPI_Init_thread (MPI_THREAD_SERIALIZED: rank 0's
+/// serving thread makes MPI calls while its main thread computes) and MPI_Finalize, when an MPI
+/// launcher started the process (mpirun/mpiexec/srun: their environment variables
+/// OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK or PMI_SIZE, or SLURM with more than one task);
+/// otherwise, and without MPI (built with RHOFLOW_MPI=OFF), it does nothing: a team of one. Create it after enable_interrupt_cleanup() so
+/// that MPI's own threads inherit the blocked signal mask (interrupt.hpp).
+class MpiSession {
+public:
+    /// Initialises MPI; throws std::runtime_error if the library cannot give the thread level.
+    MpiSession(int* argc, char*** argv);
+    /// Finalises MPI (unless abort() ended the job).
+    ~MpiSession();
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+    /// Ends every rank of the job now (MPI_Abort with `code`; std::exit(code) without MPI).
+    [[noreturn]] static void abort(int code);
+};
+
+/// This process's rank in the team (0 without MPI).
+int team_rank() noexcept;
+/// The number of ranks (1 without MPI).
+int team_size() noexcept;
+/// Whether this process is rank 0, the one that reads inputs, writes files and reports.
+inline bool team_root() noexcept { return team_rank() == 0; }
+/// Whether work should be spread now: more than one rank and no pool running on this rank.
+bool team_spread() noexcept;
+/// Whether rhoflow was built with MPI.
+bool team_has_mpi() noexcept;
+
+/// Thrown on ranks other than 0 when a collective step failed; rank 0 reports the error.
+/// `kind`: 2 invalid input, 3 numerical failure, 1 anything else (the command line's exit codes).
+class TeamAborted : public std::runtime_error {
+public:
+    /// `kind` as above.
+    TeamAborted(int kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    /// 2, 3 or 1 (the exit code the failure maps to).
+    int kind() const noexcept { return kind_; }
+
+private:
+    int kind_;
+};
+
+/// Thrown on rank 0 when a task failed: which task (its tag), on which rank, and the error
+/// itself (same category, message prefixed by "rank K: ") for rethrow().
+class PoolError : public std::runtime_error {
+public:
+    /// `error` holds the exception to rethrow.
+    PoolError(std::uint64_t tag, int rank, std::exception_ptr error, const std::string& message)
+        : std::runtime_error(message), tag_(tag), rank_(rank), error_(std::move(error)) {}
+    /// The failed task's tag.
+    std::uint64_t tag() const noexcept { return tag_; }
+    /// The rank it failed on.
+    int rank() const noexcept { return rank_; }
+    /// Throws the error (InvalidArgument, NumericalError or std::runtime_error).
+    [[noreturn]] void rethrow() const { std::rethrow_exception(error_); }
+
+private:
+    std::uint64_t tag_;
+    int rank_;
+    std::exception_ptr error_;
+};
+
+/// One task of a pool (built on rank 0).
+struct PoolTask {
+    std::string input;                 ///< what `work` receives, on whichever rank runs the task
+    double cost = 1;                   ///< estimated cost: larger tasks are handed out first
+    std::uint64_t tag = 0;             ///< the caller's identification (given back in hooks and errors)
+    bool root_only = false;            ///< run `local` on rank 0 instead (never sent)
+    std::function<void()> local;       ///< root-only tasks: what rank 0 runs (may queue tasks)
+};
+
+class PoolQueue;
+
+/// Rank 0's hook for a finished (non-root-only) task: its output, the rank that computed it and
+/// the seconds it took there. Called one at a time, from rank 0's threads; may queue tasks.
+using PoolResultHook = std::function<void(PoolQueue& queue, const PoolTask& task, std::string output, int rank,
+                                          double seconds)>;
+
+/// Rank 0's queue while a pool runs (handed to hooks and root-only tasks to add work).
+class PoolQueue {
+public:
+    virtual ~PoolQueue() = default;
+    /// Queues a task (thread-safe).
+    virtual void add(PoolTask task) = 0;
+};
+
+/// Runs a pool (see above). Collective: every rank calls it with the same `work`; `tasks` and
+/// `on_result` are used on rank 0 only. Returns when every task, including those queued while it
+/// ran, is done; throws PoolError on rank 0 and TeamAborted elsewhere if one failed. In a team
+/// of one it runs the tasks in order of cost on the calling thread (errors as PoolError too).
+void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+              const PoolResultHook& on_result);
+
+/// Collective: rank 0 runs `f` and every rank gets its result. If `f` throws, rank 0 rethrows
+/// it and the other ranks throw TeamAborted of the same kind. In a team of one: `f()`.
+std::string team_root_then_broadcast(const std::function<std::string()>& f);
+
+/// Whether a failure that ended a collective step (run_pool, team_root_then_broadcast) was
+/// thrown on this rank: every rank then failed alike, and none is left waiting. A failure
+/// elsewhere on a rank (not shared) may leave the others waiting: end the job (MpiSession::abort).
+bool team_failure_shared() noexcept;
+
+/// The command-line exit code an exception maps to: 2 InvalidArgument, 3 NumericalError,
+/// TeamAborted's kind, 1 otherwise.
+int exit_kind(const std::exception& e) noexcept;
+
+}  // namespace rhoflow

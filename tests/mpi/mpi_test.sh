@@ -1,0 +1,222 @@
+#!/bin/sh
+# The MPI build end to end, through mpirun (registered with ctest only when rhoflow is built
+# with MPI; see tests/CMakeLists.txt). Small models (d = 8, L = 20 ... 200, few steps): each
+# case takes seconds.
+#
+#   sh mpi_test.sh CASE RHOFLOW MPIEXEC WORKDIR
+#
+# CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank | dead_rank_fails_job
+set -eu
+case_name=$1
+rhoflow=$2
+mpiexec=$3
+work=$4/$case_name
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+mpi() {  # mpi N ARGS...: rhoflow on N ranks (as root too, as the README's commands run)
+  n=$1
+  shift
+  "$mpiexec" --oversubscribe --allow-run-as-root -n "$n" "$rhoflow" "$@"
+}
+
+descendants() {  # the processes started under PID, at any depth
+  for c in $(pgrep -P "$1" || true); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+
+gone_or_fail() {  # the processes given all end within 10 s (no rank outlives its job)
+  for p in "$@"; do
+    i=0
+    while kill -0 "$p" 2>/dev/null; do
+      i=$((i + 1))
+      [ $i -lt 200 ] || fail "process $p outlived its job"
+      sleep 0.05
+    done
+  done
+}
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# run.json without its "execution" field (the one place where runs on different ranks differ).
+without_execution() {
+  awk '/^  "execution": /{skip=1} skip && /^  },?$/{skip=0; next} !skip' "$1"
+}
+
+# Every file of two run folders is the same, run.json's "execution" aside.
+same_run_folder() {
+  diff -r -x run.json "$1" "$2" || fail "$1 and $2 differ"
+  without_execution "$1/run.json" >a.json
+  without_execution "$2/run.json" >b.json
+  cmp a.json b.json || fail "$1/run.json and $2/run.json differ beyond \"execution\""
+  grep -q '"execution"' "$2/run.json" || fail "$2/run.json has no execution field"
+}
+
+write_sweep() {
+  cat >"$1" <<'EOF'
+title = "mpi test"
+[defaults]
+d = 8
+L = 20
+R = 4
+[[task]]
+name = "s"
+command = "sga"
+steps = 1000
+trials = 5
+theta = [0.5, 1.5]
+[[task]]
+name = "c"
+command = "compare"
+steps = 1500
+trials = 4
+horizon = 1
+study-trials = 3
+L = [20, 40]
+[[task]]
+name = "p"
+command = "phase"
+field = "meanfield"
+scan = 64
+[[task]]
+name = "f"
+command = "field"
+rho = [[0.0, 0.5], [1.0]]
+EOF
+}
+
+case $case_name in
+run_same_bytes)
+  write_sweep e.toml
+  mkdir one r1 r2 r3
+  (cd one && "$rhoflow" run ../e.toml --out out >stdout 2>stderr) || fail "one process failed"
+  for n in 1 2 3; do
+    (cd r$n && mpi $n run ../e.toml --out out >stdout 2>stderr) || { cat r$n/stderr >&2; fail "$n ranks failed"; }
+    same_run_folder one/out r$n/out
+    cmp one/stdout r$n/stdout || fail "the printed summaries differ on $n ranks"
+  done
+  grep -q '"ranks": 3' r3/out/run.json || fail "run.json does not say 3 ranks"
+  grep -q '"ranks": 1' one/out/run.json || fail "run.json does not say 1 rank"
+  ;;
+sga_compare_same_bytes)
+  args="--d 8 --L 20 --R 4 --steps 2000 --trials 6 --json"
+  "$rhoflow" sga $args >sga1.json
+  mpi 2 sga $args >sga2.json
+  cmp sga1.json sga2.json || fail "sga --json differs on 2 ranks"
+  cargs="--d 8 --L 20 --R 4 --steps 2000 --trials 6 --study-trials 5 --horizon 1 --no-figures --quiet --json"
+  mkdir one two
+  (cd one && "$rhoflow" compare $cargs --out c >c.json)
+  (cd two && mpi 2 compare $cargs --out c >c.json)
+  cmp one/c.json two/c.json || fail "compare --json differs on 2 ranks"
+  diff -r one/c two/c || fail "compare's folder differs on 2 ranks"
+  ;;
+resume_after_kill)
+  cat >k.toml <<'EOF'
+[defaults]
+d = 8
+L = 200
+R = 4
+[[task]]
+name = "s"
+command = "sga"
+steps = 40000  # about 1 s a cell: the kill lands while cells remain
+trials = 8
+threads = 1
+seed = [1, 2, 3, 4, 5, 6, 7, 8]
+EOF
+  mkdir one two
+  (cd one && "$rhoflow" run ../k.toml --out o >/dev/null 2>&1) || fail "one process failed"
+  cd two
+  (exec "$mpiexec" --oversubscribe --allow-run-as-root -n 2 "$rhoflow" run ../k.toml --out o >/dev/null 2>err1) &
+  pid=$!  # mpirun itself (exec), which forwards SIGTERM to the ranks
+  i=0
+  until grep -q '"complete"' .o.partial/manifest.json 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || fail "no cell completed within 30 s"
+    sleep 0.05
+  done
+  ranks=$(descendants $pid)
+  kill -TERM $pid
+  if wait $pid; then fail "the killed run exited 0"; fi
+  gone_or_fail $ranks
+  [ ! -e o ] || fail "the killed run left a final folder"
+  [ -d .o.partial ] || fail "the killed run left no .o.partial to resume from"
+  grep -q '"complete"' .o.partial/manifest.json || fail "the manifest lost the completed cells"
+  mpi 2 run ../k.toml --out o >/dev/null 2>err2 || { cat err2 >&2; fail "the resumed run failed"; }
+  grep -q "complete from an earlier run, not recomputed" err2 || fail "the resumed run recomputed everything"
+  cd ..
+  same_run_folder one/o two/o
+  ;;
+failing_cell_names_rank)
+  cat >f.toml <<'EOF'
+[defaults]
+d = 8
+L = 20
+R = 4
+[[task]]
+name = "s"
+command = "sga"
+steps = 1000
+trials = 4
+seed = [1, 2]
+[[task]]
+name = "ph"
+command = "phase"
+theta = 60
+table-points = 33
+EOF
+  if mpi 3 run f.toml --out o >stdout 2>stderr; then fail "a failing cell exited 0"; fi
+  cat stderr >&2
+  grep -q "numerical failure: rank [0-9]: task 'ph' cell ph/run: .*not resolved" stderr ||
+    fail "the error does not name the rank and the cell"
+  [ ! -e o ] || fail "a failed run left a final folder"
+  grep -q '"failed"' .o.partial/manifest.json || fail "the manifest does not record the failed cell"
+  ;;
+dead_rank_fails_job)
+  # A rank killed outright (SIGKILL: no code runs) must end the whole job non-zero, not leave
+  # rank 0 waiting. Open MPI's mpirun notices the dead process and kills the others.
+  cat >d.toml <<'EOF'
+[defaults]
+d = 8
+L = 200
+R = 4
+[[task]]
+name = "s"
+command = "sga"
+steps = 200000
+trials = 4
+threads = 1
+seed = [1, 2, 3, 4]
+EOF
+  start=$(date +%s)
+  (exec "$mpiexec" --oversubscribe --allow-run-as-root -n 2 "$rhoflow" run d.toml --out o >/dev/null 2>stderr) &
+  pid=$!
+  victim=""
+  i=0
+  while [ -z "$victim" ]; do
+    i=$((i + 1))
+    [ $i -lt 400 ] || fail "rank 1 not found"
+    sleep 0.05
+    for p in $(descendants $pid); do
+      tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$p
+    done
+  done
+  sleep 0.5
+  ranks=$(descendants $pid)
+  kill -KILL "$victim"
+  if wait $pid; then fail "the job exited 0 after a rank was killed"; fi
+  gone_or_fail $ranks
+  [ $(($(date +%s) - start)) -lt 60 ] || fail "the job took over a minute to end"
+  [ ! -e o ] || fail "a job with a dead rank left a final folder"
+  ;;
+*)
+  fail "unknown case $case_name"
+  ;;
+esac
+echo "ok: $case_name"
