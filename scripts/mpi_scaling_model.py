@@ -8,7 +8,8 @@ RUN_JSON is the run.json of a run on several ranks with one thread per rank: its
 field has, per cell, the seconds of each unit (trial blocks first, then the effective-dynamics
 moment-table node blocks of a comparison) and rank 0's finish time. The model re-cuts each cell
 as rhoflow does for N ranks (trial blocks of about 1/8 of total work / N, at least one trial
-each; each moment table into node blocks about a trial block's size, at least one node each),
+each; the moment tables into node blocks about a trial block's size, at least one node each, a
+block serving every step size since the tables share their draws),
 then simulates rhoflow's scheduler: N ranks, units handed out largest
 first to whichever rank is free, each unit paying one round trip (latency, plus its result's
 bytes over the bandwidth); once a comparison's units are all back its finish is one more unit,
@@ -40,7 +41,7 @@ def cells_from(run):
         split = len(units) - tables
         levels, nodes = 0, 1
         if tables:
-            levels = p["effective"]["levels"]
+            levels = 1  # one group of tables: a node block measures every step size
             nodes = p["effective"]["moments"]["nodes"] + 1
         cells.append({
             "name": c["name"],

@@ -10,6 +10,7 @@
 #include "rhoflow/core/parallel.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/core/stats.hpp"
+#include "rhoflow/core/team.hpp"
 
 // model
 #include "rhoflow/model/model.hpp"

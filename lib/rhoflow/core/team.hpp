@@ -3,8 +3,8 @@
 // or without MPI (RHOFLOW_MPI); only this file's .cpp knows MPI.
 //
 // Model: every rank runs the same program on the same inputs (SPMD). Where the work is
-// independent units (trial blocks, cells, table levels), the ranks meet in one collective
-// run_pool(): rank 0 keeps a queue of tasks and hands them out one at a time, largest cost
+// independent units (trial blocks, cells, moment-table node blocks), the ranks meet in one
+// collective run_pool(): rank 0 keeps a queue of tasks and hands them out one at a time, largest cost
 // first, to whichever rank asks (dynamic load balancing); rank 0 computes tasks too, on its
 // main thread, while a second thread of rank 0 serves the other ranks. A task is an opaque input
 // (bytes) that the same `work` function turns into an opaque output (bytes) on any rank; the
