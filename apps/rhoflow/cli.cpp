@@ -293,10 +293,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
         app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {
-        app.exit(e);
+        if (team_root()) app.exit(e);  // under MPI: printed once
         return {};
     } catch (const CLI::CallForAllHelp& e) {
-        app.exit(e);
+        if (team_root()) app.exit(e);
         return {};
     } catch (const CLI::ParseError& e) {
         return failure(2, std::string(e.what()) +
@@ -323,13 +323,26 @@ Outcome execute(const std::function<void()>& work) { return work ? guarded(work)
 int dispatch(const std::vector<std::string>& args) {
     std::function<void()> work;
     Outcome o = prepare(args, &work);
-    const bool prepared = o.code == 0;
-    if (o.code == 0) o = execute(work);
+    // Under MPI every rank checks the same input (flags, experiment file, output paths) and the
+    // ranks agree on the outcome before any collective work: a rank that refused the input alone
+    // (a file only some nodes see) must not leave the others waiting. If every rank refused it,
+    // rank 0 reports; otherwise each refusing rank reports its own message, naming itself.
+    const auto [fewest, most] = team_min_max(o.code);
+    const bool prepared = most == 0;
+    if (!prepared && o.code == 0) o.code = most;  // refused elsewhere: fail alike, silently (no message)
+    if (prepared) o = execute(work);
     if (o.code != 0) {
-        // Under MPI every rank parses the same input and fails alike, and a failure inside shared
-        // work reaches rank 0 (which names the rank): rank 0 reports. A failure on one rank alone
-        // is reported by that rank, and ends the job, since other ranks may be waiting for it.
-        const bool shared = !prepared || team_failure_shared();
+        // A failure inside shared work reaches rank 0 (which names the rank): rank 0 reports. A
+        // failure on one rank alone is reported by that rank, and ends the job, since other ranks
+        // may be waiting for it.
+        const bool all_refused = !prepared && fewest != 0;
+        if (!prepared) {
+            const bool speak = all_refused ? team_root() : !o.message.empty();
+            const std::string who = team_size() > 1 && !all_refused ? fmt::format("rank {}: ", team_rank()) : "";
+            if (speak) std::cerr << "rhoflow: " << who << (o.code == 3 ? "" : "error: ") << o.message << "\n";
+            return o.code;
+        }
+        const bool shared = team_failure_shared();
         const std::string who = team_size() > 1 && !team_root() ? fmt::format("rank {}: ", team_rank()) : "";
         if (team_root() || !shared) std::cerr << "rhoflow: " << who << (o.code == 3 ? "" : "error: ") << o.message << "\n";
         if (!shared && team_size() > 1) MpiSession::abort(o.code);

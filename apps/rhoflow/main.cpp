@@ -39,5 +39,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::vector<std::string> args(argv + 1, argv + argc);
-    return rhoflow::cli::dispatch(args);
+    const int code = rhoflow::cli::dispatch(args);
+    rhoflow::interrupt_work_done();  // a launcher's SIGTERM while MPI shuts down: no "interrupted" message
+    return code;
 }

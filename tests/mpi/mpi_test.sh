@@ -5,7 +5,8 @@
 #
 #   sh mpi_test.sh CASE RHOFLOW MPIEXEC WORKDIR
 #
-# CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank | dead_rank_fails_job
+# CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank |
+#       input_refused_by_one_rank | dead_rank_fails_job
 set -eu
 case_name=$1
 rhoflow=$2
@@ -138,7 +139,7 @@ EOF
   i=0
   until grep -q '"complete"' .o.partial/manifest.json 2>/dev/null; do
     i=$((i + 1))
-    [ $i -lt 600 ] || fail "no cell completed within 30 s"
+    [ $i -lt 2400 ] || fail "no cell completed within 120 s"
     sleep 0.05
   done
   ranks=$(descendants $pid)
@@ -177,6 +178,29 @@ EOF
     fail "the error does not name the rank and the cell"
   [ ! -e o ] || fail "a failed run left a final folder"
   grep -q '"failed"' .o.partial/manifest.json || fail "the manifest does not record the failed cell"
+  ;;
+input_refused_by_one_rank)
+  # Ranks that disagree about the input (an experiment file only some nodes see) must fail the
+  # job at once, each refusing rank naming itself, instead of leaving the others waiting.
+  write_sweep e.toml
+  mkdir A B
+  cp e.toml A/
+  for order in "A B" "B A"; do
+    set -- $order
+    if timeout 60 "$mpiexec" --oversubscribe --allow-run-as-root -n 1 -wdir "$work/$1" "$rhoflow" run e.toml --out o : \
+         -n 1 -wdir "$work/$2" "$rhoflow" run e.toml --out o >stdout 2>stderr; then
+      fail "ranks in $order: a job whose input one rank refused exited 0"
+    fi
+    [ $? -ne 124 ] || fail "ranks in $order: the job hung"
+    cat stderr >&2
+    rank=1
+    [ "$1" = A ] || rank=0
+    grep -q "rhoflow: rank $rank: error: .*e.toml" stderr || fail "ranks in $order: the refusing rank $rank is not named"
+    [ "$(grep -c '^rhoflow' stderr)" -eq 1 ] || fail "ranks in $order: more than one message"
+    [ ! -e A/o ] && [ ! -e B/o ] || fail "ranks in $order: a final folder appeared"
+  done
+  # Help is printed once, not once per rank.
+  [ "$(mpi 3 run --help | grep -c '^Usage')" -eq 1 ] || fail "--help printed more than once on 3 ranks"
   ;;
 dead_rank_fails_job)
   # A rank killed outright (SIGKILL: no code runs) must end the whole job non-zero, not leave

@@ -195,6 +195,8 @@ void run_pool(const std::function<std::string(const std::string&)>& work, std::v
 
 std::string team_root_then_broadcast(const std::function<std::string()>& f) { return f(); }
 
+std::pair<int, int> team_min_max(int value) { return {value, value}; }
+
 #else  // ------------------------------------------------------------------------ with MPI
 
 namespace {
@@ -543,6 +545,13 @@ std::string team_root_then_broadcast(const std::function<std::string()>& f) {
         throw TeamAborted(kind, r.str());
     }
     return r.str();
+}
+
+std::pair<int, int> team_min_max(int value) {
+    if (world_size == 1) return {value, value};
+    int in[2] = {-value, value}, out[2] = {0, 0};
+    check(MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return {-out[0], out[1]};
 }
 
 #endif

@@ -36,6 +36,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rhoflow {
@@ -136,6 +137,11 @@ void run_pool(const std::function<std::string(const std::string&)>& work, std::v
 /// Collective: rank 0 runs `f` and every rank gets its result. If `f` throws, rank 0 rethrows
 /// it and the other ranks throw TeamAborted of the same kind. In a team of one: `f()`.
 std::string team_root_then_broadcast(const std::function<std::string()>& f);
+
+/// Collective: the smallest and the largest of `value` over the ranks (value, value in a team
+/// of one). For ranks that each checked the same input to agree on the outcome before any
+/// collective work, so that a rank that refused it alone cannot leave the others waiting.
+std::pair<int, int> team_min_max(int value);
 
 /// Whether a failure that ended a collective step (run_pool, team_root_then_broadcast) was
 /// thrown on this rank: every rank then failed alike, and none is left waiting. A failure

@@ -707,213 +707,276 @@ double trial_cost(const Job& job) {
 
 constexpr double kSingleCost = 1e8;  // a field, ode or phase cell (typically well under a second)
 
-ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o) {
-    const bool root = team_root();
-    auto log = [&](const std::string& s) {
-        if (root && o.log) o.log(s);
-    };
-    const std::size_t n = e.cells.size();
-    ExperimentResult out;
-    out.out = e.out;
-    out.results.resize(n);
-    out.resumed.assign(n, false);
-    fs::path partial;
-    json manifest;
-    std::vector<double> read_seconds(n, 0.0);
-    // Rank 0 alone touches the files: it finds the completed cells and tells the others the rest.
-    const json pending = json::parse(team_root_then_broadcast([&] {
-        partial = prepare_partial(e, o);
-        manifest = read_json(partial / kManifest);
-        drop_stale(manifest, partial, e, o.log);
-        json todo = json::array();
-        for (std::size_t i = 0; i < n; ++i) {
-            const ExperimentCell& c = e.cells[i];
-            const auto start = std::chrono::steady_clock::now();
-            const json params = std::visit([](const auto& j) { return json(j); }, c.job);
-            if (is_complete(manifest, c, params, partial)) {
-                out.results[i] = result_from_document(c.job, read_json(partial / c.dir / document_file(c.job)));
-                out.resumed[i] = true;
-                read_seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                log(fmt::format("{}: complete from an earlier run, not recomputed", c.dir));
-            } else {
-                todo.push_back(i);
-            }
-        }
-        return todo.dump();
-    }));
-    const int ranks = team_size();
-    double total = 0;
-    for (const auto& i : pending) total += std::max(kSingleCost, trial_cost(e.cells[i.get<std::size_t>()].job));
-    const double target = total / (8.0 * ranks);  // about 8 units per rank: dynamic balancing with a short tail
-    std::vector<CellWork> work;
-    std::vector<std::size_t> of_tag;  // tag -> index into work
-    for (const auto& i : pending) {
-        CellWork w;
-        w.cell = i.get<std::size_t>();
-        const ExperimentCell& c = e.cells[w.cell];
-        const double cost = trial_cost(c.job);
-        const auto blocks = static_cast<std::int64_t>(std::ceil(cost / std::max(target, 1.0)));
-        in_cell(e, c, [&] {
-            if (const auto* s = std::get_if<SgaJob>(&c.job)) {
-                w.sga = std::make_unique<EnsembleBlocks>(s->model, s->sga, blocks);
-                w.units = w.sga->size();
-            } else if (const auto* k = std::get_if<CompareJob>(&c.job)) {
-                w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
-                w.units = w.compare->size();
-                w.outputs.resize(static_cast<std::size_t>(w.units));
-                w.compare_cell = true;
-                for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->part(u) == 2;
-            }
-        });
-        w.first_tag = of_tag.size();
-        w.remaining = w.units;
-        w.unit_seconds.assign(static_cast<std::size_t>(w.units), 0.0);
-        for (std::int64_t u = 0; u < w.units; ++u) of_tag.push_back(work.size());
-        work.push_back(std::move(w));
+// A comparison's finish and rank 0's writing of a cell are pool tasks too, tagged apart from units.
+constexpr std::uint64_t kFinish = std::uint64_t{1} << 62;  // a comparison's finish: kFinish + index into work
+constexpr std::uint64_t kWrite = std::uint64_t{1} << 61;   // rank 0 writes a cell: kWrite + index into work
+
+// One run of an experiment over the ranks of a team. Rank 0 alone reads and writes files; every
+// rank computes units. Rank 0 keeps the bookkeeping (which ranks, how many seconds) for run.json.
+class SpreadRun {
+public:
+    SpreadRun(const Experiment& e, const ExperimentOptions& o) : e_(e), o_(o), root_(team_root()) {
+        out_.out = e.out;
+        out_.results.resize(e.cells.size());
+        out_.resumed.assign(e.cells.size(), false);
+        read_seconds_.assign(e.cells.size(), 0.0);
     }
-    if (root)
-        log(fmt::format("spreading {} cells ({} units) over {} ranks", work.size(), of_tag.size(), ranks));
-    auto unit_cost = [&](const CellWork& w, std::int64_t u) {
+
+    ExperimentResult run() {
+        plan(find_pending());
+        const auto start = std::chrono::steady_clock::now();
+        busy_.assign(static_cast<std::size_t>(team_size()), 0.0);
+        start_progress();
+        try {
+            run_pool([this](const std::string& in) { return run_unit(in); }, root_ ? tasks() : std::vector<PoolTask>{},
+                     [this](PoolQueue& q, const PoolTask& t, std::string output, int rank, double secs) {
+                         on_result(q, t, std::move(output), rank, secs);
+                     });
+        } catch (const PoolError& err) {
+            on_failure(err);
+        }
+        if (!root_) return {};
+        write_index(e_, partial_, execution(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()),
+                    out_);
+        return std::move(out_);
+    }
+
+private:
+    void log(const std::string& s) const {
+        if (root_ && o_.log) o_.log(s);
+    }
+
+    // Rank 0 finds the completed cells (reading them back) and tells every rank the rest.
+    json find_pending() {
+        return json::parse(team_root_then_broadcast([&] {
+            partial_ = prepare_partial(e_, o_);
+            manifest_ = read_json(partial_ / kManifest);
+            drop_stale(manifest_, partial_, e_, o_.log);
+            json todo = json::array();
+            for (std::size_t i = 0; i < e_.cells.size(); ++i) {
+                const ExperimentCell& c = e_.cells[i];
+                const auto start = std::chrono::steady_clock::now();
+                if (!is_complete(manifest_, c, cell_params(c), partial_)) {
+                    todo.push_back(i);
+                    continue;
+                }
+                out_.results[i] = result_from_document(c.job, read_json(partial_ / c.dir / document_file(c.job)));
+                out_.resumed[i] = true;
+                read_seconds_[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                log(fmt::format("{}: complete from an earlier run, not recomputed", c.dir));
+            }
+            return todo.dump();
+        }));
+    }
+
+    static json cell_params(const ExperimentCell& c) {
+        return std::visit([](const auto& j) { return json(j); }, c.job);
+    }
+
+    // Cuts every pending cell into units of about 1/8 of (the pending work / ranks).
+    void plan(const json& pending) {
+        double total = 0;
+        for (const auto& i : pending) total += std::max(kSingleCost, trial_cost(e_.cells[i.get<std::size_t>()].job));
+        const double target = total / (8.0 * team_size());  // a short tail under dynamic balancing
+        for (const auto& i : pending) {
+            CellWork w;
+            w.cell = i.get<std::size_t>();
+            const ExperimentCell& c = e_.cells[w.cell];
+            const auto blocks = static_cast<std::int64_t>(std::ceil(trial_cost(c.job) / std::max(target, 1.0)));
+            in_cell(e_, c, [&] { cut(w, c.job, blocks); });
+            w.first_tag = of_tag_.size();
+            w.remaining = w.units;
+            w.unit_seconds.assign(static_cast<std::size_t>(w.units), 0.0);
+            for (std::int64_t u = 0; u < w.units; ++u) of_tag_.push_back(work_.size());
+            work_.push_back(std::move(w));
+        }
+        log(fmt::format("spreading {} cells ({} units) over {} ranks", work_.size(), of_tag_.size(), team_size()));
+    }
+
+    static void cut(CellWork& w, const Job& job, std::int64_t blocks) {
+        if (const auto* s = std::get_if<SgaJob>(&job)) {
+            w.sga = std::make_unique<EnsembleBlocks>(s->model, s->sga, blocks);
+            w.units = w.sga->size();
+        } else if (const auto* k = std::get_if<CompareJob>(&job)) {
+            w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
+            w.units = w.compare->size();
+            w.outputs.resize(static_cast<std::size_t>(w.units));
+            w.compare_cell = true;
+            for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->part(u) == 2;
+        }
+    }
+
+    double unit_cost(const CellWork& w, std::int64_t u) const {
         return w.sga ? w.sga->cost(u) : w.compare ? w.compare->cost(u) : kSingleCost;
-    };
+    }
+
+    std::vector<PoolTask> tasks() const {
+        std::vector<PoolTask> t;
+        for (const auto& w : work_)
+            for (std::int64_t u = 0; u < w.units; ++u) {
+                const std::uint64_t tag = w.first_tag + static_cast<std::uint64_t>(u);
+                t.push_back({std::to_string(tag), unit_cost(w, u), tag, false, {}});
+            }
+        return t;
+    }
+
+    void start_progress() {
+        progress_ = root_ ? o_.progress : nullptr;
+        if (!progress_) return;
+        progress_->done = 0;
+        double sum = 0;
+        for (const auto& w : work_)
+            for (std::int64_t u = 0; u < w.units; ++u) sum += unit_cost(w, u);
+        progress_->total = static_cast<std::int64_t>(sum / 1e6) + 1;
+    }
+
     // What a rank computes for a unit ("TAG"), or for a comparison's finish ("F<index into work>\n"
     // then its units' outputs): the comparison, on whichever rank is free, not only rank 0.
-    auto run_unit = [&](const std::string& input) {
-        if (!input.empty() && input[0] == 'F') {
-            const std::size_t nl = input.find('\n');
-            CellWork& w = work.at(std::stoull(input.substr(1, nl - 1)));
-            return in_cell(e, e.cells[w.cell], [&]() -> std::string {
-                const json bundle = detail::from_cbor_bytes(input.substr(nl + 1));
-                for (std::size_t u = 0; u < bundle.size(); ++u) {
-                    const auto& bytes = bundle[u].get_binary();
-                    w.compare->accept(static_cast<std::int64_t>(u), std::string(bytes.begin(), bytes.end()));
-                }
-                return detail::to_cbor_bytes(json(w.compare->finish()));
-            });
-        }
+    std::string run_unit(const std::string& input) {
+        if (!input.empty() && input[0] == 'F') return run_finish(input);
         const std::uint64_t tag = std::stoull(input);
-        const CellWork& w = work.at(of_tag.at(tag));
+        const CellWork& w = work_.at(of_tag_.at(tag));
         const auto u = static_cast<std::int64_t>(tag - w.first_tag);
-        const ExperimentCell& c = e.cells[w.cell];
-        return in_cell(e, c, [&]() -> std::string {
+        const ExperimentCell& c = e_.cells[w.cell];
+        return in_cell(e_, c, [&]() -> std::string {
             if (w.sga) return w.sga->run(u);
             if (w.compare) return w.compare->run(u);
-            return std::visit([](const auto& r) { return detail::to_cbor_bytes(json(r)); }, run(c.job));
+            return std::visit([](const auto& r) { return detail::to_cbor_bytes(json(r)); }, rhoflow::run(c.job));
         });
-    };
-    std::size_t finished = 0;
-    std::vector<double> busy(static_cast<std::size_t>(ranks), 0.0);  // seconds each rank spent on units (rank 0: and finishes)
-    const auto run_start = std::chrono::steady_clock::now();
-    ProgressCounter* progress = root ? o.progress : nullptr;
-    if (progress) {
-        progress->done = 0;
-        double sum = 0;
-        for (const auto& w : work)
-            for (std::int64_t u = 0; u < w.units; ++u) sum += unit_cost(w, u);
-        progress->total = static_cast<std::int64_t>(sum / 1e6) + 1;
     }
+
+    std::string run_finish(const std::string& input) {
+        const std::size_t nl = input.find('\n');
+        CellWork& w = work_.at(std::stoull(input.substr(1, nl - 1)));
+        return in_cell(e_, e_.cells[w.cell], [&]() -> std::string {
+            const json bundle = detail::from_cbor_bytes(input.substr(nl + 1));
+            for (std::size_t u = 0; u < bundle.size(); ++u) {
+                const auto& bytes = bundle[u].get_binary();
+                w.compare->accept(static_cast<std::int64_t>(u), std::string(bytes.begin(), bytes.end()));
+            }
+            return detail::to_cbor_bytes(json(w.compare->finish()));
+        });
+    }
+
     // Rank 0, once a cell's result is complete: its files and its manifest entry.
-    auto finish = [&](CellWork& w) {
-        const ExperimentCell& c = e.cells[w.cell];
+    void write(CellWork& w) {
+        const ExperimentCell& c = e_.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
-        in_cell(e, c, [&] {
-            JobResult r = w.sga ? JobResult(w.sga->result())
+        in_cell(e_, c, [&] {
+            JobResult r = w.sga       ? JobResult(w.sga->result())
                           : w.compare ? std::move(w.result)
                                       : result_from_document(c.job, detail::from_cbor_bytes(w.single));
-            write_cell(c, r, partial, o.render_figures);
-            out.results[w.cell] = std::move(r);
+            write_cell(c, r, partial_, o_.render_figures);
+            out_.results[w.cell] = std::move(r);
         });
         w.sga.reset();
         w.compare.reset();
         w.single.clear();
         w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         w.seconds += w.write_seconds;
-        busy[0] += w.write_seconds;
-        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "complete");
+        busy_[0] += w.write_seconds;
+        record(manifest_, partial_, c, cell_params(c), "complete");
         std::string who;
         for (int r : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", r);
-        log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished, work.size(), c.dir, who, w.seconds));
-    };
-    std::vector<PoolTask> tasks;
-    if (root)
-        for (const auto& w : work)
-            for (std::int64_t u = 0; u < w.units; ++u)
-                tasks.push_back({std::to_string(w.first_tag + static_cast<std::uint64_t>(u)), unit_cost(w, u),
-                                 w.first_tag + static_cast<std::uint64_t>(u), false, {}});
-    constexpr std::uint64_t kFinish = std::uint64_t{1} << 62;  // a comparison's finish: kFinish + index into work
-    constexpr std::uint64_t kWrite = std::uint64_t{1} << 61;   // rank 0 writes a cell: kWrite + index into work
-    auto write_task = [&](std::size_t wi) { return PoolTask{"", 0, kWrite + wi, true, [&, wi] { finish(work[wi]); }}; };
-    try {
-        run_pool(run_unit, std::move(tasks), [&](PoolQueue& queue, const PoolTask& t, std::string output, int rank, double secs) {
-            if (t.tag >= kFinish) {  // a finished comparison
-                const std::size_t wi = static_cast<std::size_t>(t.tag - kFinish);
-                CellWork& w = work[wi];
-                in_cell(e, e.cells[w.cell], [&] { w.result = result_from_document(e.cells[w.cell].job, detail::from_cbor_bytes(output)); });
-                w.ranks.insert(rank);
-                w.finish_seconds = secs;
-                w.seconds += secs;
-                busy[static_cast<std::size_t>(rank)] += secs;
-                queue.add(write_task(wi));
-                return;
-            }
-            const std::size_t wi = of_tag.at(t.tag);
-            CellWork& w = work[wi];
-            const auto u = static_cast<std::int64_t>(t.tag - w.first_tag);
-            in_cell(e, e.cells[w.cell], [&] {
-                if (w.sga)
-                    w.sga->accept(u, output);
-                else if (w.compare)
-                    w.outputs[static_cast<std::size_t>(u)] = std::move(output);
-                else
-                    w.single = std::move(output);
-            });
-            w.ranks.insert(rank);
-            w.seconds += secs;
-            w.unit_seconds[static_cast<std::size_t>(u)] = secs;
-            busy[static_cast<std::size_t>(rank)] += secs;
-            if (progress) progress->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
-            if (--w.remaining > 0) return;
-            if (!w.compare) {
-                queue.add(write_task(wi));
-                return;
-            }
-            // The comparison's finish (statistics, phase portrait, effective prediction: seconds of
-            // work) goes to the first free rank, before any other unit.
-            json bundle = json::array();
-            for (auto& o_u : w.outputs) {
-                bundle.push_back(json::binary(std::vector<std::uint8_t>(o_u.begin(), o_u.end())));
-                std::string().swap(o_u);
-            }
-            queue.add({fmt::format("F{}\n", wi) + detail::to_cbor_bytes(bundle), 1e300, kFinish + wi, false, {}});
+        log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished_, work_.size(), c.dir, who, w.seconds));
+    }
+
+    PoolTask write_task(std::size_t wi) {
+        return PoolTask{"", 0, kWrite + wi, true, [this, wi] { write(work_[wi]); }};
+    }
+
+    void on_result(PoolQueue& queue, const PoolTask& t, std::string output, int rank, double secs) {
+        if (t.tag >= kFinish) return on_finished(queue, static_cast<std::size_t>(t.tag - kFinish), output, rank, secs);
+        const std::size_t wi = of_tag_.at(t.tag);
+        CellWork& w = work_[wi];
+        const auto u = static_cast<std::int64_t>(t.tag - w.first_tag);
+        in_cell(e_, e_.cells[w.cell], [&] {
+            if (w.sga)
+                w.sga->accept(u, output);
+            else if (w.compare)
+                w.outputs[static_cast<std::size_t>(u)] = std::move(output);
+            else
+                w.single = std::move(output);
         });
-    } catch (const PoolError& err) {
+        w.ranks.insert(rank);
+        w.seconds += secs;
+        w.unit_seconds[static_cast<std::size_t>(u)] = secs;
+        busy_[static_cast<std::size_t>(rank)] += secs;
+        if (progress_) progress_->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
+        if (--w.remaining > 0) return;
+        if (w.compare) return queue.add(finish_task(wi));
+        queue.add(write_task(wi));
+    }
+
+    // The comparison's finish (statistics, phase portrait, effective prediction: seconds of work)
+    // goes to the first free rank, before any other unit, with its units' outputs.
+    PoolTask finish_task(std::size_t wi) {
+        json bundle = json::array();
+        for (auto& o_u : work_[wi].outputs) {
+            bundle.push_back(json::binary(std::vector<std::uint8_t>(o_u.begin(), o_u.end())));
+            std::string().swap(o_u);
+        }
+        return {fmt::format("F{}\n", wi) + detail::to_cbor_bytes(bundle), 1e300, kFinish + wi, false, {}};
+    }
+
+    void on_finished(PoolQueue& queue, std::size_t wi, const std::string& output, int rank, double secs) {
+        CellWork& w = work_[wi];
+        in_cell(e_, e_.cells[w.cell], [&] { w.result = result_from_document(e_.cells[w.cell].job, detail::from_cbor_bytes(output)); });
+        w.ranks.insert(rank);
+        w.finish_seconds = secs;
+        w.seconds += secs;
+        busy_[static_cast<std::size_t>(rank)] += secs;
+        queue.add(write_task(wi));
+    }
+
+    [[noreturn]] void on_failure(const PoolError& err) {
         const std::size_t wi = err.tag() >= kFinish  ? static_cast<std::size_t>(err.tag() - kFinish)
                                : err.tag() >= kWrite ? static_cast<std::size_t>(err.tag() - kWrite)
-                                                     : of_tag.at(err.tag());
-        const ExperimentCell& c = e.cells[work.at(wi).cell];
-        record(manifest, partial, c, std::visit([](const auto& j) { return json(j); }, c.job), "failed", err.what());
-        log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
+                                                     : of_tag_.at(err.tag());
+        const ExperimentCell& c = e_.cells[work_.at(wi).cell];
+        record(manifest_, partial_, c, cell_params(c), "failed", err.what());
+        log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial_.string()));
         err.rethrow();
     }
-    if (!root) return {};
-    json execution = {{"ranks", ranks}, {"cells", json::array()}, {"busy_seconds", busy},
-                      {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()}};
-    std::vector<const CellWork*> by_cell(n, nullptr);
-    for (const auto& w : work) by_cell[w.cell] = &w;
-    for (std::size_t i = 0; i < n; ++i) {
-        std::vector<int> who = by_cell[i] ? std::vector<int>(by_cell[i]->ranks.begin(), by_cell[i]->ranks.end()) : std::vector<int>{0};
-        json cell = {{"name", e.cells[i].dir}, {"ranks", who}, {"seconds", by_cell[i] ? by_cell[i]->seconds : read_seconds[i]}};
-        if (by_cell[i]) {
-            cell["units"] = by_cell[i]->units;
-            if (by_cell[i]->compare_cell) cell["finish_seconds"] = by_cell[i]->finish_seconds;  // the comparison's finish, on one rank
-            cell["write_seconds"] = by_cell[i]->write_seconds;  // rank 0's serial part: assembly and files
-            cell["unit_seconds"] = by_cell[i]->unit_seconds;
-            if (by_cell[i]->table_units > 0) cell["table_units"] = by_cell[i]->table_units;  // the last ones
+
+    // run.json's "execution": which ranks computed each cell and the seconds they spent.
+    json execution(double wall) const {
+        json ex = {{"ranks", team_size()}, {"cells", json::array()}, {"busy_seconds", busy_}, {"wall_seconds", wall}};
+        std::vector<const CellWork*> by_cell(e_.cells.size(), nullptr);
+        for (const auto& w : work_) by_cell[w.cell] = &w;
+        for (std::size_t i = 0; i < e_.cells.size(); ++i) {
+            const CellWork* w = by_cell[i];
+            json cell = {{"name", e_.cells[i].dir},
+                         {"ranks", w ? std::vector<int>(w->ranks.begin(), w->ranks.end()) : std::vector<int>{0}},
+                         {"seconds", w ? w->seconds : read_seconds_[i]}};
+            if (w) {
+                cell["units"] = w->units;
+                if (w->compare_cell) cell["finish_seconds"] = w->finish_seconds;  // the comparison's finish, on one rank
+                cell["write_seconds"] = w->write_seconds;  // rank 0's serial part: assembly and files
+                cell["unit_seconds"] = w->unit_seconds;
+                if (w->table_units > 0) cell["table_units"] = w->table_units;  // the last ones
+            }
+            ex["cells"].push_back(cell);
         }
-        execution["cells"].push_back(cell);
+        return ex;
     }
-    write_index(e, partial, execution, out);
-    return out;
+
+    const Experiment& e_;
+    const ExperimentOptions& o_;
+    const bool root_;
+    ExperimentResult out_;
+    fs::path partial_;
+    json manifest_;
+    std::vector<double> read_seconds_;
+    std::vector<CellWork> work_;
+    std::vector<std::size_t> of_tag_;  // tag -> index into work_
+    std::vector<double> busy_;         // seconds each rank spent on units (rank 0: and writes)
+    std::size_t finished_ = 0;
+    ProgressCounter* progress_ = nullptr;
+};
+
+ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o) {
+    return SpreadRun(e, o).run();
 }
 
 }  // namespace

@@ -87,6 +87,11 @@ void without_interrupt_cleanup(const std::function<void()>& f);
 /// signal mask or the thread cannot be set up.
 void enable_interrupt_cleanup(const std::string& program = "rhoflow");
 
+/// Says that the program's work is over and reported (its files committed, its message
+/// printed): an interruption from now on, with nothing left to remove, ends the process with
+/// 128 + signal silently. For a launcher's SIGTERM to a rank that is only shutting down.
+void interrupt_work_done() noexcept;
+
 /// True once enable_interrupt_cleanup() has run in this process.
 bool interrupt_cleanup_enabled() noexcept;
 
