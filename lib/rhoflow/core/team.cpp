@@ -326,141 +326,178 @@ void serve(const std::function<std::string(const std::string&)>& work) {
     }
 }
 
-// Rank 0's side: the main thread computes, a second thread serves the other ranks.
-void lead(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-          const PoolResultHook& on_result) {
-    Queue q;
-    for (auto& t : tasks) q.add_locked(std::move(t));
-    bool main_done = false;
-    std::exception_ptr server_error;
+// Rank 0's side of a pool: its main thread computes (compute_locally), a second thread serves
+// the other ranks (serve_workers). The queue's lock guards the queue and main_done_; parked_,
+// assigned_ and workers_seen_ belong to the serving thread.
+class Leader {
+public:
+    using Work = std::function<std::string(const std::string&)>;
 
-    auto record_failure = [&](const Queued& item, int rank, const ErrorInfo& e) {
-        const std::string message = "rank " + std::to_string(rank) + ": " + e.message;
-        q.fail_locked(item.task.tag, rank, rebuild(e, message), message);
-    };
+    Leader(const Work& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result)
+        : work_(work), on_result_(on_result), assigned_(static_cast<std::size_t>(world_size)) {
+        for (auto& t : tasks) q_.add_locked(std::move(t));
+    }
 
-    std::thread server([&] {
+    void run() {
+        std::thread server([this] { serve_workers(); });
+        compute_locally();
+        {
+            std::lock_guard<std::mutex> lock(q_.mutex);
+            main_done_ = true;
+        }
+        server.join();
+        if (q_.failed) throw_pool_error(q_);
+    }
+
+private:
+    // The serving thread: hands out tasks and takes results until the pool is over, then tells
+    // every worker the outcome. A failure of the serving itself ends the job.
+    void serve_workers() {
         try {
-            std::vector<int> parked;                              // workers waiting for a task
-            std::vector<Queued> assigned(static_cast<std::size_t>(world_size));  // the task each worker runs
-            int workers_seen = 0;
-            for (;;) {
-                {
-                    std::unique_lock<std::mutex> lock(q.mutex);
-                    Queued item;
-                    while (!q.failed && !parked.empty() && q.take_shared(item)) {
-                        const int w = parked.back();
-                        parked.pop_back();
-                        const std::uint64_t id = item.seq;
-                        send(Writer('T').pod(id).str(item.task.input).b, w, kToWorker);
-                        assigned[static_cast<std::size_t>(w)] = std::move(item);
-                    }
-                    if (main_done && workers_seen == world_size - 1 && static_cast<int>(parked.size()) == world_size - 1)
-                        break;  // everything is back: end the pool on every rank
-                }
+            while (!hand_out()) {
                 MPI_Status st;
-                if (!poll(MPI_ANY_SOURCE, kToRoot, st, [&] {
-                        std::lock_guard<std::mutex> lock(q.mutex);
-                        const bool can_assign = !q.failed && !parked.empty() && !q.shared.empty();
-                        const bool can_end = main_done && workers_seen == world_size - 1 &&
-                                             static_cast<int>(parked.size()) == world_size - 1;
-                        return !can_assign && !can_end;
-                    }))
-                    continue;
-                const std::string msg = receive(st);
-                Reader r{msg};
-                const int w = st.MPI_SOURCE;
-                if (r.type() == 'R') {
-                    ++workers_seen;
-                    parked.push_back(w);
-                    continue;
-                }
-                const auto id = r.pod<std::uint64_t>();
-                Queued& item = assigned[static_cast<std::size_t>(w)];
-                if (item.seq != id) throw std::runtime_error("rhoflow: a rank returned a task it was not given");
-                if (r.type() == 'D') {
-                    const auto secs = r.pod<double>();
-                    std::string out = r.str();
-                    std::lock_guard<std::mutex> lock(q.mutex);
-                    try {
-                        LockedQueue locked(q);
-                        if (on_result) on_result(locked, item.task, std::move(out), w, secs);  // kept after a failure too
-                    } catch (...) {
-                        const std::exception_ptr e = std::current_exception();
-                        q.fail_locked(item.task.tag, 0, e, describe(e).message);
-                    }
-                } else {
-                    ErrorInfo e;
-                    e.kind = r.pod<std::int32_t>();
-                    e.field = r.str();
-                    e.message = r.str();
-                    std::lock_guard<std::mutex> lock(q.mutex);
-                    record_failure(item, w, e);
-                }
-                {
-                    std::lock_guard<std::mutex> lock(q.mutex);
-                    --q.in_flight;
-                    q.changed.notify_all();
-                }
-                parked.push_back(w);
+                if (poll(MPI_ANY_SOURCE, kToRoot, st, [this] { return !can_act(); })) take_message(st);
             }
-            // The outcome is known to rank 0 alone: tell every worker the same.
-            std::string final_msg;
-            {
-                std::lock_guard<std::mutex> lock(q.mutex);
-                if (q.failed) {
-                    const ErrorInfo e = describe(q.error);
-                    final_msg = Writer('A').pod(static_cast<std::int32_t>(e.kind)).str(q.error_message).b;
-                } else {
-                    final_msg = Writer('S').b;
-                }
-            }
-            for (int w = 1; w < world_size; ++w) send(final_msg, w, kToWorker);
+            tell_outcome();
         } catch (...) {
-            server_error = std::current_exception();
-            std::cerr << "rhoflow: rank 0: the pool's server failed: " << describe(server_error).message << "\n";
+            std::cerr << "rhoflow: rank 0: the pool's server failed: " << describe(std::current_exception()).message
+                      << "\n";
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-    });
+    }
+
+    // Under the lock: everything is back and rank 0's main thread is done.
+    bool can_end() const {
+        return main_done_ && workers_seen_ == world_size - 1 && static_cast<int>(parked_.size()) == world_size - 1;
+    }
+
+    // Whether the serving thread has something to do other than wait for a message.
+    bool can_act() {
+        std::lock_guard<std::mutex> lock(q_.mutex);
+        return (!q_.failed && !parked_.empty() && !q_.shared.empty()) || can_end();
+    }
+
+    // Gives queued tasks to waiting workers (none after a failure); true when the pool is over.
+    bool hand_out() {
+        std::lock_guard<std::mutex> lock(q_.mutex);
+        Queued item;
+        while (!q_.failed && !parked_.empty() && q_.take_shared(item)) {
+            const int w = parked_.back();
+            parked_.pop_back();
+            send(Writer('T').pod(item.seq).str(item.task.input).b, w, kToWorker);
+            assigned_[static_cast<std::size_t>(w)] = std::move(item);
+        }
+        return can_end();
+    }
+
+    // A worker's message: ready (first contact), done (with its output) or error.
+    void take_message(const MPI_Status& st) {
+        const std::string msg = receive(st);
+        Reader r{msg};
+        const int w = st.MPI_SOURCE;
+        if (r.type() != 'R') {
+            const auto id = r.pod<std::uint64_t>();
+            Queued& item = assigned_[static_cast<std::size_t>(w)];
+            if (item.seq != id) throw std::runtime_error("rhoflow: a rank returned a task it was not given");
+            std::lock_guard<std::mutex> lock(q_.mutex);
+            if (r.type() == 'D')
+                deliver(item, r, w);
+            else
+                record_failure(item, w, read_error(r));
+            --q_.in_flight;
+            q_.changed.notify_all();
+        } else {
+            ++workers_seen_;
+        }
+        parked_.push_back(w);
+    }
+
+    // Under the lock: a worker's output to the result hook (kept after a failure too).
+    void deliver(const Queued& item, Reader& r, int w) {
+        const auto secs = r.pod<double>();
+        std::string out = r.str();
+        try {
+            LockedQueue locked(q_);
+            if (on_result_) on_result_(locked, item.task, std::move(out), w, secs);
+        } catch (...) {
+            const std::exception_ptr e = std::current_exception();
+            q_.fail_locked(item.task.tag, 0, e, describe(e).message);
+        }
+    }
+
+    static ErrorInfo read_error(Reader& r) {
+        ErrorInfo e;
+        e.kind = r.pod<std::int32_t>();
+        e.field = r.str();
+        e.message = r.str();
+        return e;
+    }
+
+    // Under the lock.
+    void record_failure(const Queued& item, int rank, const ErrorInfo& e) {
+        const std::string message = "rank " + std::to_string(rank) + ": " + e.message;
+        q_.fail_locked(item.task.tag, rank, rebuild(e, message), message);
+    }
+
+    // The outcome is known to rank 0 alone: every worker is told the same.
+    void tell_outcome() {
+        std::string final_msg;
+        {
+            std::lock_guard<std::mutex> lock(q_.mutex);
+            if (q_.failed)
+                final_msg = Writer('A').pod(static_cast<std::int32_t>(describe(q_.error).kind)).str(q_.error_message).b;
+            else
+                final_msg = Writer('S').b;
+        }
+        for (int w = 1; w < world_size; ++w) send(final_msg, w, kToWorker);
+    }
 
     // Rank 0's main thread: root-only tasks first, then the largest shared one; waits while
     // others still compute (their results may queue more tasks). After a failure it hands out
     // nothing new but still accepts what comes back and runs the root-only tasks that queues
     // (a cell whose units are all done is still written), until nothing is in flight.
-    for (;;) {
-        Queued item;
-        {
-            std::unique_lock<std::mutex> lock(q.mutex);
-            q.changed.wait(lock, [&] { return !q.root.empty() || (!q.failed && !q.shared.empty()) || q.in_flight == 0; });
-            if (q.failed && q.root.empty()) break;
-            if (!q.take_local(item)) break;  // nothing queued and nothing in flight
+    void compute_locally() {
+        for (;;) {
+            Queued item;
+            {
+                std::unique_lock<std::mutex> lock(q_.mutex);
+                q_.changed.wait(lock, [&] { return !q_.root.empty() || (!q_.failed && !q_.shared.empty()) || q_.in_flight == 0; });
+                if (q_.failed && q_.root.empty()) break;
+                if (!q_.take_local(item)) break;  // nothing queued and nothing in flight
+            }
+            run_local(item);
+            std::lock_guard<std::mutex> lock(q_.mutex);
+            --q_.in_flight;
+            q_.changed.notify_all();
         }
+    }
+
+    void run_local(const Queued& item) {
         const auto start = Clock::now();
         try {
             if (item.task.root_only) {
                 item.task.local();
-            } else {
-                std::string out = work(item.task.input);
-                std::lock_guard<std::mutex> lock(q.mutex);
-                LockedQueue locked(q);
-                if (on_result) on_result(locked, item.task, std::move(out), 0, seconds_since(start));
+                return;
             }
+            std::string out = work_(item.task.input);
+            std::lock_guard<std::mutex> lock(q_.mutex);
+            LockedQueue locked(q_);
+            if (on_result_) on_result_(locked, item.task, std::move(out), 0, seconds_since(start));
         } catch (...) {
             const ErrorInfo e = describe(std::current_exception());
-            std::lock_guard<std::mutex> lock(q.mutex);
+            std::lock_guard<std::mutex> lock(q_.mutex);
             record_failure(item, 0, e);
         }
-        std::lock_guard<std::mutex> lock(q.mutex);
-        --q.in_flight;
-        q.changed.notify_all();
     }
-    {
-        std::lock_guard<std::mutex> lock(q.mutex);
-        main_done = true;
-    }
-    server.join();
-    if (q.failed) throw_pool_error(q);
-}
+
+    const Work& work_;
+    const PoolResultHook& on_result_;
+    Queue q_;
+    bool main_done_ = false;
+    std::vector<int> parked_;         // workers waiting for a task
+    std::vector<Queued> assigned_;    // the task each worker runs
+    int workers_seen_ = 0;
+};
 
 }  // namespace
 
@@ -511,7 +548,7 @@ void run_pool(const std::function<std::string(const std::string&)>& work, std::v
     if (world_size == 1) return run_pool_alone(work, std::move(tasks), on_result);
     DepthGuard depth;
     if (world_rank == 0)
-        lead(work, std::move(tasks), on_result);
+        Leader(work, std::move(tasks), on_result).run();
     else
         serve(work);
 }
