@@ -10,6 +10,7 @@
 #include <vector>
 #include <unistd.h>
 
+#include "rhoflow/compare/compare.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/model/model.hpp"
 
@@ -70,6 +71,28 @@ std::string invalid_param(F&& f) {
         return e.field();
     }
     return "";
+}
+
+// A small comparison with a study and a decaying step (gap fit present).
+inline CompareParams small_compare() {
+    CompareParams p = default_compare_params();
+    p.model = {8, 20, 4, 1.0, 1.0, 1.0};
+    p.field = DriftMethod::meanfield;
+    p.sga.steps = 3000;
+    p.sga.trials = 3;
+    p.sga.threads = 1;
+    p.sga.schedule = {0.05, 200, 1.0};
+    p.horizon = 2;
+    p.anchors = 5;
+    p.rows = 4;
+    p.study_eta0 = {0.08, 0.04, 0.02};
+    p.study_trials = 2;
+    p.study_horizon = 5;
+    p.effective.moments.samples = 200;
+    p.effective.prediction.paths = 200;
+    p.effective.bootstrap = 4;
+    p.effective.level_ratio = 4;
+    return p;
 }
 
 }  // namespace rhoflow::test

@@ -587,18 +587,7 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
             } catch (const std::exception&) {
             }
         }
-        std::vector<PoolTask> tasks;
-        for (std::int64_t u = 0; u < units.size(); ++u) tasks.push_back({std::to_string(u), units.cost(u), static_cast<std::uint64_t>(u), false, {}});
-        try {
-            run_pool([&](const std::string& in) { return units.run(std::stoll(in), progress); }, std::move(tasks),
-                     [&](PoolQueue&, const PoolTask& t, std::string out, int rank, double) {
-                         const auto u = static_cast<std::int64_t>(t.tag);
-                         units.accept(u, out);
-                         if (progress && rank != 0) progress->done += units.steps(u);
-                     });
-        } catch (const PoolError& e) {
-            e.rethrow();
-        }
+        spread_units(units, progress);
         return team_root() ? units.finish() : CompareResult{};
     }
     // One process: the units in order, on all threads.

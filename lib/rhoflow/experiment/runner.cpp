@@ -545,12 +545,12 @@ bool is_complete(const json& manifest, const ExperimentCell& c, const json& para
            fs::exists(partial / c.dir / document_file(c.job));
 }
 
-// Runs the cell, rethrowing a failure with the task and cell named (same exit-code category).
-JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter* progress) {
+// Runs f, rethrowing a failure with the task and cell named (same exit-code category).
+template <class F>
+auto in_cell(const Experiment& e, const ExperimentCell& c, F&& f) -> decltype(f()) {
     const std::string where = fmt::format("task '{}' cell {}", e.tasks[c.task].name, c.dir);
     try {
-        if (progress) progress->done = 0;
-        return run(c.job, progress);
+        return f();
     } catch (const NumericalError& err) {
         throw NumericalError(where + ": " + err.what());
     } catch (const InvalidArgument& err) {
@@ -558,6 +558,14 @@ JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter
     } catch (const std::exception& err) {
         throw std::runtime_error(where + ": " + err.what());
     }
+}
+
+// Runs the cell, its failures naming the task and cell.
+JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter* progress) {
+    return in_cell(e, c, [&] {
+        if (progress) progress->done = 0;
+        return run(c.job, progress);
+    });
 }
 
 // The manifest holds what a rerun needs and nothing that depends on the machine (no timing), so
@@ -658,21 +666,6 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
 // ------------------------------------------------------------------------------- over MPI ranks
 
 namespace {
-
-// Runs f, naming the task and cell in any error (same category), like run_cell.
-template <class F>
-auto in_cell(const Experiment& e, const ExperimentCell& c, F&& f) -> decltype(f()) {
-    const std::string where = fmt::format("task '{}' cell {}", e.tasks[c.task].name, c.dir);
-    try {
-        return f();
-    } catch (const NumericalError& err) {
-        throw NumericalError(where + ": " + err.what());
-    } catch (const InvalidArgument& err) {
-        throw InvalidArgument(err.field(), where + ": " + err.what());
-    } catch (const std::exception& err) {
-        throw std::runtime_error(where + ": " + err.what());
-    }
-}
 
 // A pending cell cut into units: trial blocks (sga), the comparator's units (compare), or the
 // whole job as one unit (field, ode, phase).

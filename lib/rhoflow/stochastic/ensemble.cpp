@@ -192,18 +192,7 @@ EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, Progre
                             const ObserverFactory& observers) {
     if (observers || !team_spread()) return run_ensemble_here(model, p, progress, observers);
     EnsembleBlocks blocks(model, p, blocks_for(p.trials, team_size()));
-    std::vector<PoolTask> tasks;
-    for (std::int64_t b = 0; b < blocks.size(); ++b) tasks.push_back({std::to_string(b), blocks.cost(b), static_cast<std::uint64_t>(b), false, {}});
-    try {
-        run_pool([&](const std::string& in) { return blocks.run(std::stoll(in), progress); }, std::move(tasks),
-                 [&](PoolQueue&, const PoolTask& t, std::string out, int rank, double) {
-                     const auto b = static_cast<std::int64_t>(t.tag);
-                     blocks.accept(b, out);
-                     if (progress && rank != 0) progress->done += blocks.steps(b);
-                 });
-    } catch (const PoolError& e) {
-        e.rethrow();
-    }
+    spread_units(blocks, progress);
     return team_root() ? blocks.result() : EnsembleResult{};
 }
 

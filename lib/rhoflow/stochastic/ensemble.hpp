@@ -22,6 +22,7 @@
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
 #include "rhoflow/core/stats.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/model/update_rule.hpp"
 
 namespace rhoflow {
@@ -175,6 +176,27 @@ private:
 
 /// Blocks to cut `n` items into for `ranks` ranks: 4 per rank (dynamic balancing), at most n.
 std::int64_t blocks_for(std::int64_t n, int ranks);
+
+/// Collective (core/team.hpp): spreads units 0 ... size() - 1 of `units` (EnsembleBlocks,
+/// CompareUnits: size, cost, steps, run, accept) over the ranks, largest cost first; rank 0
+/// accepts every output, and `progress` counts the steps of the units that other ranks computed
+/// (rank 0's own units count theirs as they run).
+template <class Units>
+void spread_units(Units& units, ProgressCounter* progress) {
+    std::vector<PoolTask> tasks;
+    for (std::int64_t u = 0; u < units.size(); ++u)
+        tasks.push_back({std::to_string(u), units.cost(u), static_cast<std::uint64_t>(u), false, {}});
+    try {
+        run_pool([&](const std::string& in) { return units.run(std::stoll(in), progress); }, std::move(tasks),
+                 [&](PoolQueue&, const PoolTask& t, std::string out, int rank, double) {
+                     const auto u = static_cast<std::int64_t>(t.tag);
+                     units.accept(u, out);
+                     if (progress && rank != 0) progress->done += units.steps(u);
+                 });
+    } catch (const PoolError& e) {
+        e.rethrow();
+    }
+}
 
 /// Summarises trials (used by run_ensemble; public for tests and for the comparator).
 EnsembleSummary summarise(const std::vector<TrialResult>& trials);

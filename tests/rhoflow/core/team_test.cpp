@@ -16,6 +16,7 @@
 #include "rhoflow/compare/compare.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 
@@ -90,23 +91,10 @@ TEST_CASE("team: an ensemble cut into blocks and run in any order is the ensembl
 }
 
 TEST_CASE("team: a comparison cut into units and run in any order is the comparison of one process, bit for bit") {
-    CompareParams p = default_compare_params();
-    p.model = {8, 20, 4, 1.0, 1.0, 1.0};
-    p.field = DriftMethod::meanfield;
+    CompareParams p = test::small_compare();
     p.sga.steps = 2000;
-    p.sga.trials = 5;
-    p.sga.threads = 1;
-    p.sga.schedule = {0.05, 200, 1.0};
-    p.horizon = 2;
-    p.anchors = 5;
-    p.rows = 4;
-    p.study_eta0 = {0.08, 0.04, 0.02};
-    p.study_trials = 4;
-    p.study_horizon = 5;
-    p.effective.moments.samples = 200;
-    p.effective.prediction.paths = 200;
-    p.effective.bootstrap = 4;
-    p.effective.level_ratio = 4;
+    p.sga.trials = 5;      // 3 main blocks
+    p.study_trials = 4;    // 3 blocks per study run
     const nlohmann::json whole = run_compare(p);
     CompareUnits units(p, nullptr, 3);
     std::vector<std::int64_t> order(static_cast<std::size_t>(units.size()));
