@@ -331,22 +331,22 @@ int dispatch(const std::vector<std::string>& args) {
     const bool prepared = most == 0;
     if (!prepared && o.code == 0) o.code = most;  // refused elsewhere: fail alike, silently (no message)
     if (prepared) o = execute(work);
-    if (o.code != 0) {
-        // A failure inside shared work reaches rank 0 (which names the rank): rank 0 reports. A
-        // failure on one rank alone is reported by that rank, and ends the job, since other ranks
-        // may be waiting for it.
-        const bool all_refused = !prepared && fewest != 0;
-        if (!prepared) {
-            const bool speak = all_refused ? team_root() : !o.message.empty();
-            const std::string who = team_size() > 1 && !all_refused ? fmt::format("rank {}: ", team_rank()) : "";
-            if (speak) std::cerr << "rhoflow: " << who << (o.code == 3 ? "" : "error: ") << o.message << "\n";
-            return o.code;
-        }
-        const bool shared = team_failure_shared();
-        const std::string who = team_size() > 1 && !team_root() ? fmt::format("rank {}: ", team_rank()) : "";
-        if (team_root() || !shared) std::cerr << "rhoflow: " << who << (o.code == 3 ? "" : "error: ") << o.message << "\n";
-        if (!shared && team_size() > 1) MpiSession::abort(o.code);
+    if (o.code == 0) return 0;
+    auto report = [&](bool name_rank) {
+        const std::string who = team_size() > 1 && name_rank ? fmt::format("rank {}: ", team_rank()) : "";
+        std::cerr << "rhoflow: " << who << (o.code == 3 ? "" : "error: ") << o.message << "\n";
+    };
+    if (!prepared) {
+        const bool all_refused = fewest != 0;
+        if (all_refused ? team_root() : !o.message.empty()) report(!all_refused);
+        return o.code;
     }
+    // A failure inside shared work reaches rank 0 (which names the rank): rank 0 reports. A
+    // failure on one rank alone is reported by that rank, and ends the job, since other ranks may
+    // be waiting for it.
+    const bool shared = team_failure_shared();
+    if (team_root() || !shared) report(!team_root());
+    if (!shared && team_size() > 1) MpiSession::abort(o.code);
     return o.code;
 }
 
