@@ -45,6 +45,7 @@
 // io
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/folder_lock.hpp"
 #include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
