@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,6 +90,18 @@ void write_stream(const fs::path& path, const std::string& content) {
 }
 
 }  // namespace
+
+std::string plain_message(const std::exception& e) {
+    if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&e)) {
+        std::string paths = f->path1().string();
+        if (!f->path2().empty()) paths += " and " + f->path2().string();
+        return paths.empty() ? f->code().message() : paths + ": " + f->code().message();
+    }
+    std::string s = e.what();
+    if (dynamic_cast<const nlohmann::json::exception*>(&e) && s.rfind("[json.exception.", 0) == 0)
+        if (const auto close = s.find("] "); close != std::string::npos) s.erase(0, close + 2);
+    return s;
+}
 
 void check_file_writable(const fs::path& path) {
     if (path.empty()) throw IoError("cannot write a file with an empty name");

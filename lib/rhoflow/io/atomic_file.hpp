@@ -28,6 +28,7 @@
 // is no longer running on this machine (remove_stale_temporaries).
 #pragma once
 
+#include <exception>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,11 @@ public:
     /// `message` names the path and the reason.
     explicit IoError(const std::string& message) : std::runtime_error(message) {}
 };
+
+/// The message of an exception without a library's own wording: a std::filesystem error as
+/// "PATH[ and PATH2]: reason", a nlohmann JSON error without its "[json.exception.KIND.N] "
+/// prefix, any other exception's what(). For messages that must name the file, not the library.
+std::string plain_message(const std::exception& e);
 
 /// Writes `content` to `path` as described above; throws IoError naming the path on failure.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);

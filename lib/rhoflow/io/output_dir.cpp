@@ -17,8 +17,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Throws IoError unless this process may create and remove entries in the nearest existing
+// folder on the way to `target` (and, if `target` exists, in it: its old files go on commit).
+void check_writable(const fs::path& given, const fs::path& target) {
+    auto refuse = [&](const fs::path& dir, int err) {
+        detail::throw_io(fmt::format("cannot write the folder {}: {} may not be written", given.string(), dir.string()),
+                         err);
+    };
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+        ::faccessat(AT_FDCWD, target.c_str(), W_OK | X_OK, AT_EACCESS) != 0)
+        refuse(target, errno);
+    fs::path dir = detail::parent_dir(target);
+    while (::stat(dir.c_str(), &st) != 0 && detail::parent_dir(dir) != dir) dir = detail::parent_dir(dir);
+    if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) refuse(dir, errno);
+}
+
 // Throws IoError unless a folder may be put at `target` (resolved) now.
 void check_replaceable(const fs::path& given, const fs::path& target, Replace replace) {
+    if (holds_working_directory(target))
+        throw IoError(fmt::format("will not replace the folder {}: it is the working directory or holds it, and "
+                                  "replacing it would remove the folder you are in; name another folder",
+                                  given.string()));
     struct stat st {};
     if (::lstat(target.c_str(), &st) != 0) {
         const int err = errno;
@@ -57,13 +77,41 @@ void sync_tree(const fs::path& root) {
 
 }  // namespace
 
+bool is_within(const fs::path& p, const fs::path& folder) {
+    std::error_code ec;
+    auto resolved = [&](const fs::path& q) {
+        fs::path r = fs::weakly_canonical(fs::absolute(q, ec), ec);
+        while (!r.has_filename() && r.has_relative_path()) r = r.parent_path();
+        return r;
+    };
+    const fs::path inner = resolved(p);
+    if (ec) return false;
+    const fs::path outer = resolved(folder);
+    if (ec) return false;
+    auto i = inner.begin();
+    for (const auto& part : outer) {
+        if (i == inner.end() || *i != part) return false;
+        ++i;
+    }
+    return true;
+}
+
+bool holds_working_directory(const fs::path& p) {
+    std::error_code ec;
+    const fs::path cwd = fs::current_path(ec);
+    return !ec && is_within(cwd, p);
+}
+
 void StagedDirectory::check(const fs::path& final_path, Replace replace) {
-    check_replaceable(final_path, detail::resolve_output_path(final_path), replace);
+    const fs::path target = detail::resolve_output_path(final_path);
+    check_replaceable(final_path, target, replace);
+    check_writable(final_path, target);
 }
 
 StagedDirectory::StagedDirectory(const fs::path& final_path, Replace replace)
     : given_(final_path), final_(detail::resolve_output_path(final_path)), replace_(replace) {
     check_replaceable(given_, final_, replace_);
+    check_writable(given_, final_);
     tmp_ = detail::temporary_sibling(final_);
     // Registered before anything is created: nothing escapes the cleanup, and once an
     // interruption's cleanup has begun this blocks until the process exits.

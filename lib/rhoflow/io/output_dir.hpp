@@ -20,7 +20,12 @@
 //  - if something other than a folder is in the way of FINAL, construction (and commit) throw
 //    IoError; so does an existing folder FINAL that is not empty and holds no `.rhoflow-output`
 //    marker, under Replace::marked (the default): replacing it would delete files rhoflow did
-//    not write (think `--out .` or `--out ~`). Replace::any replaces any folder;
+//    not write (think `--out ~`). Replace::any replaces any folder. A FINAL that is the working
+//    directory or holds it (`--out .` inside an earlier output folder, `--out ..`) is refused
+//    whatever `replace` says: replacing it would pull the folder from under the caller's shell;
+//  - check() and construction also refuse, before any work, a FINAL whose nearest existing
+//    folder on the way may not be written (permissions, an immutable folder, a read-only file
+//    system), and an existing FINAL that may not be written (whose old files could not be removed);
 //  - commit() syncs every file and folder of the temporary folder to disk, then renames it to
 //    FINAL. An existing folder FINAL is swapped with it atomically (Linux renameat2
 //    RENAME_EXCHANGE) and the old one then removed; where the exchange is unsupported, the old
@@ -64,8 +69,8 @@ public:
     bool committed() const noexcept { return committed_; }
 
     /// Throws IoError if `final_path` could not be staged and committed now (a non-folder in the
-    /// way, or a folder `replace` forbids replacing); creates and removes nothing. For checking
-    /// an output folder before long work.
+    /// way, a folder `replace` forbids replacing, the working directory, a folder that may not be
+    /// written); creates and removes nothing. For checking an output folder before long work.
     static void check(const std::filesystem::path& final_path, Replace replace = Replace::marked);
 
 private:
@@ -74,5 +79,12 @@ private:
     RemoveOnInterrupt guard_;
     bool committed_ = false;
 };
+
+/// True when `p` is `folder` or lies inside it, both made absolute and their symbolic links
+/// followed as far as they exist; false when either cannot be resolved.
+bool is_within(const std::filesystem::path& p, const std::filesystem::path& folder);
+
+/// True when `p` is the working directory or a folder that holds it (is_within(cwd, p)).
+bool holds_working_directory(const std::filesystem::path& p);
 
 }  // namespace rhoflow

@@ -1,7 +1,9 @@
 // Tables as CSV, Markdown and LaTeX (booktabs), each carrying its provenance: every parameter,
 // the seed and the version, as '#' comment lines in CSV, a caption paragraph in Markdown and
 // the \caption in LaTeX. Values are never NaN or infinite (NumericalError names the cell);
-// a missing value is an empty CSV field and an em dash elsewhere.
+// a missing value is an empty CSV field and an em dash elsewhere. No text can add a row: the
+// caption and provenance stay on their line (control characters shown as \n, \r, \t, \xHH),
+// CSV text fields holding ',', '"', CR or LF are quoted, and Markdown cells escape '|'.
 #pragma once
 
 #include <optional>

@@ -144,3 +144,26 @@ TEST_CASE("staged folder: leftovers of a killed run are removed by the next run 
     run(t / "out", {{"table.md", "whole"}});
     CHECK(entries(t.path) == std::set<std::string>{"out"});
 }
+
+TEST_CASE("staged folder: the working directory, or a folder that holds it, is never replaced") {
+    TempDir t("staged_cwd");
+    run(t / "cmp", {{"a.json", "1"}});
+    const fs::path old = fs::current_path();
+    fs::current_path(t / "cmp");
+    CHECK(holds_working_directory("."));
+    CHECK(holds_working_directory(".."));
+    CHECK(holds_working_directory(t / "cmp"));
+    CHECK_FALSE(holds_working_directory("sub"));
+    CHECK_FALSE(holds_working_directory(t / "cmpx"));
+    for (const std::string name : {".", "./", "..", "../cmp"}) {
+        CAPTURE(name);
+        CHECK(error_of([&] { StagedDirectory::check(name); }).find("is the working directory or holds it") != std::string::npos);
+        CHECK(error_of([&] { StagedDirectory s(name); }).find("is the working directory or holds it") != std::string::npos);
+    }
+    fs::current_path(old);
+    CHECK(read_text(t / "cmp" / "a.json") == "1");
+    CHECK(is_within(t / "cmp" / "x" / "y.json", t / "cmp"));
+    CHECK(is_within(t / "cmp" / "." / "", t / "cmp"));
+    CHECK_FALSE(is_within(t / "cmpx", t / "cmp"));
+    CHECK_FALSE(is_within(t.path, t / "cmp"));
+}

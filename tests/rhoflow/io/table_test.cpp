@@ -147,3 +147,27 @@ TEST_CASE("table: a non-finite value is an error naming the cell, never printed"
     CHECK_THROWS_AS(to_latex(t), NumericalError);
     CHECK_THROWS_AS(to_markdown(t), NumericalError);
 }
+
+TEST_CASE("table: no text adds a line: captions and provenance stay on theirs, Markdown cells escape '|'") {
+    Table t = sample();
+    t.caption = "title\n1,2,3\r\n| fake | row |\tend";
+    t.meta.push_back("per-run files: out\nput");
+    t.rows[0][2] = std::string("a | b\nc");
+    const std::string csv = to_csv(t), md = to_markdown(t), tex = to_latex(t);
+    auto lines = [](const std::string& s) { return count(s, "\n"); };
+    const Table plain = sample();
+    CHECK(lines(csv) == lines(to_csv(plain)) + 1 + 1);  // one more meta line, and the quoted cell's own newline
+    CHECK(csv.find("# title\\n1,2,3\\r\\n| fake | row |\\tend\n") != std::string::npos);
+    CHECK(csv.find("\"a | b\nc\"") != std::string::npos);  // quoted: a CSV reader keeps it one field
+    std::istringstream in(md);
+    int table_lines = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("|", 0) != 0) continue;
+        ++table_lines;
+        CHECK(count(line, "|") - count(line, "\\|") == 5);
+    }
+    CHECK(table_lines == 4);
+    CHECK(md.find("a \\| b\\nc") != std::string::npos);
+    CHECK(tex.find("\\caption{title\\textbackslash{}n1,2,3") != std::string::npos);
+    CHECK(lines(tex) == lines(to_latex(plain)));
+}

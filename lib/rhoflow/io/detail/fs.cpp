@@ -55,7 +55,12 @@ fs::path resolve_output_path(const fs::path& given) {
         };
         q = q.lexically_normal();
         strip(q);
-        if (q.filename() == "." || q.filename() == "..") q = fs::absolute(q).lexically_normal();
+        if (q.filename() == "." || q.filename() == "..") {
+            std::error_code ec;
+            const fs::path a = fs::absolute(q, ec);
+            if (ec) throw IoError(fmt::format("cannot resolve {}: {}", given.string(), ec.message()));
+            q = a.lexically_normal();
+        }
         strip(q);
         if (!q.has_relative_path())
             throw IoError(fmt::format("cannot write to {}: it names a root directory", given.string()));
