@@ -171,6 +171,11 @@ void run_pool_alone(const std::function<std::string(const std::string&)>& work, 
 
 bool team_failure_shared() noexcept { return failure_shared.load(); }
 
+std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t h) noexcept {
+    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
+}
+
 int exit_kind(const std::exception& e) noexcept {
     if (const auto* a = dynamic_cast<const TeamAborted*>(&e)) return a->kind();
     if (dynamic_cast<const InvalidArgument*>(&e)) return 2;
@@ -196,6 +201,8 @@ void run_pool(const std::function<std::string(const std::string&)>& work, std::v
 std::string team_root_then_broadcast(const std::function<std::string()>& f) { return f(); }
 
 std::pair<int, int> team_min_max(int value) { return {value, value}; }
+
+int team_first_differing(std::uint64_t) { return -1; }
 
 #else  // ------------------------------------------------------------------------ with MPI
 
@@ -589,6 +596,16 @@ std::pair<int, int> team_min_max(int value) {
     int in[2] = {-value, value}, out[2] = {0, 0};
     check(MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     return {-out[0], out[1]};
+}
+
+int team_first_differing(std::uint64_t digest) {
+    if (world_size == 1) return -1;
+    std::uint64_t root = digest;
+    check(MPI_Bcast(&root, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    const int mine = root == digest ? INT_MAX : world_rank;
+    int first = INT_MAX;
+    check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    return first == INT_MAX ? -1 : first;
 }
 
 #endif

@@ -36,6 +36,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -147,6 +148,15 @@ std::pair<int, int> team_min_max(int value);
 /// thrown on this rank: every rank then failed alike, and none is left waiting. A failure
 /// elsewhere on a rank (not shared) may leave the others waiting: end the job (MpiSession::abort).
 bool team_failure_shared() noexcept;
+
+/// Collective: -1 when every rank holds rank 0's `digest`, else the lowest rank whose digest
+/// differs (-1 in a team of one). For ranks to check that they were given the same input (the
+/// command line, the bytes of an input file) before any work.
+int team_first_differing(std::uint64_t digest);
+
+/// The 64-bit FNV-1a hash of `bytes`, continuing from `h`: a digest of an input for ranks to
+/// compare (it tells accidental differences apart, it is no cryptographic hash).
+std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t h = 14695981039346656037ull) noexcept;
 
 /// The command-line exit code an exception maps to: 2 InvalidArgument, 3 NumericalError,
 /// TeamAborted's kind, 1 otherwise.
