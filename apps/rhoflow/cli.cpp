@@ -208,7 +208,13 @@ std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
 
 std::function<void()> run_work(const RunCommand& r) {
     check_path_flag(r.app, "out", r.out);
-    auto e = std::make_shared<Experiment>(read_experiment(r.file, r.out));
+    std::shared_ptr<Experiment> e;
+    try {
+        e = std::make_shared<Experiment>(read_experiment(r.file, r.out));
+    } catch (const InvalidArgument& err) {
+        if (err.field() == "out") throw FlagError{"out", err.what()};  // --out itself refused
+        throw;
+    }
     return [e, r] {
         if (team_root())
             std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/{}\n", e->cells.size(), e->file,

@@ -9,19 +9,25 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <toml++/toml.h>
 #include <unistd.h>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
+#include "rhoflow/experiment/detail/run_folder.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/folder_lock.hpp"
 #include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/io/plot.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow {
@@ -143,31 +149,90 @@ std::string type_of(const toml::node& n) {
     return "a date or time";
 }
 
+// The text the parser read (stand-ins in place) with the offset of each line, so that a value can
+// be read as the file spells it.
+struct Source {
+    std::string_view text;
+    std::vector<std::size_t> lines;  // lines[k]: offset of line k + 1
+
+    explicit Source(std::string_view t) : text(t), lines{0} {
+        for (std::size_t i = 0; i < t.size(); ++i)
+            if (t[i] == '\n') lines.push_back(i + 1);
+    }
+
+    // A one-line value as written, '_' digit separators and a leading '+' dropped ("" if it
+    // cannot be located). Columns count code points.
+    std::string spelling(const toml::node& n) const {
+        const auto& r = n.source();
+        if (r.begin.line != r.end.line || r.begin.line == 0 || r.begin.line > lines.size() || r.end.column <= r.begin.column)
+            return "";
+        std::size_t i = lines[r.begin.line - 1];
+        auto next = [&] {  // one code point on
+            if (i < text.size()) ++i;
+            while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+        };
+        for (auto c = r.begin.column; c > 1; --c) next();
+        const std::size_t from = i;
+        for (auto c = r.begin.column; c < r.end.column; ++c) next();
+        std::string out;
+        for (char ch : text.substr(from, i - from))
+            if (ch != '_') out += ch;
+        if (!out.empty() && out.front() == '+') out.erase(0, 1);
+        return out;
+    }
+};
+
+// An integer setting (INT, SEED) given as a TOML float (L = 1e6) must be the integer the file
+// spells: the float itself is rounded to 53 bits (9007199254740993.0 reads as ...992), so the
+// spelling is parsed as the command line parses the flag's text.
+void check_integer_spelling(const toml::node& v, const Setting& s, const Source& src, const std::string& file, int line) {
+    const std::string spelled = src.spelling(v);
+    if (spelled.empty()) return;
+    try {
+        if (s.type_name == "SEED")
+            parse_seed(spelled, s.key);
+        else
+            parse_integer(spelled, s.key);
+    } catch (const InvalidArgument& e) {
+        fail_at(file, line, s.key,
+                fmt::format("{}{}", e.what(),
+                            s.type_name == "SEED" ? "; write a seed as an integer, or past 2^63 as a string of digits "
+                                                    "(seed = \"18446744073709551615\")"
+                                                  : ""));
+    }
+}
+
 // The text of one scalar value for setting `s`, checking its TOML type against the setting's.
-std::string scalar_text(const toml::node& v, const Setting& s, const std::string& file, int line) {
-    const bool numeric = s.type_name == "NUMBER" || s.type_name == "INT" || s.type_name == "SEED" || s.is_list;
+// A seed may also be a string of digits (TOML integers stop at 2^63 - 1).
+std::string scalar_text(const toml::node& v, const Setting& s, const std::string& file, int line, const Source& src) {
+    const bool seed = s.type_name == "SEED";
+    const bool numeric = s.type_name == "NUMBER" || s.type_name == "INT" || seed || s.is_list;
     const bool text = s.type_name == "TEXT" || s.type_name.find('|') != std::string::npos;
     if (s.is_switch) {
         if (const auto b = v.as_boolean()) return b->get() ? "true" : "false";
         fail_at(file, line, s.key, fmt::format("this switch takes true or false, not {}", type_of(v)));
     }
     if (const auto i = v.as_integer(); i && (numeric || text)) return std::to_string(i->get());
-    if (const auto f = v.as_floating_point(); f && (numeric || text)) return format_number(f->get());
-    if (const auto t = v.as_string(); t && text) return restore(t->get());
+    if (const auto f = v.as_floating_point(); f && (numeric || text)) {
+        if (seed || s.type_name == "INT") check_integer_spelling(v, s, src, file, line);
+        return format_number(f->get());
+    }
+    if (const auto t = v.as_string(); t && (text || seed)) return restore(t->get());
     fail_at(file, line, s.key,
-            fmt::format("expected {}, got {}", numeric ? "a number" : "a string", type_of(v)));
+            fmt::format("expected {}, got {}", seed ? "a seed (an integer, or a string of digits)"
+                                               : numeric ? "a number" : "a string", type_of(v)));
 }
 
 // A list setting's value: an array of numbers joined with commas.
-std::string list_text(const toml::array& a, const Setting& s, const std::string& file, int line) {
+std::string list_text(const toml::array& a, const Setting& s, const std::string& file, int line, const Source& src) {
     if (a.empty()) fail_at(file, line, s.key, "an empty list");
     std::string joined;
-    for (const auto& e : a) joined += fmt::format("{}{}", joined.empty() ? "" : ",", scalar_text(e, s, file, line));
+    for (const auto& e : a) joined += fmt::format("{}{}", joined.empty() ? "" : ",", scalar_text(e, s, file, line, src));
     return joined;
 }
 
 TaskSetting task_setting(const std::string& command, const std::string& key, const toml::node& node,
-                         const std::string& file) {
+                         const std::string& file, const Source& src) {
     const int line = line_of(node);
     const Setting* s = find_setting(command, key);
     if (!s)
@@ -176,17 +241,17 @@ TaskSetting task_setting(const std::string& command, const std::string& key, con
     TaskSetting t{key, line, {}};
     const toml::array* arr = node.as_array();
     if (!arr) {
-        t.values.push_back(scalar_text(node, *s, file, line));
+        t.values.push_back(scalar_text(node, *s, file, line, src));
     } else if (s->is_list && !arr->empty() && !(*arr)[0].is_array()) {
-        t.values.push_back(list_text(*arr, *s, file, line));  // one list value
+        t.values.push_back(list_text(*arr, *s, file, line, src));  // one list value
     } else {
         if (arr->empty()) fail_at(file, line, key, "an empty array sweeps over nothing");
         for (const auto& e : *arr) {
             if (const auto inner = e.as_array()) {
                 if (!s->is_list) fail_at(file, line, key, "nested arrays are only for settings that take a list");
-                t.values.push_back(list_text(*inner, *s, file, line));
+                t.values.push_back(list_text(*inner, *s, file, line, src));
             } else {
-                t.values.push_back(scalar_text(e, *s, file, line));
+                t.values.push_back(scalar_text(e, *s, file, line, src));
             }
         }
     }
@@ -221,6 +286,9 @@ void check_task_name(const std::string& name, const std::string& file, int line)
     if (name.size() > kMaxFolderName)
         fail_at(file, line, "name", fmt::format("task name '{}' is {} bytes long: more than {}, the longest folder name",
                                                 shown(name), name.size(), kMaxFolderName));
+    if (!detail::is_task_name(name))
+        fail_at(file, line, "name", fmt::format("task name '{}' is reserved: the output folder holds the run's own {} "
+                                                "and {}", name, detail::kManifestFile, detail::kIndexFile));
 }
 
 // The command of a [[task]], checked.
@@ -234,7 +302,8 @@ std::string task_command(const toml::table& t, const std::string& file) {
     return command;
 }
 
-ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table* defaults, const std::string& file) {
+ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table* defaults, const std::string& file,
+                         const Source& src) {
     ExperimentTask task;
     task.line = line_of(t);
     task.command = task_command(t, file);
@@ -245,10 +314,10 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
     std::map<std::string, TaskSetting> settings;
     if (defaults)
         for (const auto& [k, v] : *defaults)
-            if (find_setting(task.command, k.str())) settings[std::string(k.str())] = task_setting(task.command, std::string(k.str()), v, file);
+            if (find_setting(task.command, k.str())) settings[std::string(k.str())] = task_setting(task.command, std::string(k.str()), v, file, src);
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
-        if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file);
+        if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file, src);
     }
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
     for (const auto& s : settings_for(task.command))
@@ -288,7 +357,7 @@ void count(const ExperimentTask& t, Budget& b, const std::string& file) {
                             t.name, b.value_bytes, max_experiment_value_bytes));
 }
 
-std::vector<ExperimentTask> read_tasks(const toml::table& doc, const std::string& file) {
+std::vector<ExperimentTask> read_tasks(const toml::table& doc, const std::string& file, const Source& src) {
     const toml::table* defaults = doc["defaults"].as_table();
     if (doc.contains("defaults") && !defaults) fail_at(file, line_of(*doc.get("defaults")), "defaults", "must be a table [defaults]");
     const toml::array* tasks = doc["task"].as_array();
@@ -311,7 +380,7 @@ std::vector<ExperimentTask> read_tasks(const toml::table& doc, const std::string
     std::set<std::string> names;
     Budget budget;
     for (std::size_t i = 0; i < tasks->size(); ++i) {
-        out.push_back(read_task(*(*tasks)[i].as_table(), i, defaults, file));
+        out.push_back(read_task(*(*tasks)[i].as_table(), i, defaults, file, src));
         if (!names.insert(out.back().name).second)
             fail_at(file, out.back().line, "name", fmt::format("task name '{}' is used twice", out.back().name));
         count(out.back(), budget, file);
@@ -410,6 +479,48 @@ std::string read_text(const fs::path& file) {
     }
 }
 
+// Whether `s` holds a control character (C0, DEL, or as UTF-8 a C1 control, U+2028 or U+2029),
+// which would break the one line of a table's caption that a title goes to.
+bool has_control(std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const auto next = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
+        if (c < 0x20 || c == 0x7F) return true;
+        if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) return true;                      // U+0080 ... U+009F
+        if (c == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) return true;  // U+2028, U+2029
+    }
+    return false;
+}
+
+// The output folder as a run uses it: trailing separators, "." and ".." resolved lexically
+// ("./o/." and "o/" are "o"; a last component "." or ".." gives the absolute folder it names).
+// `refuse` is called (and throws) for the root, and for the working directory or a folder that
+// holds it: a run replaces its folder whole.
+fs::path run_folder_path(const fs::path& given, const std::function<void(const std::string&)>& refuse) {
+    auto strip = [](fs::path& p) {
+        while (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+    };
+    if (given.native().find('\0') != std::string::npos) refuse("holds a NUL character (no file name can)");
+    fs::path p = given.lexically_normal();
+    strip(p);
+    if (p.filename() == "." || p.filename() == "..") {
+        std::error_code ec;
+        const fs::path a = fs::absolute(p, ec);
+        if (ec) refuse(fmt::format("'{}' names the working directory or one above it, which cannot be resolved ({})",
+                                   given.string(), ec.message()));
+        p = a.lexically_normal();
+        strip(p);
+    }
+    if (!p.has_relative_path() || p.filename().empty())
+        refuse(fmt::format("'{}' names a root directory; a run needs a folder of its own (such as \"study-out\")",
+                           given.string()));
+    if (holds_working_directory(p))
+        refuse(fmt::format("'{}' is the working directory or holds it: a run replaces its output folder whole, which "
+                           "would remove the folder you are in; name a new folder (such as \"study-out\")",
+                           given.string()));
+    return p;
+}
+
 }  // namespace
 
 Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
@@ -418,12 +529,19 @@ Experiment read_experiment_text(std::string_view text, const std::string& name, 
     if (text.size() > max_experiment_bytes)
         throw InvalidArgument("file", fmt::format("{}: {} bytes, more than the limit of {} (4 MiB) for an experiment file",
                                                   name, text.size(), max_experiment_bytes));
+    e.digest = fnv1a_64(text);
+    const std::string hidden = hide_unclassifiable(text, e.file);
     toml::table doc;
     try {
-        doc = toml::parse(hide_unclassifiable(text, e.file), e.file);
+        doc = toml::parse(hidden, e.file);
     } catch (const toml::parse_error& err) {
-        throw InvalidArgument("file", fmt::format("{}:{}:{}: {}", e.file, err.source().begin.line,
-                                                  err.source().begin.column, restore(err.description())));
+        const std::string what = restore(err.description());
+        const bool too_big = what.find("not representable in 64 bits") != std::string::npos;
+        throw InvalidArgument("file", fmt::format("{}:{}:{}: {}{}", e.file, err.source().begin.line,
+                                                  err.source().begin.column, what,
+                                                  too_big ? " (TOML integers end at 2^63 - 1; a seed beyond is written "
+                                                            "as a string of digits: seed = \"18446744073709551615\")"
+                                                          : ""));
     }
     for (const auto& [k, v] : doc) {
         const std::string key(k.str());
@@ -431,10 +549,21 @@ Experiment read_experiment_text(std::string_view text, const std::string& name, 
             fail_at(e.file, line_of(v), key, "unknown top-level key (accepted: title, out, [defaults], [[task]])");
     }
     e.title = string_key(doc, "title", e.file);
+    if (has_control(e.title))
+        fail_at(e.file, line_of(*doc.get("title")), "title",
+                "a title must not hold control characters (newline, tab, ...): it is the one-line caption of every "
+                "summary table");
     const std::string file_out = string_key(doc, "out", e.file);
     if (doc.contains("out") && file_out.empty()) fail_at(e.file, line_of(*doc.get("out")), "out", "must not be empty");
-    e.out = !out.empty() ? out : !file_out.empty() ? fs::path(file_out) : fs::path(fs::path(name).stem().string() + "-out");
-    e.tasks = read_tasks(doc, e.file);
+    if (!out.empty())
+        e.out = run_folder_path(out, [&](const std::string& m) { throw InvalidArgument("out", "output folder " + m); });
+    else if (!file_out.empty())
+        e.out = run_folder_path(file_out, [&](const std::string& m) { fail_at(e.file, line_of(*doc.get("out")), "out", m); });
+    else
+        e.out = run_folder_path(fs::path(name).stem().string() + "-out",
+                                [&](const std::string& m) { throw InvalidArgument("file", e.file + ": output folder " + m); });
+    const Source src(hidden);
+    e.tasks = read_tasks(doc, e.file, src);
     e.cells = expand(e.tasks, e.file);
     return e;
 }

@@ -71,6 +71,7 @@ struct Experiment {
     std::filesystem::path out;          ///< the output folder
     std::vector<ExperimentTask> tasks;  ///< its tasks
     std::vector<ExperimentCell> cells;  ///< all combinations, task by task
+    std::uint64_t digest = 0;           ///< FNV-1a hash of the file's bytes (MPI ranks compare it)
 };
 
 /// Limits of an experiment, so that reading one takes bounded time and memory whatever the file
@@ -82,14 +83,16 @@ inline constexpr std::size_t max_experiment_value_bytes = std::size_t{16} << 20;
 
 /// Reads, expands and validates an experiment file; `out`, if not empty, replaces the file's
 /// output folder. Throws InvalidArgument with field "file" and a "FILE:LINE: key 'K': ..."
-/// message on any error, a file that cannot be read included. Reads the file whole, then
-/// read_experiment_text().
+/// message on any error, a file that cannot be read included, and with field "out" when `out`
+/// itself is refused (a root directory, the working directory or a folder that holds it).
+/// Reads the file whole, then read_experiment_text().
 Experiment read_experiment(const std::filesystem::path& file, const std::filesystem::path& out = {});
 
 /// Parses, expands and validates the text of an experiment file named `name` (the name errors
 /// give, Experiment::file, and the default output folder `<stem of name>-out`); `out`, if not
 /// empty, replaces the output folder. Any text gives an Experiment or throws InvalidArgument with
-/// field "file" and a "NAME:LINE: key 'K': ..." message; never another exception.
+/// field "file" and a "NAME:LINE: key 'K': ..." message (field "out" for a refused `out`); never
+/// another exception.
 Experiment read_experiment_text(std::string_view toml, const std::string& name,
                                 const std::filesystem::path& out = {});
 
