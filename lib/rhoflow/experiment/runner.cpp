@@ -619,59 +619,134 @@ fs::path partial_folder(const fs::path& out) {
 
 namespace {
 
-const char* kManifest = "manifest.json";
+const char* const kManifest = detail::kManifestFile;
 
-json read_json(const fs::path& p) {
-    std::ifstream in(p);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    return json::parse(in);
+// The folder a run is built in, its manifest, and the lock that keeps other runs out of it.
+struct RunFolder {
+    std::unique_ptr<FolderLock> lock;
+    fs::path partial;
+    json manifest;
+};
+
+[[noreturn]] void fail_io(const std::string& what, int err) { throw IoError(what + ": " + std::strerror(err)); }
+
+[[noreturn]] void refuse_link(const fs::path& p) {
+    throw IoError(fmt::format("{} is a symbolic link: rhoflow never makes one for a run and does not follow one it did "
+                              "not create; remove it, or give the folder it points to as the output folder",
+                              p.string()));
 }
 
-// The folder to build the run in: .OUT.partial (resumed), OUT moved back there (resumed), or new.
-fs::path prepare_partial(const Experiment& e, const ExperimentOptions& o) {
-    const fs::path partial = partial_folder(e.out);
-    auto log = [&](const std::string& s) { if (o.log) o.log(s); };
-    if (e.out.lexically_normal().filename().empty() && e.out.lexically_normal().parent_path().empty())
-        throw std::runtime_error("the output folder must be named (got '" + e.out.string() + "')");
+// The type bits of `p` (not following a link), 0 if there is nothing.
+mode_t type_of_entry(const fs::path& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+// A .OUT.partial without a manifest is refused, unless it is empty (a run killed as it began):
+// then it is removed, and the run starts afresh.
+void remove_empty_partial(const fs::path& partial) {
     std::error_code ec;
-    if (fs::exists(partial, ec)) {
-        if (!fs::exists(partial / kManifest)) throw std::runtime_error(partial.string() + " exists but has no " + kManifest + "; remove it");
-        log(fmt::format("resuming the interrupted run in {}", partial.string()));
-        return partial;
-    }
-    if (fs::exists(fs::symlink_status(e.out, ec))) {
-        if (!fs::is_directory(e.out) || !fs::exists(e.out / kManifest))
-            throw std::runtime_error(fmt::format("{} exists and is not a rhoflow run folder (no {}); choose another "
-                                                 "output folder or remove it", e.out.string(), kManifest));
-        fs::rename(e.out, partial);  // OUT stays complete or absent: it is back when the rerun ends
-        log(fmt::format("rerunning into {}: cells complete with the same parameters are reused", e.out.string()));
-        return partial;
-    }
-    fs::create_directories(partial);
-    write_file_atomic(partial / kManifest, json({{"program", "rhoflow"}, {"version", version}, {"cells", json::object()}}).dump(2) + "\n");
-    return partial;
+    if (!fs::is_empty(partial, ec) || ec || ::rmdir(partial.c_str()) != 0)
+        throw IoError(fmt::format("{} exists but has no {}, so it is not an interrupted run that can be resumed; "
+                                  "remove it", partial.string(), kManifest));
 }
+
+// Locks OUT, then finds where to build the run: .OUT.partial (resumed), OUT moved back there
+// (resumed), or a new folder. Everything read back is checked first (only folders and regular
+// files, a manifest of the runner's shape), so a refused folder is left exactly as it was.
+RunFolder prepare_partial(const Experiment& e, const ExperimentOptions& o) {
+    auto log = [&](const std::string& s) { if (o.log) o.log(s); };
+    RunFolder f;
+    f.lock = std::make_unique<FolderLock>(e.out);
+    f.partial = partial_folder(e.out);
+    if (const mode_t t = type_of_entry(f.partial); t != 0) {
+        if (t == S_IFLNK) refuse_link(f.partial);
+        if (t == S_IFDIR && type_of_entry(f.partial / kManifest) == 0) remove_empty_partial(f.partial);
+        if (type_of_entry(f.partial) != 0) {
+            detail::check_run_tree(f.partial);
+            f.manifest = detail::read_manifest(f.partial / kManifest);
+            log(fmt::format("resuming the interrupted run in {}", f.partial.string()));
+            return f;
+        }
+    }
+    if (const mode_t t = type_of_entry(e.out); t != 0) {
+        if (t == S_IFLNK) refuse_link(e.out);
+        if (t != S_IFDIR || type_of_entry(e.out / kManifest) == 0)
+            throw IoError(fmt::format("{} exists and is not a rhoflow run folder (no {}); choose another output folder "
+                                      "or remove it", e.out.string(), kManifest));
+        detail::check_run_tree(e.out);
+        f.manifest = detail::read_manifest(e.out / kManifest);
+        if (::rename(e.out.c_str(), f.partial.c_str()) != 0)  // OUT stays complete or absent: back when the rerun ends
+            fail_io(fmt::format("cannot move {} to {} for the rerun", e.out.string(), f.partial.string()), errno);
+        log(fmt::format("rerunning into {}: cells complete with the same parameters are reused", e.out.string()));
+        return f;
+    }
+    if (::mkdir(f.partial.c_str(), 0777) != 0)
+        fail_io(fmt::format("cannot create the folder {}", f.partial.string()), errno);
+    f.manifest = json({{"program", "rhoflow"}, {"version", version}, {"cells", json::object()}});
+    write_file_atomic(f.partial / kManifest, f.manifest.dump(2) + "\n");
+    return f;
+}
+
+// Whether a job's outputs include figures (gnuplot images).
+bool has_figures(const Job& job) { return std::holds_alternative<CompareJob>(job) || std::holds_alternative<CheckJob>(job); }
+
+// Whether the cells written now get their figures drawn: wanted, and gnuplot found.
+bool draws_figures(const ExperimentOptions& o) { return o.render_figures && gnuplot_available(); }
 
 // Writes one cell's outputs whole: into a temporary folder, renamed into place at the end.
 void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& partial, bool render) {
     const fs::path dir = partial / c.dir;
     const fs::path tmp = dir.parent_path() / fmt::format(".{}.tmp", dir.filename().string());
-    fs::remove_all(tmp);  // left by a killed run
-    fs::create_directories(tmp);
+    std::error_code ec;
+    fs::remove_all(tmp, ec);  // left by a killed run
+    fs::create_directories(tmp, ec);
+    if (ec) throw IoError(fmt::format("cannot create the folder {}: {}", tmp.string(), ec.message()));
     RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
     write_outputs(c.job, r, tmp, render);
+    int err = 0;
     without_interrupt_cleanup([&] {
-        fs::remove_all(dir);
-        fs::rename(tmp, dir);
+        fs::remove_all(dir, ec);
+        if (!ec && ::rename(tmp.c_str(), dir.c_str()) != 0) err = errno;
     });
+    if (ec) throw IoError(fmt::format("cannot remove the old folder {}: {}", dir.string(), ec.message()));
+    if (err) fail_io(fmt::format("cannot move {} into place as {}", tmp.string(), dir.string()), err);
     guard.release();
 }
 
-bool is_complete(const json& manifest, const ExperimentCell& c, const json& params, const fs::path& partial) {
+// The manifest entry of a cell, if any.
+const json* entry_of(const json& manifest, const ExperimentCell& c) {
     const auto& cells = manifest.at("cells");
     const auto it = cells.find(c.dir);
-    return it != cells.end() && (*it)["status"] == "complete" && (*it)["params"] == params &&
-           fs::exists(partial / c.dir / document_file(c.job));
+    return it == cells.end() ? nullptr : &*it;
+}
+
+// The result of a cell that an earlier run completed with the same parameters, read back from
+// its document; none if there is no such cell, or if its document cannot be read back (edited,
+// truncated: then the cell is recomputed, and the log says why).
+std::optional<JobResult> earlier_result(const json& manifest, const ExperimentCell& c, const json& params,
+                                        const fs::path& partial, const ExperimentOptions& o) {
+    const json* entry = entry_of(manifest, c);
+    if (!entry || entry->at("status") != "complete" || !entry->contains("params") || entry->at("params") != params)
+        return std::nullopt;
+    const fs::path doc = partial / c.dir / document_file(c.job);
+    try {
+        return result_from_document(c.job, detail::read_json_file(doc));
+    } catch (const std::exception& err) {
+        const std::string why = dynamic_cast<const IoError*>(&err)
+                                    ? err.what()
+                                    : fmt::format("{} is not a {} document ({})", doc.string(), command_of(c.job),
+                                                  plain_message(err));
+        if (o.log) o.log(fmt::format("{}: cannot be read back ({}): recomputing the cell", c.dir, why));
+        return std::nullopt;
+    }
+}
+
+// Whether a cell taken from an earlier run lacks the figures this run draws (an earlier
+// --no-figures run, or one without gnuplot).
+bool lacks_figures(const json& manifest, const ExperimentCell& c, const ExperimentOptions& o) {
+    const json* entry = entry_of(manifest, c);
+    return has_figures(c.job) && draws_figures(o) && !(entry && entry->value("figures", false));
 }
 
 // Runs f, rethrowing a failure with the task and cell named (same exit-code category).
@@ -685,7 +760,7 @@ auto in_cell(const Experiment& e, const ExperimentCell& c, F&& f) -> decltype(f(
     } catch (const InvalidArgument& err) {
         throw InvalidArgument(err.field(), where + ": " + err.what());
     } catch (const std::exception& err) {
-        throw std::runtime_error(where + ": " + err.what());
+        throw std::runtime_error(where + ": " + plain_message(err));
     }
 }
 
@@ -698,31 +773,74 @@ JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter
 }
 
 // The manifest holds what a rerun needs and nothing that depends on the machine (no timing), so
-// that it is byte-identical between runs of the same file.
+// that it is byte-identical between runs of the same file (figures: whether gnuplot drew them).
 void record(json& manifest, const fs::path& partial, const ExperimentCell& c, const json& params,
-            const std::string& status, const std::string& error = "") {
+            const std::string& status, const std::string& error = "", bool figures = false) {
     json entry = {{"task", c.dir.substr(0, c.dir.find('/'))}, {"params", params}, {"status", status}};
     if (!error.empty()) entry["error"] = error;
+    if (has_figures(c.job) && status == "complete") entry["figures"] = figures;
     manifest["cells"][c.dir] = entry;
     write_file_atomic(partial / kManifest, manifest.dump(2) + "\n");
 }
 
-// Removes the outputs of cells an earlier run recorded that this experiment does not have.
+// A cell taken from an earlier run that lacks its figures gets them now, from the result read
+// back (the cell is rewritten whole, like a computed one).
+void draw_missing_figures(json& manifest, const fs::path& partial, const Experiment& e, const ExperimentCell& c,
+                          const JobResult& r, const json& params, const ExperimentOptions& o) {
+    if (!lacks_figures(manifest, c, o)) return;
+    if (o.log) o.log(fmt::format("{}: taken from an earlier run that drew no figures: drawing them", c.dir));
+    in_cell(e, c, [&] { write_cell(c, r, partial, true); });
+    record(manifest, partial, c, params, "complete", "", true);
+}
+
+// A name from the manifest as a message shows it: at most 60 bytes, control characters escaped.
+std::string printable(const std::string& name) {
+    std::string s;
+    for (char ch : name.substr(0, 60)) {
+        const auto u = static_cast<unsigned char>(ch);
+        s += u < 0x20 || u == 0x7F ? fmt::format("\\x{:02x}", u) : std::string(1, ch);
+    }
+    return name.size() > 60 ? s + "..." : s;
+}
+
+// Removes what an earlier run recorded that this experiment does not have: the folders of cells
+// it lost and of tasks it lost (their summaries too), inside the run folder only. A manifest
+// entry that is not a cell name of the runner's layout (an absolute path, "..", more
+// separators) is dropped from the manifest and nothing is removed for it.
 void drop_stale(json& manifest, const fs::path& partial, const Experiment& e, const std::function<void(const std::string&)>& log) {
-    std::set<std::string> current;
+    std::set<std::string> current, tasks, former_tasks;
     for (const auto& c : e.cells) current.insert(c.dir);
+    for (const auto& t : e.tasks) tasks.insert(t.name);
     std::vector<std::string> stale;
     for (const auto& [dir, entry] : manifest["cells"].items())
         if (!current.count(dir)) stale.push_back(dir);
+    std::error_code ec;
     for (const auto& dir : stale) {
-        fs::remove_all(partial / dir);
-        manifest["cells"].erase(dir);
+        if (!detail::is_cell_name(dir)) {
+            if (log) log(fmt::format("{}: ignored the entry '{}': not a cell folder name (TASK/KEY=VALUE...); nothing "
+                                     "removed for it", (partial / kManifest).string(), printable(dir)));
+            continue;
+        }
+        const std::string task = dir.substr(0, dir.find('/'));
+        if (!tasks.count(task)) {
+            former_tasks.insert(task);
+            continue;
+        }
+        fs::remove_all(partial / dir, ec);  // the tree was checked: no symbolic link on the way
+        if (ec) throw IoError(fmt::format("cannot remove {}: {}", (partial / dir).string(), ec.message()));
         if (log) log(fmt::format("removed {}: not a cell of this experiment", dir));
     }
+    for (const auto& task : former_tasks) {
+        fs::remove_all(partial / task, ec);
+        if (ec) throw IoError(fmt::format("cannot remove {}: {}", (partial / task).string(), ec.message()));
+        if (log) log(fmt::format("removed {}/: not a task of this experiment", task));
+    }
+    for (const auto& dir : stale) manifest["cells"].erase(dir);
     if (!stale.empty()) write_file_atomic(partial / kManifest, manifest.dump(2) + "\n");
 }
 
-// The run index (run.json) and the summaries, written once every cell has its result.
+// The run index (run.json) and the summaries, written once every cell has its result; then the
+// run folder becomes OUT.
 void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out) {
     json index = provenance("run");
     index["file"] = e.file;
@@ -743,8 +861,12 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
         write_file_atomic(dir / "summary.tex", to_latex(table));
         out.summaries[e.tasks[t].name] = table;
     }
-    write_file_atomic(partial / "run.json", index.dump(2) + "\n");
-    without_interrupt_cleanup([&] { fs::rename(partial, e.out); });
+    write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");
+    int err = 0;
+    without_interrupt_cleanup([&] {
+        if (::rename(partial.c_str(), e.out.c_str()) != 0) err = errno;
+    });
+    if (err) fail_io(fmt::format("cannot move the finished run {} into place as {}", partial.string(), e.out.string()), err);
 }
 
 ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o);
@@ -754,8 +876,9 @@ ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOpti
 ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o) {
     if (team_spread()) return run_experiment_spread(e, o);
     auto log = [&](const std::string& s) { if (o.log) o.log(s); };
-    const fs::path partial = prepare_partial(e, o);
-    json manifest = read_json(partial / kManifest);
+    RunFolder folder = prepare_partial(e, o);  // locked until the run ends
+    const fs::path& partial = folder.partial;
+    json& manifest = folder.manifest;
     drop_stale(manifest, partial, e, o.log);
     ExperimentResult out;
     out.out = e.out;
@@ -765,24 +888,25 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
         const ExperimentCell& c = e.cells[i];
         const json params = std::visit([](const auto& j) { return json(j); }, c.job);
         const auto start = std::chrono::steady_clock::now();
-        if (is_complete(manifest, c, params, partial)) {
-            out.results.push_back(result_from_document(c.job, read_json(partial / c.dir / document_file(c.job))));
+        if (auto earlier = earlier_result(manifest, c, params, partial, o)) {
+            out.results.push_back(std::move(*earlier));
             out.resumed.push_back(true);
             log(fmt::format("[{}/{}] {}: complete from an earlier run, not recomputed", i + 1, e.cells.size(), c.dir));
+            draw_missing_figures(manifest, partial, e, c, out.results.back(), params, o);
         } else {
             log(fmt::format("[{}/{}] {}", i + 1, e.cells.size(), c.dir));
             try {
                 out.results.push_back(run_cell(c, e, o.progress));
-                write_cell(c, out.results.back(), partial, o.render_figures);
+                in_cell(e, c, [&] { write_cell(c, out.results.back(), partial, o.render_figures); });
             } catch (const std::exception& err) {
                 record(manifest, partial, c, params, "failed", err.what());
                 log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
                 throw;
             }
             out.resumed.push_back(false);
+            record(manifest, partial, c, params, "complete", "", draws_figures(o));
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!out.resumed.back()) record(manifest, partial, c, params, "complete");
         execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
@@ -871,21 +995,25 @@ private:
     // Rank 0 finds the completed cells (reading them back) and tells every rank the rest.
     json find_pending() {
         return json::parse(team_root_then_broadcast([&] {
-            partial_ = prepare_partial(e_, o_);
-            manifest_ = read_json(partial_ / kManifest);
+            RunFolder folder = prepare_partial(e_, o_);
+            lock_ = std::move(folder.lock);  // until this object ends, after the run
+            partial_ = folder.partial;
+            manifest_ = std::move(folder.manifest);
             drop_stale(manifest_, partial_, e_, o_.log);
             json todo = json::array();
             for (std::size_t i = 0; i < e_.cells.size(); ++i) {
                 const ExperimentCell& c = e_.cells[i];
                 const auto start = std::chrono::steady_clock::now();
-                if (!is_complete(manifest_, c, cell_params(c), partial_)) {
+                auto earlier = earlier_result(manifest_, c, cell_params(c), partial_, o_);
+                if (!earlier) {
                     todo.push_back(i);
                     continue;
                 }
-                out_.results[i] = result_from_document(c.job, read_json(partial_ / c.dir / document_file(c.job)));
+                out_.results[i] = std::move(*earlier);
                 out_.resumed[i] = true;
-                read_seconds_[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 log(fmt::format("{}: complete from an earlier run, not recomputed", c.dir));
+                draw_missing_figures(manifest_, partial_, e_, c, out_.results[i], cell_params(c), o_);
+                read_seconds_[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             }
             return todo.dump();
         }));
@@ -997,7 +1125,7 @@ private:
         w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         w.seconds += w.write_seconds;
         busy_[0] += w.write_seconds;
-        record(manifest_, partial_, c, cell_params(c), "complete");
+        record(manifest_, partial_, c, cell_params(c), "complete", "", draws_figures(o_));
         std::string who;
         for (int r : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", r);
         log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished_, work_.size(), c.dir, who, w.seconds));
@@ -1086,6 +1214,7 @@ private:
     const Experiment& e_;
     const ExperimentOptions& o_;
     const bool root_;
+    std::unique_ptr<FolderLock> lock_;  // rank 0: the output folder's
     ExperimentResult out_;
     fs::path partial_;
     json manifest_;

@@ -23,6 +23,17 @@
 // failure resumes from .OUT.partial (or from OUT itself, which is moved back to .OUT.partial
 // while the rerun works): cells complete with identical parameters are not recomputed, cells
 // whose parameters changed are. A failed cell is recorded as failed and named in the error.
+// Cells taken from an earlier run that drew no figures get them drawn from their stored result;
+// the folders of cells and tasks the file no longer has are removed (inside the run folder).
+//
+// One run at a time: run_experiment() holds a FolderLock (io/folder_lock.hpp) on OUT, taken
+// before anything is read or moved, so a second run on the same OUT fails at once with
+// FolderBusy naming the holder. What it reads back is untrusted (experiment/detail/
+// run_folder.hpp): symbolic links, FIFOs and devices in OUT or .OUT.partial are refused, a
+// manifest of another shape is an IoError naming it (OUT is not moved), manifest entries that are
+// not cell names of the layout above are dropped and nothing is removed for them, and a cell
+// document that cannot be read back is recomputed. The output folder is normalised ("o/." is
+// "o"); a root directory, the working directory and a folder holding it are refused.
 #pragma once
 
 #include <cstdint>
@@ -113,7 +124,8 @@ struct ExperimentResult {
 
 /// Runs every cell (skipping those complete from an earlier run) and writes all outputs.
 /// A failing cell stops the run: the error (NumericalError, ...) names the task and cell; the
-/// completed cells stay recorded in .OUT.partial for the next run.
+/// completed cells stay recorded in .OUT.partial for the next run. FolderBusy if another
+/// process runs into OUT; IoError for a run folder refused as described above.
 ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& options = {});
 
 /// The summary table of one task from its cells' results.
