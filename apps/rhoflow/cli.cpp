@@ -237,6 +237,21 @@ std::function<void()> run_work(const RunCommand& r) {
     };
 }
 
+// compare and check: --out and --output checked before the work. A folder that holds the
+// working directory, and an --output inside the --out folder (which is replaced whole), cannot be
+// meant: exit 2; a folder that cannot be written: IoError, exit 1.
+void check_out_flags(const JobCommand& c) {
+    if (holds_working_directory(c.folder))
+        throw FlagError{"out", fmt::format("--out '{}' is the working directory or holds it: the folder is replaced "
+                                           "whole, which would remove the folder you are in; name another folder",
+                                           c.folder)};
+    if (!c.out.output.empty() && is_within(c.out.output, c.folder))
+        throw FlagError{"output", fmt::format("--output '{}' is the --out folder '{}' or lies inside it: --out replaces "
+                                              "that folder whole (and its {} holds the JSON document already); give "
+                                              "--output a file outside it",
+                                              c.out.output, c.folder, c.name == "check" ? "certificate.json" : "compare.json")};
+}
+
 Outcome failure(int code, const std::string& message, const std::string& flag = "") { return {code, message, flag}; }
 
 template <class F>
@@ -253,7 +268,7 @@ Outcome guarded(F&& f) {
     } catch (const TeamAborted& e) {  // another rank failed; rank 0 reports it
         return failure(e.kind(), e.what());
     } catch (const std::exception& e) {
-        return failure(1, e.what());
+        return failure(1, plain_message(e));  // a library's own wording (std::filesystem, JSON) never reaches the user
     }
 }
 
@@ -316,9 +331,11 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         for (const auto& c : jobs)
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
-                if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
-                if (!c.folder.empty()) StagedDirectory::check(c.folder);  // a file or a foreign folder in the way: fail before the work
+                if (!c.folder.empty()) check_out_flags(c);
+                if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
+                // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
+                if (!c.folder.empty()) StagedDirectory::check(c.folder);
                 *work = job_work(c, job_from_flags(c));
             }
     });
