@@ -206,7 +206,7 @@ std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
     return cmd;
 }
 
-std::function<void()> run_work(const RunCommand& r) {
+std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     check_path_flag(r.app, "out", r.out);
     std::shared_ptr<Experiment> e;
     try {
@@ -215,6 +215,8 @@ std::function<void()> run_work(const RunCommand& r) {
         if (err.field() == "out") throw FlagError{"out", err.what()};  // --out itself refused
         throw;
     }
+    outcome.input_digest = e->digest;
+    outcome.input_file = r.file;
     return [e, r] {
         if (team_root())
             std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/{}\n", e->cells.size(), e->file,
@@ -252,7 +254,13 @@ void check_out_flags(const JobCommand& c) {
                                               c.out.output, c.folder, c.name == "check" ? "certificate.json" : "compare.json")};
 }
 
-Outcome failure(int code, const std::string& message, const std::string& flag = "") { return {code, message, flag}; }
+Outcome failure(int code, const std::string& message, const std::string& flag = "") {
+    Outcome o;
+    o.code = code;
+    o.message = message;
+    o.flag = flag;
+    return o;
+}
 
 template <class F>
 Outcome guarded(F&& f) {
@@ -323,9 +331,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         return failure(2, std::string(e.what()) +
                               "\nRun 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.");
     }
-    return guarded([&] {
+    Outcome prepared;
+    Outcome o = guarded([&] {
         if (runc.app->parsed()) {
-            *work = run_work(runc);
+            *work = run_work(runc, prepared);
             return;
         }
         for (const auto& c : jobs)
@@ -339,11 +348,36 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 *work = job_work(c, job_from_flags(c));
             }
     });
+    o.input_digest = prepared.input_digest;
+    o.input_file = prepared.input_file;
+    return o;
 }
 
 Outcome execute(const std::function<void()>& work) { return work ? guarded(work) : Outcome{}; }
 
+namespace {
+
+// A digest of a command line (each argument with its length, so no two lines share one).
+std::uint64_t digest_of(const std::vector<std::string>& args) {
+    std::uint64_t h = fnv1a_64("");
+    for (const auto& a : args) h = fnv1a_64(std::to_string(a.size()) + ":" + a, h);
+    return h;
+}
+
+}  // namespace
+
 int dispatch(const std::vector<std::string>& args) {
+    // Under MPI every rank must do the same work: the same command line (mpirun's ':' can start
+    // ranks with different ones) and, once prepared, the same bytes of the experiment file (node-
+    // local copies can differ). Collective and before any work: every rank exits 2, rank 0 names
+    // the first rank that differs.
+    if (const int r = team_first_differing(digest_of(args)); r >= 0) {
+        if (team_root())
+            std::cerr << fmt::format("rhoflow: error: rank {} was started with a command line that differs from rank "
+                                     "0's; every rank must run the same command (mpirun ... : ... with other "
+                                     "arguments?)\n", r);
+        return 2;
+    }
     std::function<void()> work;
     Outcome o = prepare(args, &work);
     // Under MPI every rank checks the same input (flags, experiment file, output paths) and the
@@ -353,7 +387,16 @@ int dispatch(const std::vector<std::string>& args) {
     const auto [fewest, most] = team_min_max(o.code);
     const bool prepared = most == 0;
     if (!prepared && o.code == 0) o.code = most;  // refused elsewhere: fail alike, silently (no message)
-    if (prepared) o = execute(work);
+    if (prepared) {
+        if (const int r = team_first_differing(o.input_digest); r >= 0) {
+            if (team_root())
+                std::cerr << fmt::format("rhoflow: error: rank {} read a file {} whose bytes differ from rank 0's; every "
+                                         "rank must read the same input (node-local copies must be identical)\n",
+                                         r, o.input_file);
+            return 2;
+        }
+        o = execute(work);
+    }
     if (o.code == 0) return 0;
     auto report = [&](bool name_rank) {
         const std::string who = team_size() > 1 && name_rank ? fmt::format("rank {}: ", team_rank()) : "";

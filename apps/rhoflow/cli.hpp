@@ -5,6 +5,7 @@
 // 3 numerical failure, 1 anything else (files, gnuplot, ...).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct Outcome {
     int code = 0;          ///< exit code
     std::string message;   ///< what failed (empty on success)
     std::string flag;      ///< the flag (without dashes) an invalid input came from
+    std::uint64_t input_digest = 0;  ///< hash of the input file prepare read (run: the experiment file), 0 if none
+    std::string input_file;          ///< that file's name as given
 };
 
 /// Parses `args` (without the program name) and validates them; on success `*work` receives
@@ -24,7 +27,9 @@ struct Outcome {
 Outcome prepare(const std::vector<std::string>& args, std::function<void()>* work);
 /// Runs prepared work, mapping exceptions to exit codes.
 Outcome execute(const std::function<void()>& work);
-/// prepare + execute, printing any error on stderr; returns the exit code.
+/// prepare + execute, printing any error on stderr; returns the exit code. Under MPI the ranks
+/// first check that they were given the same command line, and once prepared the same input
+/// file bytes: otherwise every rank exits 2 and rank 0 names the first rank that differs.
 int dispatch(const std::vector<std::string>& args);
 
 /// Names of all subcommands, in the order of --help.

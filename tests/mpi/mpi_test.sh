@@ -6,7 +6,7 @@
 #   sh mpi_test.sh CASE RHOFLOW MPIEXEC WORKDIR
 #
 # CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank |
-#       input_refused_by_one_rank | dead_rank_fails_job
+#       input_refused_by_one_rank | input_differs_between_ranks | dead_rank_fails_job
 set -eu
 case_name=$1
 rhoflow=$2
@@ -201,6 +201,45 @@ input_refused_by_one_rank)
   done
   # Help is printed once, not once per rank.
   [ "$(mpi 3 run --help | grep -c '^Usage')" -eq 1 ] || fail "--help printed more than once on 3 ranks"
+  ;;
+input_differs_between_ranks)
+  # Ranks given different command lines (mpirun's ':' syntax) or experiment files whose bytes
+  # differ (node-local copies) must fail before any work, naming the first rank that differs:
+  # before the check, rank 1 silently ran its trials with its own seed under rank 0's record.
+  sargs="sga --d 8 --L 20 --R 4 --steps 200 --trials 4 --json"
+  rc=0
+  timeout 60 "$mpiexec" --oversubscribe --allow-run-as-root -n 1 "$rhoflow" $sargs --seed 5 : \
+    -n 1 "$rhoflow" $sargs --seed 6 >stdout 2>stderr || rc=$?
+  cat stderr >&2
+  [ $rc -ne 0 ] || fail "ranks with different seeds: the job exited 0"
+  [ $rc -ne 124 ] || fail "ranks with different seeds: the job hung"
+  grep -q "rhoflow: error: rank 1 was started with a command line that differs from rank 0's" stderr ||
+    fail "ranks with different seeds: rank 1 is not named"
+  [ ! -s stdout ] || fail "ranks with different seeds: a result was printed"
+  write_sweep e.toml
+  mkdir A B C
+  cp e.toml A/
+  cp e.toml B/
+  sed 's/steps = 1000/steps = 1001/' e.toml >C/e.toml
+  for dirs in "A C" "A B C" "C A"; do
+    set -- $dirs
+    line=""
+    for d in "$@"; do line="$line${line:+ : }-n 1 -wdir $work/$d $rhoflow run e.toml --out o"; done
+    rc=0
+    # shellcheck disable=SC2086 # (the line is split on purpose: ':'-separated application contexts)
+    timeout 60 "$mpiexec" --oversubscribe --allow-run-as-root $line >stdout 2>stderr || rc=$?
+    cat stderr >&2
+    [ $rc -ne 0 ] || fail "files in $dirs: a job whose ranks read different files exited 0"
+    [ $rc -ne 124 ] || fail "files in $dirs: the job hung"
+    differing=$(($# - 1))  # the last folder's rank, the first that differs from rank 0's
+    [ "$1" = A ] || differing=1
+    grep -q "rhoflow: error: rank $differing read a file e.toml whose bytes differ from rank 0's" stderr ||
+      fail "files in $dirs: rank $differing is not named"
+    [ "$(grep -c '^rhoflow: error' stderr)" -eq 1 ] || fail "files in $dirs: more than one error"
+    for d in A B C; do
+      [ ! -e $d/o ] && [ ! -e $d/.o.partial ] || fail "files in $dirs: $d has an output folder"
+    done
+  done
   ;;
 dead_rank_fails_job)
   # A rank killed outright (SIGKILL: no code runs) must end the whole job non-zero, not leave
