@@ -92,9 +92,24 @@ std::int64_t parse_integer(std::string_view text, const std::string& field) {
         if (ec == std::errc() && end == text.data() + text.size()) return i;
         double v = 0;
         const auto [end2, ec2] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec2 == std::errc() && end2 == text.data() + text.size())
+        const bool number = end2 == text.data() + text.size() &&
+                            (ec2 == std::errc() || ec2 == std::errc::result_out_of_range);
+        if (number && ec2 == std::errc())
             if (const auto u = exact_integer(text))
                 return text.front() == '-' ? -static_cast<std::int64_t>(*u) : static_cast<std::int64_t>(*u);
+        // An integer too large for 64 bits (digits), or past 2^53 in scientific notation: out of
+        // range, not "not an integer".
+        if (number) {
+            const bool overflow = ec2 != std::errc() && std::isinf(std::strtod(std::string(text).c_str(), nullptr));
+            const bool digits = all_digits(text.front() == '-' ? text.substr(1) : text);
+            if (digits || overflow || (std::isfinite(v) && v == std::floor(v) && std::abs(v) > 9007199254740992.0)) {
+                const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+                throw InvalidArgument(field, fmt::format("{} = '{}' is out of range (accepted: an integer of magnitude at "
+                                                         "most 9223372036854775807 in digits, 2^53 in scientific notation, "
+                                                         "within the range of {})",
+                                                         name, text, name));
+            }
+        }
     }
     bad_value(text, field, "an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)");
 }
