@@ -35,3 +35,31 @@ TEST_CASE("cli regression: an integer past 64 bits is out of range, not 'not an 
     CHECK(s.code == 2);
     CHECK(has(s.err, "invalid --steps: steps = '1e300' is out of range"));
 }
+
+TEST_CASE("cli regression: an overflow's hint names the parameter that overflowed") {
+    // sigma = 1e300: the per-sample gradient is NaN; the old hint said "reduce eta0 or theta".
+    const Run s = rhoflow_cli({"sga", "--sigma", "1e300", "--steps", "10", "--trials", "2", "--threads", "1"});
+    CHECK(s.code == 3);
+    CHECK(has(s.err, "reduce sigma"));
+    CHECK_FALSE(has(s.err, "eta0 or theta"));
+    const Run t = rhoflow_cli({"sga", "--theta", "1e100", "--steps", "200", "--trials", "2", "--threads", "1"});
+    CHECK(t.code == 3);
+    CHECK(has(t.err, "theta = 1e+100 is too large; reduce theta"));
+    // theta = 1e100 in the ODE: the old message blamed "beta*sigma -> 0" (beta*sigma was 1).
+    const Run o = rhoflow_cli({"ode", "--theta", "1e100", "--points", "3"});
+    CHECK(o.code == 3);
+    CHECK(has(o.err, "beta*theta = 1e+100"));
+    CHECK(has(o.err, "reduce theta"));
+    CHECK_FALSE(has(o.err, "beta*sigma -> 0"));
+}
+
+TEST_CASE("cli regression: field refuses (exit 3) a point whose error swamps its value, as ode does") {
+    const Run f = rhoflow_cli({"field", "--theta", "1e100", "--rho", "0.5", "--json"});
+    CHECK(f.code == 3);
+    CHECK(f.out.empty());
+    CHECK(has(f.err, "field at rho = 0.5: j' = "));
+    CHECK(has(f.err, "the error exceeds the value"));
+    // Near a zero of j' a large relative error is expected and still reported (error < j).
+    const Run z = rhoflow_cli({"field", "--rho", "0,1,-1", "--json"});
+    CHECK(z.code == 0);
+}

@@ -120,6 +120,23 @@ void validate(const Job& job) {
 
 // ------------------------------------------------------------------------------- running
 
+namespace {
+// A point whose error swamps its value carries no digit: a numerical failure, as the ODE and the
+// phase portrait refuse the same field. j > 0 sets the scale: j' (the same units) fails when its
+// error exceeds both |j'| and j (near a zero of j' a large relative error is expected).
+void require_resolved(const FieldPoint& p, const ModelParams& m) {
+    const bool j_bad = !(p.j_err <= std::abs(p.j));
+    const bool dj_bad = !(p.dj_err <= std::abs(p.dj) || p.dj_err <= std::abs(p.j));
+    if (!j_bad && !dj_bad) return;
+    throw NumericalError(fmt::format(
+        "field at rho = {}: {} = {} +- {}: the error exceeds the value, so no digit is known ({}; beta*theta = {}, "
+        "beta*sigma = {}{})",
+        format_number(p.rho), j_bad ? "j" : "j'", format_number(j_bad ? p.j : p.dj),
+        format_number(j_bad ? p.j_err : p.dj_err), describe(m), format_number(m.beta * m.theta), format_number(m.tau()),
+        m.beta * m.theta > 10 ? "; reduce theta (or beta)" : ""));
+}
+}  // namespace
+
 FieldJobResult run(const FieldJob& job) {
     job.validate();
     FieldJobResult r;
@@ -133,6 +150,7 @@ FieldJobResult run(const FieldJob& job) {
                 r.points.push_back(montecarlo_field(job.model, rho, job.montecarlo, &r.gradient.back()));
                 break;
         }
+        require_resolved(r.points.back(), job.model);
     }
     return r;
 }

@@ -72,8 +72,29 @@ namespace {
 // rho_{k+1} and sets g to the sample drawn at state k (whose 1 - A_I is the nuisance mass).
 // Record j holds rho at step records[j] and the nuisance mass of the draw made in that state
 // (for the final step, which makes no draw, that of the last draw).
+// What to change when a step overflows: the step size when the sample's gradient was finite
+// (eta |g| overflowed), else the largest factor of the gradient's scale beta s^3, s the tokens'
+// scale max(theta, sigma sqrt(d)) (the per-sample gradient itself overflowed).
+std::string overflow_hint(const ModelParams& m, double eta, double g_norm) {
+    if (std::isfinite(g_norm))
+        return fmt::format("eta |g| = {} overflows: reduce eta0", format_number(eta * g_norm));
+    const double noise = m.sigma * std::sqrt(static_cast<double>(m.d));
+    const bool signal = m.theta > noise;
+    const double s = signal ? m.theta : noise;
+    const std::string culprit =
+        std::log(m.beta) > 3 * std::log(s)
+            ? fmt::format("beta = {}", format_number(m.beta))
+            : signal ? fmt::format("theta = {}", format_number(m.theta))
+                     : fmt::format("sigma = {} (noise norm sigma sqrt(d) = {})", format_number(m.sigma), format_number(noise));
+    const std::string flag = culprit.substr(0, culprit.find(' '));
+    return fmt::format("the per-sample gradient (of order beta s^3, s = max(theta, sigma sqrt(d)) the tokens' scale) "
+                       "overflowed: {} is too large; reduce {}",
+                       culprit, flag);
+}
+
 template <class StepFn>
-TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const std::vector<std::int64_t>& records,
+TrialResult run_trial(std::int64_t trial, double rho0, const ModelParams& model, const SgaParams& p,
+                      const std::vector<std::int64_t>& records,
                       StepFn&& step, StepObserver* obs, std::atomic<std::int64_t>* steps_done) {
     TrialResult r;
     r.seed = p.seed;
@@ -93,12 +114,12 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
         const double eta = p.schedule.eta(k);
         GradientDraw g;
         const double rho_next = step(rho, eta, g);
-        if (!std::isfinite(rho_next))
+        if (!std::isfinite(rho_next)) {
+            const double g_norm = std::sqrt(g.g_u * g.g_u + g.g_v * g.g_v + g.g_w_sq);
             throw NumericalError(fmt::format(
-                "trial {} step {}: the SGA step is not representable in double precision (eta = {}, "
-                "|g| = {}); reduce eta0 or theta",
-                trial, k, format_number(eta),
-                format_number(std::sqrt(g.g_u * g.g_u + g.g_v * g.g_v + g.g_w_sq))));
+                "trial {} step {}: the SGA step is not representable in double precision (eta = {}, |g| = {}); {}",
+                trial, k, format_number(eta), format_number(g_norm), overflow_hint(model, eta, g_norm)));
+        }
         nuisance = 1.0 - g.mass_informative;
         if (next < records.size() && records[next] == k) {
             r.rho.push_back(rho);
@@ -225,13 +246,13 @@ EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, P
                 rho0 = z / std::sqrt(z * z + rng.chi_squared(model.d - 1));
             }
             auto step = [&](double rho, double eta, GradientDraw& g) { return sampler.step(rho, eta, p.update, rng, &g); };
-            r = run_trial(trial, rho0, p, out.record_steps, step, obs.get(), steps_done);
+            r = run_trial(trial, rho0, model, p, out.record_steps, step, obs.get(), steps_done);
         } else {
             FullSampler sampler(model);
             Eigen::VectorXd q = p.rho0 ? FullSampler::query_with_alignment(model.d, *p.rho0)
                                        : FullSampler::random_query(model.d, rng);
             auto step = [&](double, double eta, GradientDraw& g) { return sampler.step(q, eta, p.update, rng, &g); };
-            r = run_trial(trial, q[0], p, out.record_steps, step, obs.get(), steps_done);
+            r = run_trial(trial, q[0], model, p, out.record_steps, step, obs.get(), steps_done);
         }
         out.trials[static_cast<std::size_t>(i)] = std::move(r);
     });
