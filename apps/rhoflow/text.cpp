@@ -42,7 +42,10 @@ std::string text(const OdeJob& job, const OdeJobResult& r) {
                                   format_number(job.rho0));
     out += fmt::format("# dopri5 rtol {} atol {}: {} steps, {} evaluations; field error bound on j' {:.1e}\n",
                        format_number(job.ode.rtol), format_number(job.ode.atol), s.steps, s.rhs_evals, r.field.dj_error);
-    if (s.hit_time)
+    if (!job.ode.error_estimate) out += "# --no-error-estimate: no error was estimated (the +- column shows 0)\n";
+    if (s.hit_time && !job.ode.error_estimate)
+        out += fmt::format("# hit |rho| >= {} at t = {:.12g} (error not estimated)\n", 1 - job.ode.hit_eps, *s.hit_time);
+    else if (s.hit_time)
         out += fmt::format("# hit |rho| >= {} at t = {:.12g} +- {:.1e}\n", 1 - job.ode.hit_eps, *s.hit_time, s.hit_time_err);
     else
         out += fmt::format("# |rho| >= {} not reached by t = {}\n", 1 - job.ode.hit_eps, format_number(job.t_end));

@@ -63,3 +63,33 @@ TEST_CASE("cli regression: field refuses (exit 3) a point whose error swamps its
     const Run z = rhoflow_cli({"field", "--rho", "0,1,-1", "--json"});
     CHECK(z.code == 0);
 }
+
+TEST_CASE("cli regression: a hitting level that rounds to 1, or that rho0 already reaches, is refused naming --hit") {
+    const Run r = rhoflow_cli({"ode", "--rho0", "0.9999999999999999", "--hit", "1e-17"});
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "invalid --hit: "));
+    CHECK(has(r.err, "rounds to 1 in double precision"));
+    const Run a = rhoflow_cli({"ode", "--rho0", "0.9999999999999999", "--hit", "1e-15"});
+    CHECK(a.code == 2);
+    CHECK(has(a.err, "invalid --hit: "));
+    CHECK(has(a.err, "already at the hitting level"));
+    for (const char* sub : {"sga", "compare"}) {
+        CAPTURE(sub);
+        const Run s = rhoflow_cli({sub, "--hit", "1e-17"});
+        CHECK(s.code == 2);
+        CHECK(has(s.err, "invalid --hit: "));
+    }
+    const Run c = rhoflow_cli({"check", "--claim", "hitting-time<=10", "--hit", "1e-17"});
+    CHECK(c.code == 2);
+    CHECK(has(c.err, "invalid --hit: "));
+    // The equilibrium +1 itself is a start, not a mistake: hit_time 0 with error 0, exactly.
+    const Run e = rhoflow_cli({"ode", "--rho0", "1", "--field", "meanfield", "--points", "3", "--json"});
+    REQUIRE(e.code == 0);
+    const auto doc = nlohmann::json::parse(e.out);
+    CHECK(doc["hit_time"] == 0.0);
+    // --no-error-estimate: the text does not claim an error of 0.
+    const Run n = rhoflow_cli({"ode", "--field", "meanfield", "--no-error-estimate", "--points", "3"});
+    REQUIRE(n.code == 0);
+    CHECK(has(n.out, "(error not estimated)"));
+    CHECK_FALSE(has(n.out, "+- 0.0e+00\n# "));
+}

@@ -34,6 +34,14 @@ void OdeJob::validate() const {
     require(points >= 2 && points <= 10000000, "points", points, "2 <= points <= 1e7");
     validate_member("table", [&] { table.validate(); });
     validate_member("ode", [&] { ode.validate(); });
+    // A start already at the hitting level (but not at the equilibrium +-1) has hitting time 0 by
+    // definition: a level chosen by mistake, refused rather than reported as a result.
+    if (std::abs(rho0) < 1 && std::abs(rho0) >= 1 - ode.hit_eps)
+        throw InvalidArgument("ode.hit_eps",
+                              fmt::format("hit = {}: rho0 = {} is already at the hitting level |rho| >= 1 - hit = {}, so "
+                                          "the hitting time would be 0 by definition (accepted: hit < 1 - |rho0| = {})",
+                                          format_number(ode.hit_eps), format_number(rho0),
+                                          format_number(1 - ode.hit_eps), format_number(1 - std::abs(rho0))));
     if (field == DriftMethod::exact) validate_member("model", [&] { validate_exact_field(model, table.exact); });
 }
 

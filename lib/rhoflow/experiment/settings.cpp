@@ -327,7 +327,7 @@ std::vector<Setting> ode_settings() {
                         [](J& j) -> double& { return j.ode.rtol; }));
     s.push_back(real<J>("atol", "ode.atol", "absolute tolerance per step, 1e-16 ... 0.1", g,
                         [](J& j) -> double& { return j.ode.atol; }));
-    s.push_back(real<J>("hit", "ode.hit_eps", "hitting level EPS in (0, 1): first t with |rho| >= 1 - EPS", g,
+    s.push_back(real<J>("hit", "ode.hit_eps", "hitting level EPS, 1e-16 <= EPS < 1 - |rho0|: first t with |rho| >= 1 - EPS", g,
                         [](J& j) -> double& { return j.ode.hit_eps; }));
     s.push_back(toggle<J>("no-error-estimate", "ode.error_estimate",
                           "skip the tol/100 and perturbed-field solves that give rho_err", g,
@@ -383,7 +383,7 @@ void add_ensemble_settings(std::vector<Setting>& s, const char* g, Ref<J, SgaPar
                               else sga(j).rho0 = parse_real(t, "sga.rho0");
                           },
                           [sga](J& j) { return sga(j).rho0 ? text_of(*sga(j).rho0) : std::string("uniform"); }));
-    s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS in (0, 1): |rho| >= 1 - EPS", g,
+    s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS", g,
                         [sga](J& j) -> double& { return sga(j).hit_eps; }));
     s.push_back(integer<J, int>("threads", "sga.threads", "worker threads (0 = all cores); results do not depend on it",
                                 g, [sga](J& j) -> int& { return sga(j).threads; }));
@@ -535,7 +535,7 @@ std::vector<Setting> check_settings() {
                         [](J& j) -> double& { return j.check.certify.tol; }));
     s.push_back(real<J>("rho0", "check.certify.rho0", "start of the ODE (hitting-time claims), -1 < rho0 < 1", c,
                         [](J& j) -> double& { return j.check.certify.rho0; }));
-    s.push_back(real<J>("hit", "check.certify.hit_eps", "hitting level |rho| >= 1 - HIT (hitting-time claims)", c,
+    s.push_back(real<J>("hit", "check.certify.hit_eps", "hitting level |rho| >= 1 - HIT (hitting-time claims), 1e-16 <= HIT < 1", c,
                         [](J& j) -> double& { return j.check.certify.hit_eps; }));
     s.push_back(custom<J>("field", "check.certify.field", "exact | meanfield", c, "TEXT",
                           [](J& j, const std::string& t) {

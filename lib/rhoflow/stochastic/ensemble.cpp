@@ -47,7 +47,7 @@ void SgaParams::validate() const {
     require(first_trial >= 0, "first_trial", static_cast<double>(first_trial), "first_trial >= 0");
     validate_member("schedule", [&] { schedule.validate(); });
     if (rho0) validate_rho(*rho0, "rho0");
-    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
+    validate_hit_eps(hit_eps, "hit_eps");
     require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
     require(records_per_decade >= 1 && records_per_decade <= 1000, "records_per_decade", records_per_decade,
             "1 <= records_per_decade <= 1000");
