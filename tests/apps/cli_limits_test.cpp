@@ -93,3 +93,15 @@ TEST_CASE("cli regression: a hitting level that rounds to 1, or that rho0 alread
     CHECK(has(n.out, "(error not estimated)"));
     CHECK_FALSE(has(n.out, "+- 0.0e+00\n# "));
 }
+
+TEST_CASE("cli regression: stationary refuses a flat field (theta = 0, R = 0) naming the flag") {
+    for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{{"theta", "0"}, {"R", "0"}}) {
+        CAPTURE(flag);
+        const Run r = rhoflow_cli({"stationary", "--" + flag, value, "--json"});
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK(has(r.err, "invalid --" + flag + ": "));
+        CHECK(has(r.err, "no attractor near +1"));
+        CHECK_FALSE(has(r.out, "plain_ode"));
+    }
+}

@@ -63,6 +63,7 @@ void StationaryJob::validate() const {
     validate_member("model", [&] { model.validate(); });
     require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
     validate_member("stationary", [&] { stationary.validate(); });
+    validate_member("model", [&] { require_signal_for_stationary_law(model); });
     if (stationary.field == DriftMethod::exact)
         validate_member("model", [&] { validate_exact_field(model, stationary.table.exact); });
 }
