@@ -76,7 +76,9 @@ const char* kDescriptions[] = {
     "PNG/SVG figures into --out, and prints the Markdown table. The effective dynamics (one-step moments of the "
     "chain at finite step sizes) predict every row with a standard error, and a verdict says whether the ensemble "
     "is consistent with the theory (Holm-Bonferroni over the rows); --field-scale S tries a deliberately wrong "
-    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores).",
+    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
+    "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
+    "0 ... trials - 1 and chooses its own record steps).",
     "The predicted stationary law of the constant-step chain near the attractor at +1: the chain's one-step mean "
     "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
     "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
@@ -97,7 +99,8 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
         CLI::Option* opt = s.is_switch ? c.app->add_flag("--" + s.key, c.switches[s.key], s.help)
                                        : c.app->add_option("--" + s.key, c.texts[s.key], s.help);
         opt->group(s.group);
-        if (!s.is_switch) opt->type_name(s.type_name)->default_str(s.get(defaults));
+        if (!s.is_switch) opt->type_name(s.type_name);
+        if (!s.is_switch && !s.required) opt->default_str(s.get(defaults));  // a required flag has no default
         if (s.required) opt->required();
     }
     auto* g = "Output";
@@ -119,9 +122,10 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
 void add_run_command(CLI::App& app, RunCommand& r) {
     r.app = app.add_subcommand(
         "run",
-        "Runs an experiment file (TOML). Each [[task]] has command = field|ode|phase|sga|compare and sets that "
-        "subcommand's flags by name (d = 100, eta0 = 0.5, sigma-per-norm = true, ...); an array sweeps over its "
-        "values, and several arrays sweep over all combinations ([[...]] for flags that take a list). [defaults] "
+        "Runs an experiment file (TOML). Each [[task]] has command = " + job_command_list("|") +
+            " and sets that subcommand's flags by name (d = 100, eta0 = 0.5, sigma-per-norm = true, ...); an array "
+            "sweeps over its values, and several arrays sweep over all combinations ([[...]] for flags that take a "
+            "list). [defaults] "
         "sets flags for every task that has them; title and out are optional. Every combination is validated before "
         "anything runs (errors name the key and its line). Each run writes into OUT/<task>/<key=value...>/; each task "
         "gets summary.{csv,md,tex}; OUT/run.json indexes everything. OUT is complete or absent: the run is built in "
@@ -272,6 +276,16 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             return failure(2, fmt::format("unknown subcommand '{}' (accepted: {})", args[0], list));
         }
     }
+    // sga flags that compare does not take: named, rather than CLI11's "not expected".
+    if (!args.empty() && args[0] == "compare")
+        for (const auto& a : args)
+            for (const char* f : {"first-trial", "record", "records-per-decade"})
+                if (a == std::string("--") + f || a.rfind(std::string("--") + f + "=", 0) == 0)
+                    return failure(2,
+                                   fmt::format("invalid --{0}: compare does not take --{0} (it runs trials 0 ... trials - 1 "
+                                               "and chooses its own record steps; --{0} is an sga flag)",
+                                               f),
+                                   f);
     CLI::App app(
         "rhoflow: exact population field, mean-field ODE and stochastic gradient ascent for softmax-\n"
         "attention signal recovery. A query q on the sphere is learned by projected SGA on\n"

@@ -105,3 +105,49 @@ TEST_CASE("cli regression: stationary refuses a flat field (theta = 0, R = 0) na
         CHECK_FALSE(has(r.out, "plain_ode"));
     }
 }
+
+TEST_CASE("cli regression: run --help and the experiment file's command error list every job") {
+    const std::string all = rhoflow::job_command_list("|");
+    CHECK(all == "field|ode|phase|sga|compare|stationary|check");
+    const Run h = rhoflow_cli({"run", "--help"});
+    CHECK(h.code == 0);
+    std::string flat = h.out;  // CLI11 wraps the description: compare without line breaks
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    CHECK(has(flat, "command = " + all));
+    TempDir t("cli_commands");
+    write_text(t / "bad.toml", "[[task]]\ncommand = \"nope\"\n");
+    const Run r = rhoflow_cli({"run", (t / "bad.toml").string()});
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "(accepted: field, ode, phase, sga, compare, stationary, check)"));
+    write_text(t / "none.toml", "[[task]]\nsteps = 5\n");
+    const Run n = rhoflow_cli({"run", (t / "none.toml").string()});
+    CHECK(n.code == 2);
+    CHECK(has(n.err, all));
+}
+
+TEST_CASE("cli regression: compare names the sga flags it does not take, and its help says which") {
+    for (const char* flag : {"first-trial", "record", "records-per-decade"}) {
+        CAPTURE(flag);
+        const Run r = rhoflow_cli({"compare", std::string("--") + flag, "3"});
+        CHECK(r.code == 2);
+        CHECK(r.err.rfind(fmt::format("rhoflow: error: invalid --{0}: compare does not take --{0}", flag), 0) == 0);
+        const Run e = rhoflow_cli({"compare", std::string("--") + flag + "=3"});
+        CHECK(e.code == 2);
+        CHECK(has(e.err, std::string("invalid --") + flag));
+    }
+    const Run h = rhoflow_cli({"compare", "--help"});
+    std::string flat = h.out;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    std::string squeezed;  // CLI11 indents wrapped lines
+    for (char c : flat)
+        if (c != ' ' || squeezed.empty() || squeezed.back() != ' ') squeezed += c;
+    CHECK(has(squeezed, "except --first-trial, --record and --records-per-decade"));
+}
+
+TEST_CASE("cli regression: check --help shows no default for the required --claim, and the --tol range") {
+    const Run h = rhoflow_cli({"check", "--help"});
+    REQUIRE(h.code == 0);
+    CHECK_FALSE(has(h.out, "=monotone"));
+    CHECK(has(h.out, "--claim TEXT REQUIRED"));
+    CHECK(has(h.out, "0 < tol <= 1"));
+}

@@ -98,6 +98,12 @@ const std::vector<std::string>& job_commands() {
     return names;
 }
 
+std::string job_command_list(std::string_view separator) {
+    std::string out;
+    for (const auto& c : job_commands()) out += (out.empty() ? "" : std::string(separator)) + c;
+    return out;
+}
+
 std::string_view command_of(const Job& job) { return job_commands()[job.index()]; }
 
 Job make_job(std::string_view command) {
@@ -108,8 +114,7 @@ Job make_job(std::string_view command) {
     if (command == "compare") return CompareJob{};
     if (command == "stationary") return StationaryJob{};
     if (command == "check") return CheckJob{};
-    throw InvalidArgument("command", fmt::format("command = '{}' is not a job (accepted: field, ode, phase, sga, "
-                                                 "compare, stationary, check)", command));
+    throw InvalidArgument("command", fmt::format("command = '{}' is not a job (accepted: {})", command, job_command_list()));
 }
 
 const ModelParams* model_of(const Job& job) {

@@ -145,6 +145,8 @@ std::string_view command_of(const Job& job);
 Job make_job(std::string_view command);
 /// The names make_job accepts, in the order of the Job alternatives.
 const std::vector<std::string>& job_commands();
+/// job_commands() joined by `separator` ("field, ode, ..." or "field|ode|..."), for messages and help.
+std::string job_command_list(std::string_view separator = ", ");
 /// The job's model (nullptr for a check job, which ranges over a box of models).
 const ModelParams* model_of(const Job& job);
 /// Validates any job (InvalidArgument naming the field path).

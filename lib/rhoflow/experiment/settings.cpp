@@ -531,7 +531,7 @@ std::vector<Setting> check_settings() {
     s.push_back(integer<J, int>("threads", "check.threads", "threads over parameter points (0 = all cores)", b,
                                 [](J& j) -> int& { return j.check.threads; }));
     const char* c = "Certification";
-    s.push_back(real<J>("tol", "check.certify.tol", "largest relative error of the field table accepted for a verdict", c,
+    s.push_back(real<J>("tol", "check.certify.tol", "largest relative error of the field table accepted for a verdict, 0 < tol <= 1", c,
                         [](J& j) -> double& { return j.check.certify.tol; }));
     s.push_back(real<J>("rho0", "check.certify.rho0", "start of the ODE (hitting-time claims), -1 < rho0 < 1", c,
                         [](J& j) -> double& { return j.check.certify.rho0; }));
@@ -543,17 +543,17 @@ std::vector<Setting> check_settings() {
                           },
                           [](J& j) { return std::string(to_string(j.check.certify.field)); }));
     s.push_back(integer<J, int>("min-points", "check.certify.min_points",
-                                "first Chebyshev grid of each point's table (2^k + 1)", c,
+                                "first Chebyshev grid of each point's table, 2^k + 1 with 9 <= min-points <= --table-points", c,
                                 [](J& j) -> int& { return j.check.certify.min_points; }));
     s.push_back(integer<J, int>("table-points", "check.certify.table.max_points",
-                                "largest Chebyshev grid before a point is undecided", c,
+                                "largest Chebyshev grid before a point is undecided, 33 ... 8193", c,
                                 [](J& j) -> int& { return j.check.certify.table.max_points; }));
-    s.push_back(real<J>("table-tol", "check.certify.table.tol", "Chebyshev tail target (the table's noise floor)", c,
+    s.push_back(real<J>("table-tol", "check.certify.table.tol", "Chebyshev tail target (the table's noise floor), 1e-15 ... 1e-3", c,
                         [](J& j) -> double& { return j.check.certify.table.tol; }));
-    s.push_back(real<J>("rel-tol", "check.certify.table.exact.rel_tol", "accuracy of each exact-field sample", c,
+    s.push_back(real<J>("rel-tol", "check.certify.table.exact.rel_tol", "accuracy of each exact-field sample, 1e-15 ... 1e-2", c,
                         [](J& j) -> double& { return j.check.certify.table.exact.rel_tol; }));
     s.push_back(real<J>("inner-resolution", "check.certify.table.exact.inner_resolution",
-                        "inner trapezoid step of the exact field, times tau", c,
+                        "inner trapezoid step of the exact field, times tau, 0.01 ... 0.5", c,
                         [](J& j) -> double& { return j.check.certify.table.exact.inner_resolution; }));
     s.push_back(custom<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
                           "TEXT", [](J& j, const std::string& t) { j.x_axis = t; }, [](J& j) { return j.x_axis; }));
