@@ -151,3 +151,58 @@ TEST_CASE("cli regression: check --help shows no default for the required --clai
     CHECK(has(h.out, "--claim TEXT REQUIRED"));
     CHECK(has(h.out, "0 < tol <= 1"));
 }
+
+namespace {
+
+std::vector<std::string> plus(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// A fast comparison: meanfield field, small model, no study, no figures.
+std::vector<std::string> small_compare(const fs::path& out, const std::string& trials) {
+    return {"compare", "--d", "10", "--L", "40", "--R", "8", "--theta", "1.5", "--steps", "2000", "--trials", trials,
+            "--eta0", "0.02", "--k0", "500", "--horizon", "3", "--field", "meanfield", "--no-study", "--no-figures",
+            "--out", out.string(), "--quiet", "--threads", "1"};
+}
+
+std::vector<std::string> split(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    for (std::string s; in >> s;) w.push_back(s);
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("cli regression: fig_trajectory.dat has one column per trial and no NaN, with and without the effective dynamics") {
+    TempDir dir("cli_traj");
+    struct Case {
+        std::vector<std::string> extra;
+        std::string trials;
+        std::size_t columns;
+    };
+    // 3 trials without the effective dynamics: t, 4 ensemble columns, 3 trials; 7 trials with
+    // it: 5 more columns, and at most 5 trials shown.
+    for (const Case& c : {Case{{"--no-effective"}, "3", 8},
+                          Case{{"--effective-samples", "40", "--effective-paths", "100"}, "7", 15}}) {
+        CAPTURE(c.trials);
+        const fs::path out = dir / ("out" + c.trials);
+        const Run r = rhoflow_cli(plus(small_compare(out, c.trials), c.extra));
+        REQUIRE(r.code == 0);
+        const std::string dat = read_text(out / "fig_trajectory.dat");
+        CHECK_FALSE(has(dat, "NaN"));
+        CHECK_FALSE(has(dat, "nan"));
+        std::istringstream in(dat);
+        std::string line;
+        REQUIRE(std::getline(in, line));
+        const auto header = split(line);
+        CHECK(header.size() == c.columns + 1);  // "#" and the names
+        CHECK(header.back() == fmt::format("trial{}", std::min(5, std::stoi(c.trials)) - 1));
+        while (std::getline(in, line)) CHECK(split(line).size() == c.columns);
+        // The script plots only columns that exist.
+        const std::string gp = read_text(out / "fig_trajectory.gp");
+        for (std::size_t col = c.columns + 1; col <= 15; ++col) CHECK_FALSE(has(gp, fmt::format("1:{} ", col)));
+        CHECK(has(gp, fmt::format("1:{} ", c.columns)));
+    }
+}
