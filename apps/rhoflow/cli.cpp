@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "progress.hpp"
+#include "stdout.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
@@ -164,13 +165,16 @@ void check_path_flag(const CLI::App* app, const std::string& flag, const std::st
         throw FlagError{flag, fmt::format("{} = '' is empty (accepted: a file or folder name)", flag)};
 }
 
-// Writes the document where the output flags say, and the text otherwise.
+// Writes the document where the output flags say, and the text otherwise; a failed write to
+// standard output is an error (checked once the document or the text is out).
 void emit(const OutputOptions& out, const nlohmann::json& doc, const std::string& text) {
-    if (!out.output.empty()) write_file_atomic(out.output, doc.dump(2) + "\n");
+    const std::string dumped = out.json || !out.output.empty() ? doc.dump(2) + "\n" : std::string();
+    if (!out.output.empty()) write_file_atomic(out.output, dumped);
     if (out.json)
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumped;
     else if (out.output.empty() || !text.empty())
         std::cout << text;
+    check_stdout();
 }
 
 std::function<void()> job_work(const JobCommand& c, Job job) {
@@ -336,7 +340,11 @@ Outcome execute(const std::function<void()>& work) { return work ? guarded(work)
 
 int dispatch(const std::vector<std::string>& args) {
     std::function<void()> work;
-    Outcome o = prepare(args, &work);
+    // A standard output closed from the start (>&-) would lose whatever is printed: refused
+    // before any work, like an output file that cannot be written.
+    Outcome o = stdout_closed() ? failure(1, "standard output is closed (>&-): redirect it to a file, or to /dev/null to "
+                                             "discard it")
+                                : prepare(args, &work);
     // Under MPI every rank checks the same input (flags, experiment file, output paths) and the
     // ranks agree on the outcome before any collective work: a rank that refused the input alone
     // (a file only some nodes see) must not leave the others waiting. If every rank refused it,
@@ -345,6 +353,10 @@ int dispatch(const std::vector<std::string>& args) {
     const bool prepared = most == 0;
     if (!prepared && o.code == 0) o.code = most;  // refused elsewhere: fail alike, silently (no message)
     if (prepared) o = execute(work);
+    if (o.code == 0) {
+        const std::string e = flush_stdout();  // help texts, dry runs, summaries: every write is checked
+        if (!e.empty()) o = failure(1, e);
+    }
     if (o.code == 0) return 0;
     auto report = [&](bool name_rank) {
         const std::string who = team_size() > 1 && name_rank ? fmt::format("rank {}: ", team_rank()) : "";
