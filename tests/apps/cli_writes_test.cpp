@@ -99,3 +99,16 @@ TEST_CASE("cli writes: a closed standard output exits 1 before any work, and no 
     CHECK_FALSE(fs::exists(json));  // refused up front, and descriptor 1 never became this file
     CHECK(temporaries(t.path).empty());
 }
+
+TEST_CASE("cli writes: --output to a FIFO with no reader ends with an error naming it, not blocking") {
+    TempDir t("cli_fifo_noreader");
+    const fs::path fifo = t / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+    const Ended e = run_binary({"field", "--rho", "0.3", "--output", fifo.string()}, t / "out", t / "err", 30);
+    REQUIRE(e.finished);  // the old code blocked in open(2) forever
+    CHECK(e.code == 1);
+    CHECK(e.err.find("it is a FIFO with no reader") != std::string::npos);
+    CHECK(e.err.find(fifo.string()) != std::string::npos);
+    CHECK(fs::is_fifo(fifo));
+    CHECK(entries(t.path) == std::set<std::string>{"err", "fifo", "out"});
+}
