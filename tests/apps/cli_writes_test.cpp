@@ -112,3 +112,25 @@ TEST_CASE("cli writes: --output to a FIFO with no reader ends with an error nami
     CHECK(fs::is_fifo(fifo));
     CHECK(entries(t.path) == std::set<std::string>{"err", "fifo", "out"});
 }
+
+TEST_CASE("cli writes: a hung gnuplot is killed after RHOFLOW_GNUPLOT_TIMEOUT, naming the figure") {
+    TempDir t("cli_gnuplot_hung");
+    fs::create_directories(t / "bin");
+    write_text(t / "bin" / "gnuplot", "#!/bin/sh\n/bin/sleep 60\n");
+    fs::permissions(t / "bin" / "gnuplot", static_cast<fs::perms>(0755));
+    EnvGuard path("PATH", (t / "bin").string() + ":/usr/bin:/bin");
+    EnvGuard timeout("RHOFLOW_GNUPLOT_TIMEOUT", "1");
+    const fs::path out = t / "cmp";
+    const Ended e = run_binary({"compare", "--d", "10", "--L", "40", "--R", "8", "--theta", "1.5", "--steps", "2000",
+                                "--trials", "3", "--eta0", "0.02", "--k0", "500", "--horizon", "3", "--field",
+                                "meanfield", "--no-study", "--no-effective", "--out", out.string(), "--quiet"},
+                               t / "out", t / "err", 40);
+    REQUIRE(e.finished);
+    CHECK(e.code == 1);
+    CHECK(e.seconds < 30);
+    CHECK(e.err.find("did not finish") != std::string::npos);
+    CHECK(e.err.find("fig_trajectory.gp") != std::string::npos);
+    CHECK(e.err.find("within 1 s") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));  // the folder is complete or absent
+    CHECK(temporaries(t.path).empty());
+}
