@@ -137,6 +137,11 @@ void add_run_command(CLI::App& app, RunCommand& r) {
     r.app->add_flag("--no-figures", r.no_figures, "write figure data and gnuplot scripts but do not run gnuplot");
 }
 
+// Whether a job subcommand's output needs the whole result (a document), or only its text.
+ResultDetail detail_of(const JobCommand& c) {
+    return c.out.json || !c.out.output.empty() || !c.folder.empty() ? ResultDetail::full : ResultDetail::summary;
+}
+
 // Applies the given flags to a default job, finishes and validates it; errors name the flag.
 Job job_from_flags(const JobCommand& c) {
     Job job = make_job(c.name);
@@ -182,8 +187,9 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         ProgressCounter progress;
         JobResult result;
         {
+            // The readable text needs only an ensemble's summary: its trials' records are not kept.
             Progress bar(progress, c.name);
-            result = run(job, &progress);
+            result = run(job, &progress, detail_of(c));
         }
         if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
         const nlohmann::json doc = document(job, result);

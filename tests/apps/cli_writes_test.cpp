@@ -134,3 +134,19 @@ TEST_CASE("cli writes: a hung gnuplot is killed after RHOFLOW_GNUPLOT_TIMEOUT, n
     CHECK_FALSE(fs::exists(out));  // the folder is complete or absent
     CHECK(temporaries(t.path).empty());
 }
+
+TEST_CASE("cli writes: the text of a large ensemble runs in bounded memory (no per-trial records)") {
+    // 1e5 trials of 20 steps: the old code kept every trial's records and its JSON document (about
+    // 400 MB) for a text that shows the summary; under a 200 MB data limit it died of bad_alloc.
+    TempDir t("cli_sga_memory");
+    write_text(t / "run.sh", "ulimit -d 200000 || exit 99\nexec \"$@\"\n");
+    std::vector<std::string> argv = {"/bin/sh", (t / "run.sh").string(), rhoflow_bin, "sga", "--steps", "20",
+                                     "--trials", "1e5", "--d", "8", "--L", "20", "--R", "4", "--threads", "2"};
+    const pid_t pid = spawn(argv, t / "out", t / "err");
+    REQUIRE(pid > 0);
+    const int status = wait_status(pid);
+    CAPTURE(read_text(t / "err"));
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(read_text(t / "out").find("100000 trials x 20 steps") != std::string::npos);
+}

@@ -44,6 +44,10 @@ double RunningStats::standard_error() const noexcept {
 MeanCI mean_ci(const std::vector<double>& x, double level) {
     RunningStats s;
     for (double v : x) s.add(v);
+    return mean_ci(s, level);
+}
+
+MeanCI mean_ci(const RunningStats& s, double level) {
     MeanCI r;
     r.n = s.count();
     r.mean = s.mean();

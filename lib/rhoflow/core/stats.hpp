@@ -53,6 +53,8 @@ void from_json(const nlohmann::json& j, MeanCI& v);
 
 /// Mean with a Student-t confidence interval at `level` (default 95%); n = 1 gives lo = hi = mean.
 MeanCI mean_ci(const std::vector<double>& x, double level = 0.95);
+/// The same from accumulated moments (the observations added in the same order give the same bits).
+MeanCI mean_ci(const RunningStats& s, double level = 0.95);
 
 /// Quantile p in [0, 1] by linear interpolation of order statistics (Hyndman-Fan type 7).
 double quantile(std::vector<double> x, double p);

@@ -181,10 +181,11 @@ PhaseJobResult run(const PhaseJob& job) {
     return {f.info(), phase_portrait(f, job.phase)};
 }
 
-EnsembleResult run(const SgaJob& job, ProgressCounter* progress) {
+EnsembleResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail) {
     job.validate();
     if (progress) progress->total = job.sga.steps * job.sga.trials;
-    return run_ensemble(job.model, job.sga, progress);
+    return run_ensemble(job.model, job.sga, progress, {},
+                        detail == ResultDetail::full ? EnsembleOutput::all() : EnsembleOutput::summary(50));
 }
 
 CompareResult run(const CompareJob& job, ProgressCounter* progress) {
@@ -202,11 +203,13 @@ CheckResult run(const CheckJob& job) {
     return run_check(job.check);
 }
 
-JobResult run(const Job& job, ProgressCounter* progress) {
+JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail) {
     return std::visit(
         [&](const auto& j) -> JobResult {
             using J = std::decay_t<decltype(j)>;
-            if constexpr (std::is_same_v<J, SgaJob> || std::is_same_v<J, CompareJob>)
+            if constexpr (std::is_same_v<J, SgaJob>)
+                return run(j, progress, detail);
+            else if constexpr (std::is_same_v<J, CompareJob>)
                 return run(j, progress);
             else
                 return run(j);

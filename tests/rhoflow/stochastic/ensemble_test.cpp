@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
@@ -174,4 +175,39 @@ TEST_CASE("ensemble: a schedule without Robbins-Monro carries a warning, bad par
     q = {};
     q.trials = 0;
     CHECK(param_of(q) == "trials");
+}
+
+TEST_CASE("ensemble: the summary streamed over chunks equals the summary of every trial kept") {
+    // 9000 trials run in three chunks; keeping only the summary (and the first 3 trials, without
+    // records) gives the same summary bits as summarising all trials, on 1 and 2 threads, and the
+    // kept trials are the full run's first ones.
+    const ModelParams m{8, 20, 4, 1.0, 1.0, 1.0};
+    SgaParams p;
+    p.steps = 30;
+    p.trials = 9000;
+    p.seed = 11;
+    p.threads = 2;
+    const EnsembleResult all = run_ensemble(m, p);
+    REQUIRE(all.trials.size() == 9000);
+    CHECK(nlohmann::json(summarise(all.trials)).dump() == nlohmann::json(all.summary).dump());
+    for (int threads : {1, 2}) {
+        CAPTURE(threads);
+        p.threads = threads;
+        const EnsembleResult s = run_ensemble(m, p, nullptr, {}, EnsembleOutput::summary(3));
+        CHECK(nlohmann::json(s.summary).dump() == nlohmann::json(all.summary).dump());
+        REQUIRE(s.trials.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) {
+            CHECK(s.trials[i].trial == all.trials[i].trial);
+            CHECK(s.trials[i].rho_final == all.trials[i].rho_final);
+            CHECK(s.trials[i].rho.empty());
+            CHECK(s.trials[i].nuisance_mass.empty());
+        }
+        CHECK(s.record_steps == all.record_steps);
+    }
+    // The same through blocks (the ranks' units), accepted in any order.
+    EnsembleBlocks blocks(m, p, 4, EnsembleOutput::summary(3));
+    for (std::int64_t b = blocks.size(); b-- > 0;) blocks.accept(b, blocks.run(b));
+    const EnsembleResult r = blocks.result();
+    CHECK(nlohmann::json(r.summary).dump() == nlohmann::json(all.summary).dump());
+    CHECK(r.trials.size() == 3);
 }
