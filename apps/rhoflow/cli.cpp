@@ -12,6 +12,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
@@ -34,7 +35,12 @@ struct OutputOptions {
     bool json = false;
     std::string output;
     bool output_given = false;
+    std::string max_memory;  // --max-memory SIZE ("" = the machine's)
 };
+
+const char* kMaxMemoryHelp =
+    "refuse (exit 2, naming the flag that sizes it) a job whose estimated memory exceeds SIZE (bytes, or with K, M, G, "
+    "T: e.g. 512M, 8G); default: this machine's physical memory or its cgroup's limit";
 
 // What a job subcommand collected from the command line.
 struct JobCommand {
@@ -49,7 +55,7 @@ struct JobCommand {
 
 struct RunCommand {
     CLI::App* app = nullptr;
-    std::string file, out;
+    std::string file, out, max_memory;
     bool dry_run = false, no_figures = false;
 };
 
@@ -107,6 +113,7 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
     auto* g = "Output";
     c.app->add_flag("--json", c.out.json, "print one JSON document on stdout instead of a table")->group(g);
     c.app->add_option("--output", c.out.output, "also write the JSON document to this file (atomically)")->group(g);
+    c.app->add_option("--max-memory", c.out.max_memory, kMaxMemoryHelp)->type_name("SIZE")->group(g);
     if (c.name == "compare" || c.name == "check") {
         if (c.name == "compare") c.folder = "rhoflow-compare";
         c.app->add_option("--out", c.folder,
@@ -135,6 +142,18 @@ void add_run_command(CLI::App& app, RunCommand& r) {
     r.app->add_option("--out", r.out, "output folder (default: the file's 'out', else <file stem>-out)");
     r.app->add_flag("--dry-run", r.dry_run, "validate and print the cells as command lines without running them");
     r.app->add_flag("--no-figures", r.no_figures, "write figure data and gnuplot scripts but do not run gnuplot");
+    r.app->add_option("--max-memory", r.max_memory, std::string(kMaxMemoryHelp) + " (checked for every cell)")
+        ->type_name("SIZE");
+}
+
+// The memory limit the flag sets, or the machine's.
+MemoryLimit memory_limit(const CLI::App* app, const std::string& text) {
+    if (app->count("--max-memory") == 0) return machine_memory_limit();
+    try {
+        return {parse_memory_size(text, "max-memory"), "--max-memory"};
+    } catch (const InvalidArgument& e) {
+        throw FlagError{"max-memory", e.what()};
+    }
 }
 
 // Whether a job subcommand's output needs the whole result (a document), or only its text.
@@ -222,7 +241,18 @@ std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
 
 std::function<void()> run_work(const RunCommand& r) {
     check_path_flag(r.app, "out", r.out);
+    const MemoryLimit limit = memory_limit(r.app, r.max_memory);
     auto e = std::make_shared<Experiment>(read_experiment(r.file, r.out));
+    for (const auto& c : e->cells) {  // every cell must fit, before anything runs
+        const ExperimentTask& t = e->tasks[c.task];
+        try {
+            check_memory(c.job, ResultDetail::full, limit);
+        } catch (const InvalidArgument& x) {
+            const std::string key = key_for_field(t.command, x.field());
+            throw InvalidArgument(key, fmt::format("{}: task '{}', cell {}: key '{}': {}", e->file, t.name, c.dir, key,
+                                                   x.what()));
+        }
+    }
     return [e, r] {
         if (team_root())
             std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/{}\n", e->cells.size(), e->file,
@@ -260,6 +290,14 @@ Outcome guarded(F&& f) {
         return failure(3, fmt::format("numerical failure: {}", e.what()));
     } catch (const TeamAborted& e) {  // another rank failed; rank 0 reports it
         return failure(e.kind(), e.what());
+    } catch (const std::bad_alloc&) {  // never the library's text ("std::bad_alloc")
+        return failure(1, "out of memory: the job needed more memory than the machine could give, although its "
+                          "estimate fitted; reduce its largest size (--trials, --L, --points, ...) or run fewer jobs at once");
+    } catch (const nlohmann::json::exception& e) {  // "[json.exception.type_error.316] ...": say what it was about
+        std::string what = e.what();
+        if (const auto end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && end != std::string::npos)
+            what.erase(0, end + 2);
+        return failure(1, "the JSON document could not be written: " + what);
     } catch (const std::exception& e) {
         return failure(1, e.what());
     }
@@ -337,7 +375,14 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);  // a file or a foreign folder in the way: fail before the work
-                *work = job_work(c, job_from_flags(c));
+                Job job = job_from_flags(c);
+                const MemoryLimit limit = memory_limit(c.app, c.out.max_memory);
+                try {
+                    check_memory(job, detail_of(c), limit);  // refused up front, not by bad_alloc late
+                } catch (const InvalidArgument& e) {
+                    throw FlagError{key_for_field(c.name, e.field()), e.what()};
+                }
+                *work = job_work(c, std::move(job));
             }
     });
 }

@@ -16,6 +16,7 @@
 #include "cli_run.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/io/io_test_util.hpp"
 
 using namespace rhoflow::test;
@@ -205,4 +206,75 @@ TEST_CASE("cli regression: fig_trajectory.dat has one column per trial and no Na
         for (std::size_t col = c.columns + 1; col <= 15; ++col) CHECK_FALSE(has(gp, fmt::format("1:{} ", col)));
         CHECK(has(gp, fmt::format("1:{} ", c.columns)));
     }
+}
+
+TEST_CASE("cli regression: memory is checked up front from the sizes, naming the flag and the limit") {
+    struct Case {
+        std::vector<std::string> args;
+        std::string flag;
+    };
+    const std::vector<Case> cases = {
+        {{"sga", "--L", "1e9", "--steps", "10", "--trials", "2"}, "L"},
+        {{"sga", "--sampler", "full", "--d", "1e9", "--L", "1e6", "--steps", "10", "--trials", "2"}, "d"},
+        {{"sga", "--trials", "1e7", "--json"}, "trials"},
+        {{"sga", "--trials", "1e5", "--steps", "100", "--json", "--max-memory", "100M"}, "trials"},
+        {{"compare", "--effective-paths", "1e7", "--max-memory", "1G"}, "effective-paths"},
+        {{"ode", "--points", "1e7", "--max-memory", "1G"}, "points"},
+        {{"check", "--claim", "monotone", "--theta", "1:2", "--max-points", "1e7", "--max-memory", "4G"}, "max-points"},
+        {{"stationary", "--L", "1e9", "--max-memory", "8G"}, "L"},
+        {{"field", "--method", "montecarlo", "--L", "1e9", "--max-memory", "8G"}, "L"},
+        {{"sga", "--max-memory", "0"}, "max-memory"},
+        {{"sga", "--max-memory", "12X"}, "max-memory"},
+        {{"sga", "--max-memory", "-1G"}, "max-memory"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.args[1]);
+        CAPTURE(c.flag);
+        const Run r = rhoflow_cli(c.args);
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK(r.err.rfind("rhoflow: error: invalid --" + c.flag + ": ", 0) == 0);
+        if (c.flag != "max-memory") {
+            CHECK(has(r.err, "the job needs about "));
+            CHECK(has(r.err, "more than the "));
+            CHECK(has(r.err, "--max-memory"));
+        }
+        CHECK_FALSE(has(r.err, "bad_alloc"));
+    }
+    // The text of sga keeps no per-trial records: 1e5 trials fit in 64 MiB.
+    const Run t = rhoflow_cli({"sga", "--trials", "1e5", "--steps", "2", "--d", "8", "--L", "20", "--R", "4",
+                               "--max-memory", "64M"});
+    CHECK(t.code == 0);
+    CHECK(has(t.out, "100000 trials x 2 steps"));
+    // An experiment file's cell is checked before anything runs, naming file, cell and key.
+    TempDir dir("cli_memory_run");
+    write_text(dir / "big.toml", "[[task]]\nname = \"s\"\ncommand = \"sga\"\nsteps = 10\ntrials = [2, 10000000]\n");
+    const Run e = rhoflow_cli({"run", (dir / "big.toml").string(), "--out", (dir / "out").string()});
+    CHECK(e.code == 2);
+    CHECK(has(e.err, "big.toml: task 's', cell s/trials=10000000: key 'trials': the job needs about"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+    CHECK_FALSE(fs::exists(dir / ".out.partial"));
+}
+
+TEST_CASE("memory: estimates grow with the sizes that the output needs, and sizes parse with binary units") {
+    using namespace rhoflow;
+    SgaJob s;
+    s.sga.trials = 100000;
+    const MemoryEstimate full = estimate_memory(s, ResultDetail::full), summary = estimate_memory(s, ResultDetail::summary);
+    CHECK(full.field == "sga.trials");
+    CHECK(full.bytes > 100 * summary.bytes / 10);  // records of every trial against 16 bytes each
+    CHECK(summary.bytes < 64.0 * (1 << 20));
+    s.model.L = 1000000000;
+    CHECK(estimate_memory(s, ResultDetail::summary).field == "model.L");
+    CHECK(parse_memory_size("512M", "max-memory") == 512.0 * (1 << 20));
+    CHECK(parse_memory_size("8G", "max-memory") == 8.0 * (1 << 30));
+    CHECK(parse_memory_size("1.5e9", "max-memory") == 1.5e9);
+    CHECK(parse_memory_size("2KiB", "max-memory") == 2048);
+    for (const char* bad : {"", "0", "-1", "+1", " 1G", "1Q", "G", "inf", "nan", "1e400"}) {
+        CAPTURE(bad);
+        CHECK_THROWS_AS(parse_memory_size(bad, "max-memory"), InvalidArgument);
+    }
+    const MemoryLimit m = machine_memory_limit();
+    CHECK(m.bytes > 64.0 * (1 << 20));
+    CHECK_FALSE(m.source.empty());
 }
