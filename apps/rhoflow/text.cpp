@@ -87,8 +87,12 @@ std::string text(const SgaJob& job, const EnsembleResult& res) {
                      format_number(p.schedule.gamma), to_string(p.update),
                      p.rho0 ? format_number(*p.rho0) : "uniform on the sphere");
     if (!res.warning.empty()) r += "# warning: " + res.warning + "\n";
-    r += fmt::format("mean |rho_final| = {:.6f} +- {:.6f} (95% CI [{:.6f}, {:.6f}])\n", s.abs_rho_final.mean,
-                     s.abs_rho_final.se, s.abs_rho_final.lo, s.abs_rho_final.hi);
+    const bool clipped = s.abs_rho_final.se > 0 && (s.abs_rho_final.lo <= 0 || s.abs_rho_final.hi >= 1);
+    r += fmt::format("mean |rho_final| = {:.6f} +- {:.6f} (95% CI [{:.6f}, {:.6f}]{})\n", s.abs_rho_final.mean,
+                     s.abs_rho_final.se, s.abs_rho_final.lo, s.abs_rho_final.hi, clipped ? ", clipped to [0, 1]" : "");
+    if (p.trials == 2)
+        r += "# note: 2 trials: each 95% CI is the mean +- 12.7 standard errors (Student t, 1 degree of freedom), "
+             "clipped to the quantity's range; run more trials for an informative interval\n";
     r += fmt::format("rho_final quantiles 5/25/50/75/95%: {:.5f} {:.5f} {:.5f} {:.5f} {:.5f}\n", s.rho_final_quantiles[0],
                      s.rho_final_quantiles[1], s.rho_final_quantiles[2], s.rho_final_quantiles[3],
                      s.rho_final_quantiles[4]);

@@ -278,3 +278,38 @@ TEST_CASE("memory: estimates grow with the sizes that the output needs, and size
     CHECK(m.bytes > 64.0 * (1 << 20));
     CHECK_FALSE(m.source.empty());
 }
+
+TEST_CASE("cli regression: a 95% CI of a bounded quantity stays in its range, and 2 trials say so") {
+    // Seed 2 with 2 trials gave mean |rho_final| 0.66 with the CI [-0.94, 2.27].
+    const std::vector<std::string> a = {"sga", "--steps", "20", "--trials", "2", "--d", "8", "--L", "20", "--R", "4",
+                                        "--seed", "2", "--threads", "1"};
+    const Run j = rhoflow_cli(plus(a, {"--json"}));
+    REQUIRE(j.code == 0);
+    const auto s = nlohmann::json::parse(j.out)["summary"];
+    CHECK(s["ci95"][0].get<double>() >= 0);
+    CHECK(s["ci95"][1].get<double>() <= 1);
+    CHECK(s["ci95"][0].get<double>() < s["mean_abs_rho_final"].get<double>());
+    for (const char* k : {"abs_rho_final", "nuisance_mass", "abs_rho_last_half"}) {
+        CAPTURE(k);
+        CHECK(s[k]["lo"].get<double>() >= 0);
+        CHECK(s[k]["hi"].get<double>() <= 1);
+    }
+    CHECK(s["rho_final"]["lo"].get<double>() >= -1);
+    CHECK(s["rho_final"]["hi"].get<double>() <= 1);
+    const Run t = rhoflow_cli(a);
+    REQUIRE(t.code == 0);
+    CHECK(has(t.out, "clipped to [0, 1]"));
+    CHECK(has(t.out, "# note: 2 trials"));
+    // The comparator's rows: rho in [-1, 1], masses in [0, 1].
+    TempDir dir("cli_ci_compare");
+    const Run c = rhoflow_cli(plus(small_compare(dir / "out", "2"), {"--no-effective", "--json"}));
+    REQUIRE(c.code == 0);
+    const auto doc = nlohmann::json::parse(c.out);
+    for (const auto& row : doc["table"]) {
+        CHECK(row["rho_sga"]["lo"].get<double>() >= -1);
+        CHECK(row["rho_sga"]["hi"].get<double>() <= 1);
+        CHECK(row["nuisance_mass_sga"]["lo"].get<double>() >= 0);
+        CHECK(row["nuisance_mass_sga"]["hi"].get<double>() <= 1);
+    }
+    CHECK(doc["tracking_error"]["lo"].get<double>() >= 0);
+}

@@ -47,6 +47,16 @@ MeanCI mean_ci(const std::vector<double>& x, double level) {
     return mean_ci(s, level);
 }
 
+MeanCI mean_ci_within(const std::vector<double>& x, double lower, double upper, double level) {
+    return clip_ci(mean_ci(x, level), lower, upper);
+}
+
+MeanCI clip_ci(MeanCI ci, double lower, double upper) noexcept {
+    ci.lo = std::clamp(ci.lo, lower, upper);
+    ci.hi = std::clamp(ci.hi, lower, upper);
+    return ci;
+}
+
 MeanCI mean_ci(const RunningStats& s, double level) {
     MeanCI r;
     r.n = s.count();

@@ -138,6 +138,9 @@ std::string compare_markdown(const CompareResult& r) {
     std::string md = "## rhoflow compare\n\n" + to_markdown(compare_table(r)) + "\n";
     md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); ODE predicts {:.5f}\n",
                       s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi, std::abs(r.rho_ode_final));
+    if (r.params.sga.trials == 2)
+        md += "- note: 2 trials: each 95% CI is the mean +- 12.7 standard errors (Student t, 1 degree of freedom), "
+              "clipped to the quantity's range\n";
     md += fmt::format("- hitting time of |rho| >= {}: ODE {} ; SGA {} ({} of {} trials)\n", h.level, ci_text(h.ode),
                       ci_text(h.sga), h.sga_hits, h.trials);
     md += fmt::format("- tracking error sup_k |rho_k - rho_ODE(t_k)|: mean {:.4g} (95% CI [{:.4g}, {:.4g}])\n",

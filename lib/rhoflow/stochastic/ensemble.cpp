@@ -336,8 +336,10 @@ double sorted_quantile(const std::vector<double>& x, double p) {
 EnsembleSummary SummaryBuilder::finish() {
     if (rho_finals_.empty()) throw NumericalError("summary of an ensemble without trials");
     EnsembleSummary s;
-    s.abs_rho_final = mean_ci(abs_rho_final_);
-    s.rho_final = mean_ci(rho_final_);
+    // 95% Student-t intervals, intersected with the range of each quantity (|rho| and the
+    // masses in [0, 1], rho in [-1, 1], steps >= 0): see docs/theory.md, "Confidence intervals".
+    s.abs_rho_final = clip_ci(mean_ci(abs_rho_final_), 0, 1);
+    s.rho_final = clip_ci(mean_ci(rho_final_), -1, 1);
     s.quantile_levels = {0.05, 0.25, 0.5, 0.75, 0.95};
     std::vector<double>& rf = rho_finals_;
     std::sort(rf.begin(), rf.end());
@@ -347,12 +349,12 @@ EnsembleSummary SummaryBuilder::finish() {
     for (double q : s.quantile_levels) s.abs_rho_final_quantiles.push_back(sorted_quantile(rf, q));
     s.hits = static_cast<std::int64_t>(hit_steps_.size());
     if (!hit_steps_.empty()) {
-        s.hit_step = mean_ci(hits_);
+        s.hit_step = clip_ci(mean_ci(hits_), 0, std::numeric_limits<double>::infinity());
         std::sort(hit_steps_.begin(), hit_steps_.end());
         s.hit_step_median = sorted_quantile(hit_steps_, 0.5);
     }
-    s.nuisance_mass = mean_ci(mass_);
-    s.abs_rho_last_half = mean_ci(half_);
+    s.nuisance_mass = clip_ci(mean_ci(mass_), 0, 1);
+    s.abs_rho_last_half = clip_ci(mean_ci(half_), 0, 1);
     *this = SummaryBuilder();
     return s;
 }

@@ -211,3 +211,31 @@ TEST_CASE("ensemble: the summary streamed over chunks equals the summary of ever
     CHECK(nlohmann::json(r.summary).dump() == nlohmann::json(all.summary).dump());
     CHECK(r.trials.size() == 3);
 }
+
+TEST_CASE("ensemble: every 95% CI of the summary lies in the range of its quantity") {
+    // Two trials: the Student t interval is the mean +- 12.7 standard errors, far outside [0, 1]
+    // unless clipped (seed 2 gave [-0.94, 2.27] for mean |rho_final| before the fix).
+    const ModelParams m{8, 20, 4, 1.0, 1.0, 1.0};
+    SgaParams p;
+    p.steps = 20;
+    p.trials = 2;
+    p.seed = 2;
+    const EnsembleSummary s = run_ensemble(m, p).summary;
+    CHECK(s.abs_rho_final.lo == 0.0);
+    CHECK(s.abs_rho_final.hi <= 1.0);
+    CHECK(s.abs_rho_final.mean > 0.0);
+    CHECK(s.rho_final.lo >= -1.0);
+    CHECK(s.rho_final.hi <= 1.0);
+    for (const MeanCI& c : {s.nuisance_mass, s.abs_rho_last_half}) {
+        CHECK(c.lo >= 0.0);
+        CHECK(c.hi <= 1.0);
+    }
+    // Clipping changes only the interval: the mean and its standard error are the t interval's.
+    const double q = 12.706204736174707;  // Student t, 1 degree of freedom, 97.5%
+    CHECK(s.abs_rho_final.se > 0);
+    CHECK(s.abs_rho_final.mean - q * s.abs_rho_final.se < 0);  // the raw interval leaves [0, 1]: clipping is exercised
+    CHECK(mean_ci_within({0.2, 0.9}, 0, 1).lo == 0.0);
+    CHECK(mean_ci_within({0.2, 0.9}, 0, 1).hi == 1.0);
+    CHECK(mean_ci_within({0.2, 0.9}, 0, 1).mean == mean_ci({0.2, 0.9}).mean);
+    CHECK(mean_ci_within({0.5, 0.5001, 0.4999}, 0, 1).lo == mean_ci({0.5, 0.5001, 0.4999}).lo);  // inside: unchanged
+}
