@@ -8,9 +8,11 @@
 #include <memory>
 
 #include "progress.hpp"
+#include "stdout.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
@@ -33,7 +35,12 @@ struct OutputOptions {
     bool json = false;
     std::string output;
     bool output_given = false;
+    std::string max_memory;  // --max-memory SIZE ("" = the machine's)
 };
+
+const char* kMaxMemoryHelp =
+    "refuse (exit 2, naming the flag that sizes it) a job whose estimated memory exceeds SIZE (bytes, or with K, M, G, "
+    "T: e.g. 512M, 8G); default: this machine's physical memory or its cgroup's limit";
 
 // What a job subcommand collected from the command line.
 struct JobCommand {
@@ -48,7 +55,7 @@ struct JobCommand {
 
 struct RunCommand {
     CLI::App* app = nullptr;
-    std::string file, out;
+    std::string file, out, max_memory;
     bool dry_run = false, no_figures = false;
 };
 
@@ -76,7 +83,9 @@ const char* kDescriptions[] = {
     "PNG/SVG figures into --out, and prints the Markdown table. The effective dynamics (one-step moments of the "
     "chain at finite step sizes) predict every row with a standard error, and a verdict says whether the ensemble "
     "is consistent with the theory (Holm-Bonferroni over the rows); --field-scale S tries a deliberately wrong "
-    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores).",
+    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
+    "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
+    "0 ... trials - 1 and chooses its own record steps).",
     "The predicted stationary law of the constant-step chain near the attractor at +1: the chain's one-step mean "
     "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
     "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
@@ -97,12 +106,14 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
         CLI::Option* opt = s.is_switch ? c.app->add_flag("--" + s.key, c.switches[s.key], s.help)
                                        : c.app->add_option("--" + s.key, c.texts[s.key], s.help);
         opt->group(s.group);
-        if (!s.is_switch) opt->type_name(s.type_name)->default_str(s.get(defaults));
+        if (!s.is_switch) opt->type_name(s.type_name);
+        if (!s.is_switch && !s.required) opt->default_str(s.get(defaults));  // a required flag has no default
         if (s.required) opt->required();
     }
     auto* g = "Output";
     c.app->add_flag("--json", c.out.json, "print one JSON document on stdout instead of a table")->group(g);
     c.app->add_option("--output", c.out.output, "also write the JSON document to this file (atomically)")->group(g);
+    c.app->add_option("--max-memory", c.out.max_memory, kMaxMemoryHelp)->type_name("SIZE")->group(g);
     if (c.name == "compare" || c.name == "check") {
         if (c.name == "compare") c.folder = "rhoflow-compare";
         c.app->add_option("--out", c.folder,
@@ -119,9 +130,10 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
 void add_run_command(CLI::App& app, RunCommand& r) {
     r.app = app.add_subcommand(
         "run",
-        "Runs an experiment file (TOML). Each [[task]] has command = field|ode|phase|sga|compare and sets that "
-        "subcommand's flags by name (d = 100, eta0 = 0.5, sigma-per-norm = true, ...); an array sweeps over its "
-        "values, and several arrays sweep over all combinations ([[...]] for flags that take a list). [defaults] "
+        "Runs an experiment file (TOML). Each [[task]] has command = " + job_command_list("|") +
+            " and sets that subcommand's flags by name (d = 100, eta0 = 0.5, sigma-per-norm = true, ...); an array "
+            "sweeps over its values, and several arrays sweep over all combinations ([[...]] for flags that take a "
+            "list). [defaults] "
         "sets flags for every task that has them; title and out are optional. Every combination is validated before "
         "anything runs (errors name the key and its line). Each run writes into OUT/<task>/<key=value...>/; each task "
         "gets summary.{csv,md,tex}; OUT/run.json indexes everything. OUT is complete or absent: the run is built in "
@@ -130,6 +142,23 @@ void add_run_command(CLI::App& app, RunCommand& r) {
     r.app->add_option("--out", r.out, "output folder (default: the file's 'out', else <file stem>-out)");
     r.app->add_flag("--dry-run", r.dry_run, "validate and print the cells as command lines without running them");
     r.app->add_flag("--no-figures", r.no_figures, "write figure data and gnuplot scripts but do not run gnuplot");
+    r.app->add_option("--max-memory", r.max_memory, std::string(kMaxMemoryHelp) + " (checked for every cell)")
+        ->type_name("SIZE");
+}
+
+// The memory limit the flag sets, or the machine's.
+MemoryLimit memory_limit(const CLI::App* app, const std::string& text) {
+    if (app->count("--max-memory") == 0) return machine_memory_limit();
+    try {
+        return {parse_memory_size(text, "max-memory"), "--max-memory"};
+    } catch (const InvalidArgument& e) {
+        throw FlagError{"max-memory", e.what()};
+    }
+}
+
+// Whether a job subcommand's output needs the whole result (a document), or only its text.
+ResultDetail detail_of(const JobCommand& c) {
+    return c.out.json || !c.out.output.empty() || !c.folder.empty() ? ResultDetail::full : ResultDetail::summary;
 }
 
 // Applies the given flags to a default job, finishes and validates it; errors name the flag.
@@ -160,13 +189,16 @@ void check_path_flag(const CLI::App* app, const std::string& flag, const std::st
         throw FlagError{flag, fmt::format("{} = '' is empty (accepted: a file or folder name)", flag)};
 }
 
-// Writes the document where the output flags say, and the text otherwise.
+// Writes the document where the output flags say, and the text otherwise; a failed write to
+// standard output is an error (checked once the document or the text is out).
 void emit(const OutputOptions& out, const nlohmann::json& doc, const std::string& text) {
-    if (!out.output.empty()) write_file_atomic(out.output, doc.dump(2) + "\n");
+    const std::string dumped = out.json || !out.output.empty() ? doc.dump(2) + "\n" : std::string();
+    if (!out.output.empty()) write_file_atomic(out.output, dumped);
     if (out.json)
-        std::cout << doc.dump(2) << "\n";
+        std::cout << dumped;
     else if (out.output.empty() || !text.empty())
         std::cout << text;
+    check_stdout();
 }
 
 std::function<void()> job_work(const JobCommand& c, Job job) {
@@ -174,8 +206,9 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         ProgressCounter progress;
         JobResult result;
         {
+            // The readable text needs only an ensemble's summary: its trials' records are not kept.
             Progress bar(progress, c.name);
-            result = run(job, &progress);
+            result = run(job, &progress, detail_of(c));
         }
         if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
         const nlohmann::json doc = document(job, result);
@@ -208,6 +241,7 @@ std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
 
 std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     check_path_flag(r.app, "out", r.out);
+    const MemoryLimit limit = memory_limit(r.app, r.max_memory);
     std::shared_ptr<Experiment> e;
     try {
         e = std::make_shared<Experiment>(read_experiment(r.file, r.out));
@@ -217,6 +251,16 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     }
     outcome.input_digest = e->digest;
     outcome.input_file = r.file;
+    for (const auto& c : e->cells) {  // every cell must fit, before anything runs
+        const ExperimentTask& t = e->tasks[c.task];
+        try {
+            check_memory(c.job, ResultDetail::full, limit);
+        } catch (const InvalidArgument& x) {
+            const std::string key = key_for_field(t.command, x.field());
+            throw InvalidArgument(key, fmt::format("{}: task '{}', cell {}: key '{}': {}", e->file, t.name, c.dir, key,
+                                                   x.what()));
+        }
+    }
     return [e, r] {
         if (team_root())
             std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/{}\n", e->cells.size(), e->file,
@@ -275,6 +319,14 @@ Outcome guarded(F&& f) {
         return failure(3, fmt::format("numerical failure: {}", e.what()));
     } catch (const TeamAborted& e) {  // another rank failed; rank 0 reports it
         return failure(e.kind(), e.what());
+    } catch (const std::bad_alloc&) {  // never the library's text ("std::bad_alloc")
+        return failure(1, "out of memory: the job needed more memory than the machine could give, although its "
+                          "estimate fitted; reduce its largest size (--trials, --L, --points, ...) or run fewer jobs at once");
+    } catch (const nlohmann::json::exception& e) {  // "[json.exception.type_error.316] ...": say what it was about
+        std::string what = e.what();
+        if (const auto end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && end != std::string::npos)
+            what.erase(0, end + 2);
+        return failure(1, "the JSON document could not be written: " + what);
     } catch (const std::exception& e) {
         return failure(1, plain_message(e));  // a library's own wording (std::filesystem, JSON) never reaches the user
     }
@@ -301,6 +353,16 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             return failure(2, fmt::format("unknown subcommand '{}' (accepted: {})", args[0], list));
         }
     }
+    // sga flags that compare does not take: named, rather than CLI11's "not expected".
+    if (!args.empty() && args[0] == "compare")
+        for (const auto& a : args)
+            for (const char* f : {"first-trial", "record", "records-per-decade"})
+                if (a == std::string("--") + f || a.rfind(std::string("--") + f + "=", 0) == 0)
+                    return failure(2,
+                                   fmt::format("invalid --{0}: compare does not take --{0} (it runs trials 0 ... trials - 1 "
+                                               "and chooses its own record steps; --{0} is an sga flag)",
+                                               f),
+                                   f);
     CLI::App app(
         "rhoflow: exact population field, mean-field ODE and stochastic gradient ascent for softmax-\n"
         "attention signal recovery. A query q on the sphere is learned by projected SGA on\n"
@@ -345,7 +407,14 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);
-                *work = job_work(c, job_from_flags(c));
+                Job job = job_from_flags(c);
+                const MemoryLimit limit = memory_limit(c.app, c.out.max_memory);
+                try {
+                    check_memory(job, detail_of(c), limit);  // refused up front, not by bad_alloc late
+                } catch (const InvalidArgument& e) {
+                    throw FlagError{key_for_field(c.name, e.field()), e.what()};
+                }
+                *work = job_work(c, std::move(job));
             }
     });
     o.input_digest = prepared.input_digest;
@@ -379,7 +448,11 @@ int dispatch(const std::vector<std::string>& args) {
         return 2;
     }
     std::function<void()> work;
-    Outcome o = prepare(args, &work);
+    // A standard output closed from the start (>&-) would lose whatever is printed: refused
+    // before any work, like an output file that cannot be written.
+    Outcome o = stdout_closed() ? failure(1, "standard output is closed (>&-): redirect it to a file, or to /dev/null to "
+                                             "discard it")
+                                : prepare(args, &work);
     // Under MPI every rank checks the same input (flags, experiment file, output paths) and the
     // ranks agree on the outcome before any collective work: a rank that refused the input alone
     // (a file only some nodes see) must not leave the others waiting. If every rank refused it,
@@ -396,6 +469,10 @@ int dispatch(const std::vector<std::string>& args) {
             return 2;
         }
         o = execute(work);
+    }
+    if (o.code == 0) {
+        const std::string e = flush_stdout();  // help texts, dry runs, summaries: every write is checked
+        if (!e.empty()) o = failure(1, e);
     }
     if (o.code == 0) return 0;
     auto report = [&](bool name_rank) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "stdout.hpp"
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/io/interrupt.hpp"
 
@@ -20,6 +21,8 @@ std::string launcher_rank() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before anything opens a file: descriptors 0-2 open, std::cout's writes checked.
+    rhoflow::cli::install_checked_stdout();
     // First, before any thread starts (MPI's included, so that they inherit the blocked signals):
     // SIGINT/SIGTERM/SIGHUP then remove the partial output (temporary files and folders), say so
     // on stderr and exit with 128 + the signal number. Under mpirun, which forwards SIGTERM to

@@ -42,7 +42,10 @@ std::string text(const OdeJob& job, const OdeJobResult& r) {
                                   format_number(job.rho0));
     out += fmt::format("# dopri5 rtol {} atol {}: {} steps, {} evaluations; field error bound on j' {:.1e}\n",
                        format_number(job.ode.rtol), format_number(job.ode.atol), s.steps, s.rhs_evals, r.field.dj_error);
-    if (s.hit_time)
+    if (!job.ode.error_estimate) out += "# --no-error-estimate: no error was estimated (the +- column shows 0)\n";
+    if (s.hit_time && !job.ode.error_estimate)
+        out += fmt::format("# hit |rho| >= {} at t = {:.12g} (error not estimated)\n", 1 - job.ode.hit_eps, *s.hit_time);
+    else if (s.hit_time)
         out += fmt::format("# hit |rho| >= {} at t = {:.12g} +- {:.1e}\n", 1 - job.ode.hit_eps, *s.hit_time, s.hit_time_err);
     else
         out += fmt::format("# |rho| >= {} not reached by t = {}\n", 1 - job.ode.hit_eps, format_number(job.t_end));
@@ -84,8 +87,12 @@ std::string text(const SgaJob& job, const EnsembleResult& res) {
                      format_number(p.schedule.gamma), to_string(p.update),
                      p.rho0 ? format_number(*p.rho0) : "uniform on the sphere");
     if (!res.warning.empty()) r += "# warning: " + res.warning + "\n";
-    r += fmt::format("mean |rho_final| = {:.6f} +- {:.6f} (95% CI [{:.6f}, {:.6f}])\n", s.abs_rho_final.mean,
-                     s.abs_rho_final.se, s.abs_rho_final.lo, s.abs_rho_final.hi);
+    const bool clipped = s.abs_rho_final.se > 0 && (s.abs_rho_final.lo <= 0 || s.abs_rho_final.hi >= 1);
+    r += fmt::format("mean |rho_final| = {:.6f} +- {:.6f} (95% CI [{:.6f}, {:.6f}]{})\n", s.abs_rho_final.mean,
+                     s.abs_rho_final.se, s.abs_rho_final.lo, s.abs_rho_final.hi, clipped ? ", clipped to [0, 1]" : "");
+    if (p.trials == 2)
+        r += "# note: 2 trials: each 95% CI is the mean +- 12.7 standard errors (Student t, 1 degree of freedom), "
+             "clipped to the quantity's range; run more trials for an informative interval\n";
     r += fmt::format("rho_final quantiles 5/25/50/75/95%: {:.5f} {:.5f} {:.5f} {:.5f} {:.5f}\n", s.rho_final_quantiles[0],
                      s.rho_final_quantiles[1], s.rho_final_quantiles[2], s.rho_final_quantiles[3],
                      s.rho_final_quantiles[4]);

@@ -61,5 +61,6 @@
 
 // experiment
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"

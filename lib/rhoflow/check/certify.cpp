@@ -39,7 +39,7 @@ bool power_of_two_plus_one(int n) {
 void CertifyParams::validate() const {
     require(std::isfinite(tol) && tol > 0 && tol <= 1, "tol", tol, "0 < tol <= 1");
     require(std::isfinite(rho0) && rho0 > -1 && rho0 < 1, "rho0", rho0, "-1 < rho0 < 1");
-    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
+    validate_hit_eps(hit_eps, "hit_eps");
     require(max_cells >= 100 && max_cells <= 10000000, "max_cells", max_cells, "100 <= max_cells <= 1e7");
     if (field == FieldMethod::montecarlo)
         throw InvalidArgument("field", "field = 'montecarlo' cannot be certified (accepted: exact, meanfield)");

@@ -163,8 +163,8 @@ HittingTimes hitting_times(const EnsembleResult& ens, const DriftField& F, const
         if (it->second) ode.push_back(*it->second);
     }
     h.sga_hits = static_cast<std::int64_t>(sga.size());
-    if (!sga.empty()) h.sga = mean_ci(sga);
-    if (!ode.empty()) h.ode = mean_ci(ode);
+    if (!sga.empty()) h.sga = mean_ci_within(sga, 0, t_final);  // hitting times lie in [0, t_final]
+    if (!ode.empty()) h.ode = mean_ci_within(ode, 0, t_final);
     return h;
 }
 
@@ -203,7 +203,7 @@ std::vector<CompareRow> table_rows(const Plan& plan, const EnsembleResult& ens, 
         r.step = step;
         r.t = ens.record_times[j];
         r.rho_ode = mean_of(ode);
-        r.rho_sga = mean_ci(rho);
+        r.rho_sga = mean_ci_within(rho, -1, 1);
         r.rho_sga_q10 = quantile(rho, 0.1);
         r.rho_sga_median = quantile(rho, 0.5);
         r.rho_sga_q90 = quantile(rho, 0.9);
@@ -212,7 +212,7 @@ std::vector<CompareRow> table_rows(const Plan& plan, const EnsembleResult& ens, 
                 r.gap_mean = a.mean;
                 r.gap_q90 = a.q90;
             }
-        r.nuisance_mass_sga = mean_ci(mass);
+        r.nuisance_mass_sga = mean_ci_within(mass, 0, 1);
         r.nuisance_mass_population = mean_of(pop);
         rows.push_back(r);
     }
@@ -291,7 +291,7 @@ StepSizeStudy study_result(const CompareParams& p, const std::vector<SgaParams>&
     for (std::size_t m = 0; m < runs.size(); ++m) {
         const SgaParams& q = runs[m];
         const std::vector<double>& sup = sups[m];
-        const MeanCI ci = mean_ci(sup);
+        const MeanCI ci = mean_ci_within(sup, 0, 2);  // |rho_k - rho_ODE| <= 2
         st.rows.push_back({q.schedule.eta0, q.schedule.k0, q.steps, ci, quantile(sup, 0.5), q.purpose_sub});
         lx.push_back(std::log(q.schedule.eta0));
         ly.push_back(std::log(ci.mean));
@@ -369,7 +369,7 @@ CompareResult finish_compare(const CompareParams& p, const Context& c, const Ens
     out.gap_fit = fit_gap(out.gap, out.hitting_time.ode ? out.hitting_time.ode->mean : 0.0, sg.schedule);
     out.table = table_rows(plan, ens, slots, out.gap, F);
     const std::vector<double> sups = sups_of(slots);
-    out.tracking_error = mean_ci(sups);
+    out.tracking_error = mean_ci_within(sups, 0, 2);
     out.tracking_error_max = *std::max_element(sups.begin(), sups.end());
     out.summary = ens.summary;
     out.rho_ode_final = out.table.back().rho_ode;

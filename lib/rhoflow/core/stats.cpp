@@ -44,6 +44,20 @@ double RunningStats::standard_error() const noexcept {
 MeanCI mean_ci(const std::vector<double>& x, double level) {
     RunningStats s;
     for (double v : x) s.add(v);
+    return mean_ci(s, level);
+}
+
+MeanCI mean_ci_within(const std::vector<double>& x, double lower, double upper, double level) {
+    return clip_ci(mean_ci(x, level), lower, upper);
+}
+
+MeanCI clip_ci(MeanCI ci, double lower, double upper) noexcept {
+    ci.lo = std::clamp(ci.lo, lower, upper);
+    ci.hi = std::clamp(ci.hi, lower, upper);
+    return ci;
+}
+
+MeanCI mean_ci(const RunningStats& s, double level) {
     MeanCI r;
     r.n = s.count();
     r.mean = s.mean();

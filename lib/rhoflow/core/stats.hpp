@@ -53,6 +53,14 @@ void from_json(const nlohmann::json& j, MeanCI& v);
 
 /// Mean with a Student-t confidence interval at `level` (default 95%); n = 1 gives lo = hi = mean.
 MeanCI mean_ci(const std::vector<double>& x, double level = 0.95);
+/// The same from accumulated moments (the observations added in the same order give the same bits).
+MeanCI mean_ci(const RunningStats& s, double level = 0.95);
+/// The same for a quantity known to lie in [lower, upper] (|rho| in [0, 1], rho in [-1, 1], a
+/// time >= 0): the Student-t interval intersected with that range. Its coverage is at least the
+/// t interval's (the true mean lies in the range, so clipping removes only impossible values).
+MeanCI mean_ci_within(const std::vector<double>& x, double lower, double upper, double level = 0.95);
+/// Intersects the interval of `ci` with [lower, upper] (the mean and se are unchanged).
+MeanCI clip_ci(MeanCI ci, double lower, double upper) noexcept;
 
 /// Quantile p in [0, 1] by linear interpolation of order statistics (Hyndman-Fan type 7).
 double quantile(std::vector<double> x, double p);

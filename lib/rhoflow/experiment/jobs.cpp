@@ -34,6 +34,14 @@ void OdeJob::validate() const {
     require(points >= 2 && points <= 10000000, "points", points, "2 <= points <= 1e7");
     validate_member("table", [&] { table.validate(); });
     validate_member("ode", [&] { ode.validate(); });
+    // A start already at the hitting level (but not at the equilibrium +-1) has hitting time 0 by
+    // definition: a level chosen by mistake, refused rather than reported as a result.
+    if (std::abs(rho0) < 1 && std::abs(rho0) >= 1 - ode.hit_eps)
+        throw InvalidArgument("ode.hit_eps",
+                              fmt::format("hit = {}: rho0 = {} is already at the hitting level |rho| >= 1 - hit = {}, so "
+                                          "the hitting time would be 0 by definition (accepted: hit < 1 - |rho0| = {})",
+                                          format_number(ode.hit_eps), format_number(rho0),
+                                          format_number(1 - ode.hit_eps), format_number(1 - std::abs(rho0))));
     if (field == DriftMethod::exact) validate_member("model", [&] { validate_exact_field(model, table.exact); });
 }
 
@@ -55,6 +63,7 @@ void StationaryJob::validate() const {
     validate_member("model", [&] { model.validate(); });
     require(std::isfinite(eta) && eta > 0 && eta <= 1e100, "eta", eta, "0 < eta <= 1e100");
     validate_member("stationary", [&] { stationary.validate(); });
+    validate_member("model", [&] { require_signal_for_stationary_law(model); });
     if (stationary.field == DriftMethod::exact)
         validate_member("model", [&] { validate_exact_field(model, stationary.table.exact); });
 }
@@ -89,6 +98,12 @@ const std::vector<std::string>& job_commands() {
     return names;
 }
 
+std::string job_command_list(std::string_view separator) {
+    std::string out;
+    for (const auto& c : job_commands()) out += (out.empty() ? "" : std::string(separator)) + c;
+    return out;
+}
+
 std::string_view command_of(const Job& job) { return job_commands()[job.index()]; }
 
 Job make_job(std::string_view command) {
@@ -99,8 +114,7 @@ Job make_job(std::string_view command) {
     if (command == "compare") return CompareJob{};
     if (command == "stationary") return StationaryJob{};
     if (command == "check") return CheckJob{};
-    throw InvalidArgument("command", fmt::format("command = '{}' is not a job (accepted: field, ode, phase, sga, "
-                                                 "compare, stationary, check)", command));
+    throw InvalidArgument("command", fmt::format("command = '{}' is not a job (accepted: {})", command, job_command_list()));
 }
 
 const ModelParams* model_of(const Job& job) {
@@ -120,6 +134,23 @@ void validate(const Job& job) {
 
 // ------------------------------------------------------------------------------- running
 
+namespace {
+// A point whose error swamps its value carries no digit: a numerical failure, as the ODE and the
+// phase portrait refuse the same field. j > 0 sets the scale: j' (the same units) fails when its
+// error exceeds both |j'| and j (near a zero of j' a large relative error is expected).
+void require_resolved(const FieldPoint& p, const ModelParams& m) {
+    const bool j_bad = !(p.j_err <= std::abs(p.j));
+    const bool dj_bad = !(p.dj_err <= std::abs(p.dj) || p.dj_err <= std::abs(p.j));
+    if (!j_bad && !dj_bad) return;
+    throw NumericalError(fmt::format(
+        "field at rho = {}: {} = {} +- {}: the error exceeds the value, so no digit is known ({}; beta*theta = {}, "
+        "beta*sigma = {}{})",
+        format_number(p.rho), j_bad ? "j" : "j'", format_number(j_bad ? p.j : p.dj),
+        format_number(j_bad ? p.j_err : p.dj_err), describe(m), format_number(m.beta * m.theta), format_number(m.tau()),
+        m.beta * m.theta > 10 ? "; reduce theta (or beta)" : ""));
+}
+}  // namespace
+
 FieldJobResult run(const FieldJob& job) {
     job.validate();
     FieldJobResult r;
@@ -133,6 +164,7 @@ FieldJobResult run(const FieldJob& job) {
                 r.points.push_back(montecarlo_field(job.model, rho, job.montecarlo, &r.gradient.back()));
                 break;
         }
+        require_resolved(r.points.back(), job.model);
     }
     return r;
 }
@@ -149,10 +181,11 @@ PhaseJobResult run(const PhaseJob& job) {
     return {f.info(), phase_portrait(f, job.phase)};
 }
 
-EnsembleResult run(const SgaJob& job, ProgressCounter* progress) {
+EnsembleResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail) {
     job.validate();
     if (progress) progress->total = job.sga.steps * job.sga.trials;
-    return run_ensemble(job.model, job.sga, progress);
+    return run_ensemble(job.model, job.sga, progress, {},
+                        detail == ResultDetail::full ? EnsembleOutput::all() : EnsembleOutput::summary(50));
 }
 
 CompareResult run(const CompareJob& job, ProgressCounter* progress) {
@@ -170,11 +203,13 @@ CheckResult run(const CheckJob& job) {
     return run_check(job.check);
 }
 
-JobResult run(const Job& job, ProgressCounter* progress) {
+JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail) {
     return std::visit(
         [&](const auto& j) -> JobResult {
             using J = std::decay_t<decltype(j)>;
-            if constexpr (std::is_same_v<J, SgaJob> || std::is_same_v<J, CompareJob>)
+            if constexpr (std::is_same_v<J, SgaJob>)
+                return run(j, progress, detail);
+            else if constexpr (std::is_same_v<J, CompareJob>)
                 return run(j, progress);
             else
                 return run(j);

@@ -145,21 +145,29 @@ std::string_view command_of(const Job& job);
 Job make_job(std::string_view command);
 /// The names make_job accepts, in the order of the Job alternatives.
 const std::vector<std::string>& job_commands();
+/// job_commands() joined by `separator` ("field, ode, ..." or "field|ode|..."), for messages and help.
+std::string job_command_list(std::string_view separator = ", ");
 /// The job's model (nullptr for a check job, which ranges over a box of models).
 const ModelParams* model_of(const Job& job);
 /// Validates any job (InvalidArgument naming the field path).
 void validate(const Job& job);
 
+/// How much of a result its caller needs.
+enum class ResultDetail {
+    full,    ///< everything the document holds (documents, experiment cells)
+    summary  ///< what the readable text shows: an ensemble keeps its summary and the first 50 trials, without records
+};
+
 /// Runs a job; `progress` (optional) counts SGA steps for long jobs.
-JobResult run(const Job& job, ProgressCounter* progress = nullptr);
+JobResult run(const Job& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
 /// Runs one kind of job.
 FieldJobResult run(const FieldJob& job);
 /// Runs one kind of job.
 OdeJobResult run(const OdeJob& job);
 /// Runs one kind of job.
 PhaseJobResult run(const PhaseJob& job);
-/// Runs one kind of job.
-EnsembleResult run(const SgaJob& job, ProgressCounter* progress = nullptr);
+/// Runs one kind of job (with ResultDetail::summary: the summary and the first 50 trials, no records).
+EnsembleResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
 /// Runs one kind of job.
 CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr);
 /// Runs one kind of job.

@@ -294,11 +294,12 @@ void check_task_name(const std::string& name, const std::string& file, int line)
 // The command of a [[task]], checked.
 std::string task_command(const toml::table& t, const std::string& file) {
     const std::string command = string_key(t, "command", file);
-    if (command.empty()) fail_at(file, line_of(t), "command", "every [[task]] needs command = \"field|ode|phase|sga|compare\"");
+    if (command.empty())
+        fail_at(file, line_of(t), "command", fmt::format("every [[task]] needs command = \"{}\"", job_command_list("|")));
     const auto& cmds = job_commands();
     if (std::find(cmds.begin(), cmds.end(), command) == cmds.end())
         fail_at(file, line_of(*t.get("command")), "command",
-                fmt::format("'{}' is not a task command (accepted: field, ode, phase, sga, compare)", command));
+                fmt::format("'{}' is not a task command (accepted: {})", command, job_command_list()));
     return command;
 }
 

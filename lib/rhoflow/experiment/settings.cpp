@@ -92,9 +92,24 @@ std::int64_t parse_integer(std::string_view text, const std::string& field) {
         if (ec == std::errc() && end == text.data() + text.size()) return i;
         double v = 0;
         const auto [end2, ec2] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec2 == std::errc() && end2 == text.data() + text.size())
+        const bool number = end2 == text.data() + text.size() &&
+                            (ec2 == std::errc() || ec2 == std::errc::result_out_of_range);
+        if (number && ec2 == std::errc())
             if (const auto u = exact_integer(text))
                 return text.front() == '-' ? -static_cast<std::int64_t>(*u) : static_cast<std::int64_t>(*u);
+        // An integer too large for 64 bits (digits), or past 2^53 in scientific notation: out of
+        // range, not "not an integer".
+        if (number) {
+            const bool overflow = ec2 != std::errc() && std::isinf(std::strtod(std::string(text).c_str(), nullptr));
+            const bool digits = all_digits(text.front() == '-' ? text.substr(1) : text);
+            if (digits || overflow || (std::isfinite(v) && v == std::floor(v) && std::abs(v) > 9007199254740992.0)) {
+                const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+                throw InvalidArgument(field, fmt::format("{} = '{}' is out of range (accepted: an integer of magnitude at "
+                                                         "most 9223372036854775807 in digits, 2^53 in scientific notation, "
+                                                         "within the range of {})",
+                                                         name, text, name));
+            }
+        }
     }
     bad_value(text, field, "an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)");
 }
@@ -312,7 +327,7 @@ std::vector<Setting> ode_settings() {
                         [](J& j) -> double& { return j.ode.rtol; }));
     s.push_back(real<J>("atol", "ode.atol", "absolute tolerance per step, 1e-16 ... 0.1", g,
                         [](J& j) -> double& { return j.ode.atol; }));
-    s.push_back(real<J>("hit", "ode.hit_eps", "hitting level EPS in (0, 1): first t with |rho| >= 1 - EPS", g,
+    s.push_back(real<J>("hit", "ode.hit_eps", "hitting level EPS, 1e-16 <= EPS < 1 - |rho0|: first t with |rho| >= 1 - EPS", g,
                         [](J& j) -> double& { return j.ode.hit_eps; }));
     s.push_back(toggle<J>("no-error-estimate", "ode.error_estimate",
                           "skip the tol/100 and perturbed-field solves that give rho_err", g,
@@ -368,7 +383,7 @@ void add_ensemble_settings(std::vector<Setting>& s, const char* g, Ref<J, SgaPar
                               else sga(j).rho0 = parse_real(t, "sga.rho0");
                           },
                           [sga](J& j) { return sga(j).rho0 ? text_of(*sga(j).rho0) : std::string("uniform"); }));
-    s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS in (0, 1): |rho| >= 1 - EPS", g,
+    s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS", g,
                         [sga](J& j) -> double& { return sga(j).hit_eps; }));
     s.push_back(integer<J, int>("threads", "sga.threads", "worker threads (0 = all cores); results do not depend on it",
                                 g, [sga](J& j) -> int& { return sga(j).threads; }));
@@ -516,11 +531,11 @@ std::vector<Setting> check_settings() {
     s.push_back(integer<J, int>("threads", "check.threads", "threads over parameter points (0 = all cores)", b,
                                 [](J& j) -> int& { return j.check.threads; }));
     const char* c = "Certification";
-    s.push_back(real<J>("tol", "check.certify.tol", "largest relative error of the field table accepted for a verdict", c,
+    s.push_back(real<J>("tol", "check.certify.tol", "largest relative error of the field table accepted for a verdict, 0 < tol <= 1", c,
                         [](J& j) -> double& { return j.check.certify.tol; }));
     s.push_back(real<J>("rho0", "check.certify.rho0", "start of the ODE (hitting-time claims), -1 < rho0 < 1", c,
                         [](J& j) -> double& { return j.check.certify.rho0; }));
-    s.push_back(real<J>("hit", "check.certify.hit_eps", "hitting level |rho| >= 1 - HIT (hitting-time claims)", c,
+    s.push_back(real<J>("hit", "check.certify.hit_eps", "hitting level |rho| >= 1 - HIT (hitting-time claims), 1e-16 <= HIT < 1", c,
                         [](J& j) -> double& { return j.check.certify.hit_eps; }));
     s.push_back(custom<J>("field", "check.certify.field", "exact | meanfield", c, "TEXT",
                           [](J& j, const std::string& t) {
@@ -528,17 +543,17 @@ std::vector<Setting> check_settings() {
                           },
                           [](J& j) { return std::string(to_string(j.check.certify.field)); }));
     s.push_back(integer<J, int>("min-points", "check.certify.min_points",
-                                "first Chebyshev grid of each point's table (2^k + 1)", c,
+                                "first Chebyshev grid of each point's table, 2^k + 1 with 9 <= min-points <= --table-points", c,
                                 [](J& j) -> int& { return j.check.certify.min_points; }));
     s.push_back(integer<J, int>("table-points", "check.certify.table.max_points",
-                                "largest Chebyshev grid before a point is undecided", c,
+                                "largest Chebyshev grid before a point is undecided, 33 ... 8193", c,
                                 [](J& j) -> int& { return j.check.certify.table.max_points; }));
-    s.push_back(real<J>("table-tol", "check.certify.table.tol", "Chebyshev tail target (the table's noise floor)", c,
+    s.push_back(real<J>("table-tol", "check.certify.table.tol", "Chebyshev tail target (the table's noise floor), 1e-15 ... 1e-3", c,
                         [](J& j) -> double& { return j.check.certify.table.tol; }));
-    s.push_back(real<J>("rel-tol", "check.certify.table.exact.rel_tol", "accuracy of each exact-field sample", c,
+    s.push_back(real<J>("rel-tol", "check.certify.table.exact.rel_tol", "accuracy of each exact-field sample, 1e-15 ... 1e-2", c,
                         [](J& j) -> double& { return j.check.certify.table.exact.rel_tol; }));
     s.push_back(real<J>("inner-resolution", "check.certify.table.exact.inner_resolution",
-                        "inner trapezoid step of the exact field, times tau", c,
+                        "inner trapezoid step of the exact field, times tau, 0.01 ... 0.5", c,
                         [](J& j) -> double& { return j.check.certify.table.exact.inner_resolution; }));
     s.push_back(custom<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
                           "TEXT", [](J& j, const std::string& t) { j.x_axis = t; }, [](J& j) { return j.x_axis; }));

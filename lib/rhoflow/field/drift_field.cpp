@@ -57,13 +57,23 @@ DriftField DriftField::exact(const ModelParams& model, const FieldTableParams& p
     const std::vector<Chebyshev> fits = Chebyshev::fit_jointly(sample, kDj, params.tol, params.max_points);
     const Chebyshev& dj_fit = fits[kDj];
     const double jmax = fits[kJ].sample_max();
-    if (dj_fit.error_bound() > 1e-8 * jmax && dj_sample_err > 0.5e-8 * jmax)
-        // The samples themselves are not accurate enough: more points would not help.
+    if (dj_fit.error_bound() > 1e-8 * jmax && dj_sample_err > 0.5e-8 * jmax) {
+        // The samples themselves are not accurate enough: more points would not help. Their
+        // relative accuracy degrades as the signal beta*theta grows (j' ~ beta theta^3 against
+        // j ~ theta^2) and as beta*sigma -> 0: name the one that applies.
+        const double bt = model.beta * model.theta;
+        const std::string why =
+            bt > 10 && bt > model.tau()
+                ? fmt::format("beta*theta = {}: its quadrature of j' loses relative accuracy as the signal grows; "
+                              "reduce theta (or beta)",
+                              format_number(bt))
+                : fmt::format("beta*sigma = {}: its quadrature of j' degrades as beta*sigma -> 0; raise sigma (or beta)",
+                              format_number(model.tau()));
         throw NumericalError(fmt::format(
             "exact field table: j' not resolved: the exact field's own samples of j' are accurate only to {} "
-            "relative to max j here (beta*sigma = {}; its quadrature of j' degrades as beta*sigma -> 0), so "
-            "more Chebyshev points cannot help",
-            format_number(dj_sample_err / jmax), format_number(model.tau())));
+            "relative to max j here ({}), so more Chebyshev points cannot help",
+            format_number(dj_sample_err / jmax), why));
+    }
     if (dj_fit.error_bound() > 1e-8 * jmax)
         throw NumericalError(fmt::format(
             "exact field table: j' not resolved on {} Chebyshev points (error bound {} relative "

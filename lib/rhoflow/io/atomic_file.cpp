@@ -1,6 +1,7 @@
 #include "rhoflow/io/atomic_file.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 #include "rhoflow/io/detail/fs.hpp"
@@ -76,11 +78,43 @@ int write_all(int fd, const std::string& content) noexcept {
     return err;
 }
 
+// Opens a FIFO for writing without blocking forever: with no reader, open(2) with O_NONBLOCK
+// fails at once with ENXIO; that is retried every 20 ms for kFifoReaderWait seconds, then
+// refused naming the FIFO. Once open, the descriptor blocks again (writes wait for the reader).
+int open_fifo(const fs::path& path) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kFifoReaderWait);
+    for (;;) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+            const int flags = ::fcntl(fd, F_GETFL);
+            if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+                const int err = errno;
+                ::close(fd);
+                detail::throw_io("cannot write " + path.string(), err);
+            }
+            return fd;
+        }
+        const int err = errno;
+        if (err == EINTR) continue;
+        if (err != ENXIO) detail::throw_io("cannot open " + path.string() + " for writing", err);
+        if (std::chrono::steady_clock::now() >= deadline)
+            throw IoError(fmt::format("cannot write {}: it is a FIFO with no reader (waited {} s for a process to open "
+                                      "it for reading)",
+                                      path.string(), kFifoReaderWait));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
 // A character device or a FIFO: written in place, never replaced.
 void write_stream(const fs::path& path, const std::string& content) {
     Fd fd;
-    do fd.fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);  // a FIFO waits for its reader
-    while (fd.fd < 0 && errno == EINTR);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
+        fd.fd = open_fifo(path);
+    } else {
+        do fd.fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        while (fd.fd < 0 && errno == EINTR);
+    }
     if (fd.fd < 0) {
         const int err = errno;
         detail::throw_io("cannot open " + path.string() + " for writing", err);

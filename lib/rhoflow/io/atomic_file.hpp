@@ -12,9 +12,10 @@
 //  - on any error the temporary file is removed and IoError names the path and the reason.
 // Anything else is never replaced by a regular file:
 //  - a character device (/dev/null, /dev/full, a terminal) or a FIFO is opened and written
-//    directly, streaming (a FIFO waits for its reader, as the shell's > does); a failed write
-//    (/dev/full: "No space left on device"; a FIFO whose reader left: "Broken pipe", with no
-//    SIGPIPE raised) is an IoError;
+//    directly, streaming; a FIFO is opened without blocking and, while no process has it open
+//    for reading, retried for kFifoReaderWait (5) seconds, then refused (IoError "it is a FIFO
+//    with no reader"), never waited for forever; a failed write (/dev/full: "No space left on
+//    device"; a FIFO whose reader left: "Broken pipe", with no SIGPIPE raised) is an IoError;
 //  - a directory, a block device or a socket is refused with IoError.
 // Missing parent directories are created. A file with several hard links is replaced under
 // this name only (the other links keep the old content); ACLs and extended attributes are not
@@ -46,6 +47,9 @@ public:
 /// "PATH[ and PATH2]: reason", a nlohmann JSON error without its "[json.exception.KIND.N] "
 /// prefix, any other exception's what(). For messages that must name the file, not the library.
 std::string plain_message(const std::exception& e);
+
+/// How long (seconds) writing to a FIFO waits for a reader to open it.
+inline constexpr int kFifoReaderWait = 5;
 
 /// Writes `content` to `path` as described above; throws IoError naming the path on failure.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);

@@ -138,6 +138,9 @@ std::string compare_markdown(const CompareResult& r) {
     std::string md = "## rhoflow compare\n\n" + to_markdown(compare_table(r)) + "\n";
     md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); ODE predicts {:.5f}\n",
                       s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi, std::abs(r.rho_ode_final));
+    if (r.params.sga.trials == 2)
+        md += "- note: 2 trials: each 95% CI is the mean +- 12.7 standard errors (Student t, 1 degree of freedom), "
+              "clipped to the quantity's range\n";
     md += fmt::format("- hitting time of |rho| >= {}: ODE {} ; SGA {} ({} of {} trials)\n", h.level, ci_text(h.ode),
                       ci_text(h.sga), h.sga_hits, h.trials);
     md += fmt::format("- tracking error sup_k |rho_k - rho_ODE(t_k)|: mean {:.4g} (95% CI [{:.4g}, {:.4g}])\n",
@@ -166,25 +169,32 @@ std::string figure_title(const CompareResult& r) {
     return fmt::format("{}, {} trials, seed {}", describe(r.params.model), r.params.sga.trials, r.params.sga.seed);
 }
 
+// fig_trajectory.dat: t, the ODE, the ensemble's mean and 10-90% band, the effective
+// dynamics' columns when they were computed (a value missing at a row is written '?', gnuplot's
+// missing-data mark set in the script), and one column per shown trial (at most 5).
 void trajectory_figure(const CompareResult& r, CompareFigures& out) {
-    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90 eff_ode first_order_ode pred_mean pred_q10 pred_q90 trial0 trial1 "
-                    "trial2 trial3 trial4\n";
-    std::size_t shown = 0;
-    auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("NaN"); };
+    const bool effective = r.verdict.has_value();
+    const std::size_t shown = r.trajectory.empty() ? 0 : r.trajectory.front().trials.size();
+    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90";
+    if (effective) d += " eff_ode first_order_ode pred_mean pred_q10 pred_q90";
+    for (std::size_t n = 0; n < shown; ++n) d += fmt::format(" trial{}", n);
+    d += "\n";
+    auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("?"); };
     for (const auto& p : r.trajectory) {
-        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {} {}", p.t, p.rho_ode, p.sga_mean, p.sga_q10,
-                         p.sga_q90, opt(p.rho_eff_ode), opt(p.rho_first_order), opt(p.pred_mean), opt(p.pred_q10),
-                         opt(p.pred_q90));
-        for (double x : p.trials) d += fmt::format(" {:.10g}", x);
+        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}", p.t, p.rho_ode, p.sga_mean, p.sga_q10, p.sga_q90);
+        if (effective)
+            d += fmt::format(" {} {} {} {} {}", opt(p.rho_eff_ode), opt(p.rho_first_order), opt(p.pred_mean),
+                             opt(p.pred_q10), opt(p.pred_q90));
+        for (std::size_t n = 0; n < shown; ++n) d += fmt::format(" {:.10g}", n < p.trials.size() ? p.trials[n] : p.sga_mean);
         d += "\n";
-        shown = p.trials.size();
     }
     out.data.push_back({"fig_trajectory.dat", d});
+    const std::size_t first_trial_column = effective ? 11 : 6;
     std::string trials_plot;
     for (std::size_t n = 0; n < shown; ++n)
-        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", 11 + n,
+        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", first_trial_column + n,
                                    n == 0 ? "title 'single trials'" : "notitle");
-    if (r.verdict)
+    if (effective)
         trials_plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title "
                        "'predicted 10-90% band', '' using 1:8 with lines lw 2 lc rgb '#e6550d' title 'predicted mean "
                        "(effective chain)', '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title 'effective ODE "
@@ -192,7 +202,8 @@ void trajectory_figure(const CompareResult& r, CompareFigures& out) {
                        "eta(t) B'";
     out.figures.push_back(
         {"fig_trajectory",
-         fmt::format("set title \"{}\" noenhanced\nset logscale x\nset xlabel 't = sum of step sizes (ODE time)'\n"
+         fmt::format("set title \"{}\" noenhanced\nset datafile missing '?'\nset logscale x\n"
+                     "set xlabel 't = sum of step sizes (ODE time)'\n"
                      "set ylabel 'rho = <q, xi>'\nset key bottom right\nset grid\n"
                      "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title 'SGA "
                      "10-90% band'{}, '' using 1:3 with lines lw 2 lc rgb '#08519c' title 'SGA mean', '' using "

@@ -1,11 +1,14 @@
 #include "rhoflow/io/plot.hpp"
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -31,10 +34,12 @@ namespace fs = std::filesystem;
 struct Finished {
     int status = 0;      // as from waitpid
     std::string output;  // standard output and error, interleaved (at most 64 KiB kept)
+    bool timed_out = false;  // killed after `timeout` seconds
 };
 
-// Runs `exe` with `args` (args[0] included) in folder `cwd`, without a shell.
-Finished run_captured(const fs::path& exe, const std::vector<std::string>& args, const fs::path& cwd) {
+// Runs `exe` with `args` (args[0] included) in folder `cwd`, without a shell, in a process group
+// of its own; after `timeout` seconds the group is killed (SIGKILL) and `timed_out` set.
+Finished run_captured(const fs::path& exe, const std::vector<std::string>& args, const fs::path& cwd, double timeout) {
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -57,7 +62,8 @@ Finished run_captured(const fs::path& exe, const std::vector<std::string>& args,
     posix_spawn_file_actions_adddup2(&actions, pipefd[1], STDERR_FILENO);
     posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
     posix_spawnattr_setsigmask(&attr, &empty);  // interrupt.hpp blocks signals in the parent
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);        // its own group: a timeout kills whatever it started
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
     spawn_err = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
@@ -69,6 +75,7 @@ Finished run_captured(const fs::path& exe, const std::vector<std::string>& args,
         pid = ::fork();
         if (pid == 0) {  // only async-signal-safe calls from here on
             ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+            ::setpgid(0, 0);
             const int in = ::open("/dev/null", O_RDONLY);
             int e = 0;
             if (in < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(pipefd[1], STDOUT_FILENO) < 0 ||
@@ -98,7 +105,19 @@ Finished run_captured(const fs::path& exe, const std::vector<std::string>& args,
     TerminateOnInterrupt stop(pid);
     Finished r;
     char buf[4096];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{pipefd[0], POLLIN, 0};
+        const int ready = left.count() > 0 ? ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000))) : 0;
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) {
+            if (std::chrono::steady_clock::now() < deadline) continue;
+            r.timed_out = true;  // hung: kill its group (gnuplot and anything it started)
+            ::kill(-pid, SIGKILL);
+            ::kill(pid, SIGKILL);
+            break;
+        }
         const ssize_t n = ::read(pipefd[0], buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
@@ -136,6 +155,8 @@ std::string script(const Figure& f, const std::string& png, const std::string& s
         png, f.body, svg);
 }
 
+std::string format_seconds(double t) { return fmt::format("{:g}", t); }
+
 bool non_empty_file(const fs::path& p) {
     struct stat st {};
     return ::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
@@ -166,10 +187,21 @@ std::optional<fs::path> find_gnuplot() {
 
 bool gnuplot_available() { return find_gnuplot().has_value(); }
 
+double gnuplot_timeout() {
+    const char* env = std::getenv("RHOFLOW_GNUPLOT_TIMEOUT");
+    if (!env || !*env) return kGnuplotTimeout;
+    char* end = nullptr;
+    const double t = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(t > 0) || !std::isfinite(t))
+        throw std::invalid_argument(fmt::format("RHOFLOW_GNUPLOT_TIMEOUT = '{}' is not a number of seconds > 0", env));
+    return t;
+}
+
 std::vector<std::string> render_figures(const fs::path& dir, const std::vector<Figure>& figures, bool render) {
     for (const auto& f : figures) check_name(f.name);
     std::vector<std::string> status;
     const std::optional<fs::path> gnuplot = render ? find_gnuplot() : std::nullopt;
+    const double timeout = gnuplot ? gnuplot_timeout() : 0.0;
     for (const auto& f : figures) {
         const std::string user = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name) +
                                  script(f, f.name + ".png", f.name + ".svg");
@@ -195,13 +227,21 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         Finished done;
         try {
             write_file_atomic(run, script(f, png_tmp.filename().string(), svg_tmp.filename().string()));
-            done = run_captured(*gnuplot, {"gnuplot", run.filename().string()}, dir);
+            done = run_captured(*gnuplot, {"gnuplot", run.filename().string()}, dir, timeout);
         } catch (...) {
             remove_temporaries();
             throw;
         }
         std::error_code ec;
         fs::remove(run, ec);
+        if (done.timed_out) {
+            remove_temporaries();
+            throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed (the data and the "
+                                      "script are kept: run gnuplot {}.gp in that folder; RHOFLOW_GNUPLOT_TIMEOUT sets "
+                                      "the limit)",
+                                      gnuplot->string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout),
+                                      f.name));
+        }
         const bool ok = done.status != -1 && WIFEXITED(done.status) && WEXITSTATUS(done.status) == 0;
         if (!ok || !non_empty_file(png_tmp) || !non_empty_file(svg_tmp)) {
             remove_temporaries();

@@ -19,6 +19,9 @@
 //    and says how to render later, and the data and scripts are kept;
 //  - gnuplot found but failing (or killed): IoError (a std::runtime_error) naming the script,
 //    the exit status and gnuplot's own messages; the figures already rendered are kept;
+//  - gnuplot hung: after gnuplot_timeout() seconds (60, or the environment variable
+//    RHOFLOW_GNUPLOT_TIMEOUT) its process group is killed and IoError names the script and the
+//    limit; its temporaries are removed, the data and scripts kept;
 //  - a figure name that is not a plain file name (empty, '/', quotes, control characters):
 //    std::invalid_argument, before anything is written.
 #pragma once
@@ -41,6 +44,12 @@ std::optional<std::filesystem::path> find_gnuplot();
 
 /// True when a gnuplot executable is on the PATH.
 bool gnuplot_available();
+
+/// The default limit on one gnuplot run, in seconds.
+inline constexpr double kGnuplotTimeout = 60;
+/// The limit on one gnuplot run: RHOFLOW_GNUPLOT_TIMEOUT (seconds > 0) if set, else
+/// kGnuplotTimeout; std::invalid_argument naming the variable for a value that is not a number > 0.
+double gnuplot_timeout();
 
 /// Writes DIR/NAME.gp for each figure and, when `render` and gnuplot is available, renders
 /// NAME.png and NAME.svg. Returns one line per figure saying what was written, beginning with

@@ -34,6 +34,15 @@ ModelParams ModelParams::with_noise(std::int64_t d, std::int64_t L, std::int64_t
 
 void validate_rho(double rho, const std::string& field) { require_in(field, rho, -1.0, 1.0); }
 
+void validate_hit_eps(double eps, const std::string& field) {
+    const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    require(std::isfinite(eps) && eps > 0 && eps < 1, field, eps, fmt::format("0 < {} < 1", name));
+    if (!(1.0 - eps < 1.0))
+        throw InvalidArgument(field, fmt::format("{} = {}: the hitting level 1 - {} rounds to 1 in double precision "
+                                                 "(accepted: 1e-16 <= {} < 1)",
+                                                 name, format_number(eps), name, name));
+}
+
 std::string describe(const ModelParams& m) {
     return fmt::format("d = {}, L = {}, R = {}, theta = {}, sigma = {}{}, beta = {}", m.d, m.L, m.R,
                        format_number(m.theta), format_number(m.sigma),

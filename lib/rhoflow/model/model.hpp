@@ -45,6 +45,9 @@ struct ModelParams {
 
 /// Throws InvalidArgument unless rho is finite and -1 <= rho <= 1.
 void validate_rho(double rho, const std::string& field = "rho");
+/// Throws InvalidArgument naming `field` unless 0 < eps < 1 and the hitting level 1 - eps is
+/// below 1 in double precision (eps > 2^-54; the message asks for eps >= 1e-16).
+void validate_hit_eps(double eps, const std::string& field = "hit_eps");
 
 /// One line "d = 50, L = 1000, R = 100, theta = 1, sigma = 1, beta = 1" for captions and logs
 /// (notes the per-norm convention when it was used).

@@ -272,16 +272,17 @@ EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSize
         const std::vector<double> v(rec.begin() + static_cast<std::ptrdiff_t>(r * P),
                                     rec.begin() + static_cast<std::ptrdiff_t>((r + 1) * P));
         const std::int64_t k = record_steps[r];
-        out.records.push_back({k, plan.t[static_cast<std::size_t>(k)], mean_ci(v), quantile(v, 0.1), quantile(v, 0.9)});
+        out.records.push_back({k, plan.t[static_cast<std::size_t>(k)], mean_ci_within(v, -1, 1), quantile(v, 0.1),
+                               quantile(v, 0.9)});
     }
     std::vector<double> absf, hits;
     for (double x : final_rho) absf.push_back(std::abs(x));
     for (double t : hit)
         if (t >= 0) hits.push_back(t);
-    out.abs_rho_final = mean_ci(absf);
+    out.abs_rho_final = mean_ci_within(absf, 0, 1);
     out.hit_fraction = static_cast<double>(hits.size()) / static_cast<double>(P);
     if (!hits.empty()) {
-        out.hit_time = mean_ci(hits);
+        out.hit_time = mean_ci_within(hits, 0, plan.t.back());
         out.hit_time_quantiles = {quantile(hits, 0.1), quantile(hits, 0.5), quantile(hits, 0.9)};
     }
     return out;

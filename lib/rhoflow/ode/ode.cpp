@@ -16,7 +16,7 @@ namespace rhoflow {
 void OdeParams::validate() const {
     require_in("rtol", rtol, 1e-14, 0.1);
     require_in("atol", atol, 1e-16, 0.1);
-    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
+    validate_hit_eps(hit_eps, "hit_eps");
 }
 
 RHOFLOW_JSON_HOOKS(OdeParams, rtol, atol, hit_eps, error_estimate)
@@ -168,10 +168,10 @@ OdeSolution solve_ode(const DriftField& field, double rho0, const std::vector<do
         if (times[i] > 0)  // rho(0) = rho0 exactly
             sol.rho_err[i] = std::abs(main.rho[i] - tight.rho[i]) + 0.1 * sup + 0.5 * std::abs(up.rho[i] - dn.rho[i]);
     if (main.hit) {
-        double e = tight.hit ? 1.1 * std::abs(*main.hit - *tight.hit) : 0.0;
-        // A perturbed field that does not hit within the horizon leaves the hit time uncertain
-        // up to the horizon: report that honestly.
+        // A solve (the tighter one, or a perturbed field) that does not hit within the horizon
+        // leaves the hit time uncertain at least up to the horizon: report that, never 0.
         const double horizon = times.back();
+        double e = 1.1 * std::abs(*main.hit - tight.hit.value_or(horizon));
         const double hu = up.hit.value_or(horizon), hd = dn.hit.value_or(horizon);
         e += 0.5 * std::abs(hu - hd);
         sol.hit_time_err = e;

@@ -94,13 +94,30 @@ double ode_attractor_nearest_one(const DriftField& field) {
     double best = -2;
     for (const auto& e : p.equilibria)
         if (e.stable) best = std::max(best, e.rho);
-    return best < -1 ? 1.0 : best;
+    if (p.flat || best < -1)
+        throw NumericalError("stationary law: the mean-field ODE has no attractor (the field is flat within its error "
+                             "bound): nothing near +1 to compare with");
+    return best;
 }
 
 }  // namespace
 
+void require_signal_for_stationary_law(const ModelParams& m) {
+    auto refuse = [](const std::string& field, const std::string& value, const std::string& accepted) {
+        throw InvalidArgument(field, fmt::format("{} = {}: the field is flat (no signal: R = 0, theta = 0 or L = 1), so "
+                                                 "there is no attractor near +1 and no stationary law to predict "
+                                                 "(accepted: {})",
+                                                 field, value, accepted));
+    };
+    if (m.R == 0) refuse("R", "0", "1 <= R <= L");
+    if (m.theta == 0) refuse("theta", "0", "0 < theta <= 1e100");
+    if (m.L == 1) refuse("L", "1", "L >= 2");
+}
+
 StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& table, const StationaryParams& params) {
     params.validate();
+    if (field.flat())
+        throw NumericalError("stationary law: the field is flat (no signal), so there is no attractor near +1");
     StationaryLaw law;
     law.eta = table.eta;
     law.rule = table.rule;
@@ -147,6 +164,7 @@ StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& tab
 
 StationaryLaw stationary_law(const ModelParams& model, double eta, UpdateRule rule, const StationaryParams& params) {
     model.validate();
+    require_signal_for_stationary_law(model);
     params.validate();
     const DriftField field = DriftField::make(model, params.field, params.table);
     return stationary_law(field, measure_step_moments(model, field, eta, rule, params.moments), params);

@@ -72,9 +72,13 @@ struct StationaryLaw {
     StepMomentTable table;          ///< the one-step moment table used
 };
 
-/// The stationary law at constant step `eta` for `model` and `rule`.
+/// Throws InvalidArgument naming R, theta or L when the model has no signal (R = 0, theta = 0 or
+/// L = 1): the field is flat, there is no attractor near +1 and no stationary law to predict.
+void require_signal_for_stationary_law(const ModelParams& model);
+
+/// The stationary law at constant step `eta` for `model` and `rule` (InvalidArgument for a flat field).
 StationaryLaw stationary_law(const ModelParams& model, double eta, UpdateRule rule, const StationaryParams& params = {});
-/// The same from given tables (the theory's field and a table at `eta`).
+/// The same from given tables (the theory's field and a table at `eta`); NumericalError for a flat field.
 StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& table, const StationaryParams& params = {});
 
 /// JSON hooks: one key per field.

@@ -47,7 +47,7 @@ void SgaParams::validate() const {
     require(first_trial >= 0, "first_trial", static_cast<double>(first_trial), "first_trial >= 0");
     validate_member("schedule", [&] { schedule.validate(); });
     if (rho0) validate_rho(*rho0, "rho0");
-    require(std::isfinite(hit_eps) && hit_eps > 0 && hit_eps < 1, "hit_eps", hit_eps, "0 < hit_eps < 1");
+    validate_hit_eps(hit_eps, "hit_eps");
     require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
     require(records_per_decade >= 1 && records_per_decade <= 1000, "records_per_decade", records_per_decade,
             "1 <= records_per_decade <= 1000");
@@ -72,9 +72,32 @@ namespace {
 // rho_{k+1} and sets g to the sample drawn at state k (whose 1 - A_I is the nuisance mass).
 // Record j holds rho at step records[j] and the nuisance mass of the draw made in that state
 // (for the final step, which makes no draw, that of the last draw).
+// What to change when a step overflows: the step size when the sample's gradient was finite
+// (eta |g| overflowed), else the largest factor of the gradient's scale beta s^3, s the tokens'
+// scale max(theta, sigma sqrt(d)) (the per-sample gradient itself overflowed).
+std::string overflow_hint(const ModelParams& m, double eta, double g_norm) {
+    if (std::isfinite(g_norm))
+        return fmt::format("eta |g| = {} overflows: reduce eta0", format_number(eta * g_norm));
+    const double noise = m.sigma * std::sqrt(static_cast<double>(m.d));
+    const bool signal = m.theta > noise;
+    const double s = signal ? m.theta : noise;
+    const std::string culprit =
+        std::log(m.beta) > 3 * std::log(s)
+            ? fmt::format("beta = {}", format_number(m.beta))
+            : signal ? fmt::format("theta = {}", format_number(m.theta))
+                     : fmt::format("sigma = {} (noise norm sigma sqrt(d) = {})", format_number(m.sigma), format_number(noise));
+    const std::string flag = culprit.substr(0, culprit.find(' '));
+    return fmt::format("the per-sample gradient (of order beta s^3, s = max(theta, sigma sqrt(d)) the tokens' scale) "
+                       "overflowed: {} is too large; reduce {}",
+                       culprit, flag);
+}
+
 template <class StepFn>
-TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const std::vector<std::int64_t>& records,
+TrialResult run_trial(std::int64_t trial, double rho0, const ModelParams& model, const SgaParams& p,
+                      const std::vector<std::int64_t>& all_records, bool keep_records,
                       StepFn&& step, StepObserver* obs, std::atomic<std::int64_t>* steps_done) {
+    static const std::vector<std::int64_t> none;
+    const std::vector<std::int64_t>& records = keep_records ? all_records : none;
     TrialResult r;
     r.seed = p.seed;
     r.trial = trial;
@@ -93,12 +116,12 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
         const double eta = p.schedule.eta(k);
         GradientDraw g;
         const double rho_next = step(rho, eta, g);
-        if (!std::isfinite(rho_next))
+        if (!std::isfinite(rho_next)) {
+            const double g_norm = std::sqrt(g.g_u * g.g_u + g.g_v * g.g_v + g.g_w_sq);
             throw NumericalError(fmt::format(
-                "trial {} step {}: the SGA step is not representable in double precision (eta = {}, "
-                "|g| = {}); reduce eta0 or theta",
-                trial, k, format_number(eta),
-                format_number(std::sqrt(g.g_u * g.g_u + g.g_v * g.g_v + g.g_w_sq))));
+                "trial {} step {}: the SGA step is not representable in double precision (eta = {}, |g| = {}); {}",
+                trial, k, format_number(eta), format_number(g_norm), overflow_hint(model, eta, g_norm)));
+        }
         nuisance = 1.0 - g.mass_informative;
         if (next < records.size() && records[next] == k) {
             r.rho.push_back(rho);
@@ -139,18 +162,21 @@ TrialResult run_trial(std::int64_t trial, double rho0, const SgaParams& p, const
 
 namespace {
 EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
-                                 const ObserverFactory& observers);
+                                 const ObserverFactory& observers, const EnsembleOutput& keep);
 }  // namespace
 
 std::int64_t blocks_for(std::int64_t n, int ranks) { return std::max<std::int64_t>(1, std::min<std::int64_t>(n, 4 * std::int64_t{ranks})); }
 
-EnsembleBlocks::EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks)
-    : model_(model), params_(params) {
+EnsembleBlocks::EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks,
+                               const EnsembleOutput& keep)
+    : model_(model), params_(params), keep_(keep) {
     model.validate();
     params.validate();
     const std::int64_t n = std::clamp<std::int64_t>(blocks, 1, params.trials);
     for (std::int64_t b = 0; b < n; ++b) first_.push_back(params.trials * b / n);
     done_.resize(first_.size());
+    numbers_.resize(first_.size());
+    accepted_.assign(first_.size(), false);
 }
 
 std::int64_t EnsembleBlocks::trials(std::int64_t b) const {
@@ -168,13 +194,26 @@ std::string EnsembleBlocks::run(std::int64_t b, ProgressCounter* progress) const
     SgaParams q = params_;
     q.first_trial = params_.first_trial + first_.at(static_cast<std::size_t>(b));
     q.trials = trials(b);
-    return detail::to_cbor_bytes(nlohmann::json(run_ensemble_here(model_, q, progress, {}).trials));
+    // Every trial of the block travels (rank 0 folds them all into the summary), with its
+    // records only when they are kept.
+    const EnsembleOutput block_keep{keep_.records, std::numeric_limits<std::int64_t>::max()};
+    return detail::to_cbor_bytes(nlohmann::json(run_ensemble_here(model_, q, progress, {}, block_keep).trials));
 }
 
 void EnsembleBlocks::accept(std::int64_t b, const std::string& output) {
-    auto& slot = done_.at(static_cast<std::size_t>(b));
-    slot = detail::from_cbor_bytes(output).get<std::vector<TrialResult>>();
-    if (static_cast<std::int64_t>(slot.size()) != trials(b)) throw std::runtime_error("an ensemble block came back incomplete");
+    const auto i = static_cast<std::size_t>(b);
+    auto trials_in = detail::from_cbor_bytes(output).get<std::vector<TrialResult>>();
+    if (static_cast<std::int64_t>(trials_in.size()) != trials(b)) throw std::runtime_error("an ensemble block came back incomplete");
+    auto& numbers = numbers_.at(i);
+    auto& kept = done_.at(i);
+    numbers.clear();
+    kept.clear();
+    for (std::size_t k = 0; k < trials_in.size(); ++k) {
+        const TrialResult& t = trials_in[k];
+        numbers.push_back({t.rho_final, t.mean_nuisance_mass_last_decile, t.mean_abs_rho_last_half, t.hit_step});
+        if (first_[i] + static_cast<std::int64_t>(k) < keep_.trials) kept.push_back(std::move(trials_in[k]));
+    }
+    accepted_[i] = true;
 }
 
 EnsembleResult EnsembleBlocks::result() const {
@@ -182,34 +221,32 @@ EnsembleResult EnsembleBlocks::result() const {
     out.record_steps = record_steps_for(params_);
     out.record_times = params_.schedule.times_at(out.record_steps);
     out.warning = params_.schedule.warning();
-    for (const auto& block : done_) out.trials.insert(out.trials.end(), block.begin(), block.end());
-    if (static_cast<std::int64_t>(out.trials.size()) != params_.trials) throw std::runtime_error("an ensemble block is missing");
-    out.summary = summarise(out.trials);
+    SummaryBuilder summary;
+    for (std::size_t i = 0; i < done_.size(); ++i) {
+        if (!accepted_[i]) throw std::runtime_error("an ensemble block is missing");
+        out.trials.insert(out.trials.end(), done_[i].begin(), done_[i].end());
+        for (const Numbers& n : numbers_[i]) summary.add(n.rho_final, n.hit, n.mass, n.half);
+    }
+    out.summary = summary.finish();
     return out;
 }
 
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
-                            const ObserverFactory& observers) {
-    if (observers || !team_spread()) return run_ensemble_here(model, p, progress, observers);
-    EnsembleBlocks blocks(model, p, blocks_for(p.trials, team_size()));
+                            const ObserverFactory& observers, const EnsembleOutput& keep) {
+    if (observers || !team_spread()) return run_ensemble_here(model, p, progress, observers, keep);
+    EnsembleBlocks blocks(model, p, blocks_for(p.trials, team_size()), keep);
     spread_units(blocks, progress);
     return team_root() ? blocks.result() : EnsembleResult{};
 }
 
 namespace {
 
-EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
-                                 const ObserverFactory& observers) {
-    std::atomic<std::int64_t>* steps_done = progress ? &progress->done : nullptr;
-    model.validate();
-    p.validate();
-    EnsembleResult out;
-    out.record_steps = record_steps_for(p);
-    out.record_times = p.schedule.times_at(out.record_steps);
-    out.warning = p.schedule.warning();
-    out.trials.resize(static_cast<std::size_t>(p.trials));
-
-    parallel_for(p.trials, p.threads, [&](std::int64_t i) {
+// Runs trials first ... first + n - 1 (indices into the ensemble) into `slots`.
+void run_trials(const ModelParams& model, const SgaParams& p, std::int64_t first, std::int64_t n,
+                const std::vector<std::int64_t>& record_steps, const EnsembleOutput& keep,
+                const ObserverFactory& observers, std::atomic<std::int64_t>* steps_done, std::vector<TrialResult>& slots) {
+    parallel_for(n, p.threads, [&](std::int64_t j) {
+        const std::int64_t i = first + j;
         const std::int64_t trial = p.first_trial + i;
         RandomStream rng({p.seed, p.purpose, static_cast<std::uint64_t>(trial), p.purpose_sub});
         std::unique_ptr<StepObserver> obs = observers ? observers(trial) : nullptr;
@@ -225,47 +262,107 @@ EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, P
                 rho0 = z / std::sqrt(z * z + rng.chi_squared(model.d - 1));
             }
             auto step = [&](double rho, double eta, GradientDraw& g) { return sampler.step(rho, eta, p.update, rng, &g); };
-            r = run_trial(trial, rho0, p, out.record_steps, step, obs.get(), steps_done);
+            r = run_trial(trial, rho0, model, p, record_steps, keep.records, step, obs.get(), steps_done);
         } else {
             FullSampler sampler(model);
             Eigen::VectorXd q = p.rho0 ? FullSampler::query_with_alignment(model.d, *p.rho0)
                                        : FullSampler::random_query(model.d, rng);
             auto step = [&](double, double eta, GradientDraw& g) { return sampler.step(q, eta, p.update, rng, &g); };
-            r = run_trial(trial, q[0], p, out.record_steps, step, obs.get(), steps_done);
+            r = run_trial(trial, q[0], model, p, record_steps, keep.records, step, obs.get(), steps_done);
         }
-        out.trials[static_cast<std::size_t>(i)] = std::move(r);
+        slots[static_cast<std::size_t>(j)] = std::move(r);
     });
-    out.summary = summarise(out.trials);
+}
+
+// Trials per chunk: each chunk runs in parallel, then is folded into the summary in trial order.
+constexpr std::int64_t kChunk = 4096;
+
+EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
+                                 const ObserverFactory& observers, const EnsembleOutput& keep) {
+    std::atomic<std::int64_t>* steps_done = progress ? &progress->done : nullptr;
+    model.validate();
+    p.validate();
+    EnsembleResult out;
+    out.record_steps = record_steps_for(p);
+    out.record_times = p.schedule.times_at(out.record_steps);
+    out.warning = p.schedule.warning();
+    const std::int64_t kept = std::min(p.trials, std::max<std::int64_t>(0, keep.trials));
+    out.trials.reserve(static_cast<std::size_t>(kept));
+    SummaryBuilder summary;
+    std::vector<TrialResult> chunk;
+    for (std::int64_t start = 0; start < p.trials; start += kChunk) {
+        const std::int64_t n = std::min(kChunk, p.trials - start);
+        chunk.assign(static_cast<std::size_t>(n), TrialResult{});
+        run_trials(model, p, start, n, out.record_steps, keep, observers, steps_done, chunk);
+        for (std::int64_t i = 0; i < n; ++i) {
+            TrialResult& t = chunk[static_cast<std::size_t>(i)];
+            summary.add(t);
+            if (start + i < kept) out.trials.push_back(std::move(t));
+        }
+    }
+    out.summary = summary.finish();
     return out;
 }
 
 }  // namespace
 
-EnsembleSummary summarise(const std::vector<TrialResult>& trials) {
+void SummaryBuilder::add(const TrialResult& t) {
+    add(t.rho_final, t.hit_step, t.mean_nuisance_mass_last_decile, t.mean_abs_rho_last_half);
+}
+
+void SummaryBuilder::add(double rho_final, std::optional<std::int64_t> hit_step, double nuisance_mass,
+                         double abs_rho_last_half) {
+    rho_finals_.push_back(rho_final);
+    abs_rho_final_.add(std::abs(rho_final));
+    rho_final_.add(rho_final);
+    mass_.add(nuisance_mass);
+    half_.add(abs_rho_last_half);
+    if (hit_step) {
+        hit_steps_.push_back(static_cast<double>(*hit_step));
+        hits_.add(static_cast<double>(*hit_step));
+    }
+}
+
+namespace {
+// Quantile p of an ascending sample (quantile() of core/stats.hpp without its copy and sort).
+double sorted_quantile(const std::vector<double>& x, double p) {
+    const double h = (static_cast<double>(x.size()) - 1) * std::clamp(p, 0.0, 1.0);
+    const auto lo = static_cast<std::size_t>(std::floor(h));
+    const std::size_t hi = std::min(lo + 1, x.size() - 1);
+    return x[lo] + (h - static_cast<double>(lo)) * (x[hi] - x[lo]);
+}
+}  // namespace
+
+EnsembleSummary SummaryBuilder::finish() {
+    if (rho_finals_.empty()) throw NumericalError("summary of an ensemble without trials");
     EnsembleSummary s;
-    std::vector<double> rf, arf, hits, mass, half;
-    for (const auto& t : trials) {
-        half.push_back(t.mean_abs_rho_last_half);
-        rf.push_back(t.rho_final);
-        arf.push_back(std::abs(t.rho_final));
-        mass.push_back(t.mean_nuisance_mass_last_decile);
-        if (t.hit_step) hits.push_back(static_cast<double>(*t.hit_step));
-    }
-    s.abs_rho_final = mean_ci(arf);
-    s.rho_final = mean_ci(rf);
+    // 95% Student-t intervals, intersected with the range of each quantity (|rho| and the
+    // masses in [0, 1], rho in [-1, 1], steps >= 0): see docs/theory.md, "Confidence intervals".
+    s.abs_rho_final = clip_ci(mean_ci(abs_rho_final_), 0, 1);
+    s.rho_final = clip_ci(mean_ci(rho_final_), -1, 1);
     s.quantile_levels = {0.05, 0.25, 0.5, 0.75, 0.95};
-    for (double q : s.quantile_levels) {
-        s.rho_final_quantiles.push_back(quantile(rf, q));
-        s.abs_rho_final_quantiles.push_back(quantile(arf, q));
+    std::vector<double>& rf = rho_finals_;
+    std::sort(rf.begin(), rf.end());
+    for (double q : s.quantile_levels) s.rho_final_quantiles.push_back(sorted_quantile(rf, q));
+    for (double& x : rf) x = std::abs(x);
+    std::sort(rf.begin(), rf.end());
+    for (double q : s.quantile_levels) s.abs_rho_final_quantiles.push_back(sorted_quantile(rf, q));
+    s.hits = static_cast<std::int64_t>(hit_steps_.size());
+    if (!hit_steps_.empty()) {
+        s.hit_step = clip_ci(mean_ci(hits_), 0, std::numeric_limits<double>::infinity());
+        std::sort(hit_steps_.begin(), hit_steps_.end());
+        s.hit_step_median = sorted_quantile(hit_steps_, 0.5);
     }
-    s.hits = static_cast<std::int64_t>(hits.size());
-    if (!hits.empty()) {
-        s.hit_step = mean_ci(hits);
-        s.hit_step_median = quantile(hits, 0.5);
-    }
-    s.nuisance_mass = mean_ci(mass);
-    s.abs_rho_last_half = mean_ci(half);
+    s.nuisance_mass = clip_ci(mean_ci(mass_), 0, 1);
+    s.abs_rho_last_half = clip_ci(mean_ci(half_), 0, 1);
+    *this = SummaryBuilder();
     return s;
+}
+
+EnsembleSummary summarise(const std::vector<TrialResult>& trials) {
+    SummaryBuilder b;
+    for (const auto& t : trials) b.add(t);
+    return b.finish();
 }
 
 }  // namespace rhoflow

@@ -5,13 +5,17 @@
 // other trials run; results are stored per trial index and summarised in index order.
 // Memory: per trial, rho and the sample nuisance attention mass are kept only at the record
 // steps (log-spaced, `records_per_decade` per decade, plus user-requested steps), so it does
-// not grow with the number of steps. A StepObserver can watch every step (the comparator
-// computes the pseudotrajectory gap that way).
+// not grow with the number of steps. Trials run in chunks of consecutive indices and are folded
+// into the summary in index order as each chunk ends (the same bits as summarising them all at
+// once); a caller that needs only the summary (EnsembleOutput) keeps no per-trial records, and
+// the ensemble then holds one double per trial (for the exact quantiles) plus one per hit. A
+// StepObserver can watch every step (the comparator computes the pseudotrajectory gap that way).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -134,6 +138,32 @@ void to_json(nlohmann::json& j, const SamplerKind& s);
 /// Parses a sampler name.
 void from_json(const nlohmann::json& j, SamplerKind& s);
 
+/// What an ensemble keeps beyond its summary (which is always computed from every trial).
+struct EnsembleOutput {
+    bool records = true;  ///< each kept trial's rho and nuisance mass at the record steps
+    std::int64_t trials = std::numeric_limits<std::int64_t>::max();  ///< keep the first this-many trials' results
+    /// Everything: every trial with its records (documents, experiment cells, the comparator).
+    static EnsembleOutput all() { return {}; }
+    /// The summary and the first `n` trials without records (a readable table).
+    static EnsembleOutput summary(std::int64_t n) { return {false, n}; }
+};
+
+/// Folds trials into an EnsembleSummary in trial order, keeping only what the quantiles need
+/// (rho_final, and the hit step of trials that hit).
+class SummaryBuilder {
+public:
+    /// Adds the next trial (in trial order).
+    void add(const TrialResult& t);
+    /// Adds the next trial's summary numbers (in trial order).
+    void add(double rho_final, std::optional<std::int64_t> hit_step, double nuisance_mass, double abs_rho_last_half);
+    /// The summary of everything added (the builder is left empty).
+    EnsembleSummary finish();
+
+private:
+    RunningStats abs_rho_final_, rho_final_, hits_, mass_, half_;
+    std::vector<double> rho_finals_, hit_steps_;
+};
+
 /// The record steps for `params`: 0, the log-spaced steps, the user's steps and `steps`.
 std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 
@@ -142,16 +172,19 @@ std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 /// Under MPI (core/team.hpp; without observers) every rank must call it: the trials are cut
 /// into blocks spread over the ranks, rank 0 gets the result (the same bits as one process) and
 /// the other ranks an empty one.
+/// `keep` says which trials' results the result holds (default: all, with their records).
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params, ProgressCounter* progress = nullptr,
-                            const ObserverFactory& observers = {});
+                            const ObserverFactory& observers = {}, const EnsembleOutput& keep = {});
 
 /// An ensemble cut into `blocks` blocks of consecutive trials: the units the ranks share. A
 /// block's trials are those of the whole ensemble (same streams), serialised as CBOR; rank 0
 /// accepts every block and assembles the result that run_ensemble gives on one process.
 class EnsembleBlocks {
 public:
-    /// Validates and cuts (blocks is clamped to 1 ... trials).
-    EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks);
+    /// Validates and cuts (blocks is clamped to 1 ... trials); `keep` as for run_ensemble (a
+    /// block then carries its trials without records, and rank 0 keeps their summary numbers only).
+    EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks,
+                   const EnsembleOutput& keep = {});
     /// Number of blocks.
     std::int64_t size() const noexcept { return static_cast<std::int64_t>(first_.size()); }
     /// Trials in block b.
@@ -168,10 +201,17 @@ public:
     EnsembleResult result() const;
 
 private:
+    struct Numbers {  // what the summary needs of a trial
+        double rho_final, mass, half;
+        std::optional<std::int64_t> hit;
+    };
     ModelParams model_;
     SgaParams params_;
+    EnsembleOutput keep_;
     std::vector<std::int64_t> first_;
-    std::vector<std::vector<TrialResult>> done_;
+    std::vector<std::vector<TrialResult>> done_;   // the kept trials of each block
+    std::vector<std::vector<Numbers>> numbers_;    // every trial's summary numbers, per block
+    std::vector<bool> accepted_;
 };
 
 /// Blocks to cut `n` items into for `ranks` ranks: 4 per rank (dynamic balancing), at most n.

@@ -26,11 +26,11 @@ double StepSchedule::eta(std::int64_t k) const noexcept {
 std::string StepSchedule::warning() const {
     if (robbins_monro()) return "";
     if (gamma == 0.0)
-        return fmt::format("constant step eta = {}: the Robbins-Monro conditions fail (sum eta^2 = "
-                           "inf); the iterates are not an asymptotic pseudotrajectory of the ODE, "
+        return fmt::format("constant step eta = {}: the Robbins-Monro conditions fail (sum eta^2 "
+                           "diverges); the iterates are not an asymptotic pseudotrajectory of the ODE, "
                            "the gap stays of order sqrt(eta)",
                            format_number(eta0));
-    return fmt::format("gamma = {} <= 1/2: sum eta^2 = inf, the Robbins-Monro conditions fail and "
+    return fmt::format("gamma = {} <= 1/2: sum eta^2 diverges, the Robbins-Monro conditions fail and "
                        "no asymptotic-pseudotrajectory claim holds",
                        format_number(gamma));
 }

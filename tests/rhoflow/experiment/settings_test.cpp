@@ -106,13 +106,20 @@ TEST_CASE("settings: parse_integer accepts digits and exact scientific notation,
     CHECK(parse_integer("9223372036854775807", "x") == std::numeric_limits<std::int64_t>::max());
     CHECK(parse_integer("-9223372036854775808", "x") == std::numeric_limits<std::int64_t>::min());
     CHECK(parse_integer("9.007199254740992e15", "x") == 9007199254740992);  // 2^53 itself
-    for (const char* bad : {"", " 5", "5 ", "+1000", "0x10", "1e3.5", "1.5", "1e-3", "inf", "nan", "1e300",
-                            "9223372036854775808", "-9223372036854775809", "1,5", "12a",
+    for (const char* bad : {"", " 5", "5 ", "+1000", "0x10", "1e3.5", "1.5", "1e-3", "inf", "nan", "1,5", "12a",
                             // scientific notation whose exact value is not the double it rounds to
                             "9.007199254740993e15", "4.5035996273704965e15", "3.0000000000000001e0"}) {
         CAPTURE(bad);
         const std::string msg = refusal([&] { parse_integer(bad, "sga.steps"); }, "sga.steps");
         CHECK(msg.find(fmt::format("steps = '{}' is not an integer", bad)) == 0);
+    }
+    // Integers too large for 64 bits (or past 2^53 in scientific notation) are out of range, not
+    // "not an integer" (the second probe's D18: --L 18446744073709551615).
+    for (const char* big : {"18446744073709551615", "9223372036854775808", "-9223372036854775809", "1e300", "1e400",
+                            "-1e19", "9.007199254740994e15"}) {
+        CAPTURE(big);
+        const std::string msg = refusal([&] { parse_integer(big, "model.L"); }, "model.L");
+        CHECK(msg.find(fmt::format("L = '{}' is out of range (accepted: an integer of magnitude", big)) == 0);
     }
 }
 

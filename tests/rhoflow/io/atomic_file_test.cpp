@@ -89,6 +89,51 @@ TEST_CASE("atomic file: a FIFO is written in place by streaming, not replaced") 
     CHECK(entries(t.path) == std::set<std::string>{"fifo"});
 }
 
+TEST_CASE("atomic file: a FIFO with no reader is refused after a bounded wait, one whose reader comes is written") {
+    TempDir t("atomic_fifo_noreader");
+    const fs::path fifo = t / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+    // No reader: the write gives up after kFifoReaderWait seconds (the old code blocked in
+    // open(2) forever; a reader is then opened below so that this test ends either way).
+    std::atomic<bool> done{false};
+    std::string error;
+    const auto start = std::chrono::steady_clock::now();
+    std::thread writer([&] {
+        error = error_of([&] { write_file_atomic(fifo, "data\n"); });
+        done = true;
+    });
+    const bool finished = wait_until([&] { return done.load(); }, kFifoReaderWait + 10);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!finished) {
+        const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+        wait_until([&] { return done.load(); }, 10);
+        ::close(fd);
+    }
+    writer.join();
+    CHECK(finished);
+    CHECK(waited >= kFifoReaderWait - 0.5);
+    CHECK(error.find("it is a FIFO with no reader") != std::string::npos);
+    CHECK(error.find(fifo.string()) != std::string::npos);
+    CHECK(fs::is_fifo(fifo));
+    // A reader that opens it while the writer waits receives everything.
+    std::string got;
+    done = false;
+    std::thread late([&] {
+        error = error_of([&] { write_file_atomic(fifo, "late reader\n"); });
+        done = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const int fd = ::open(fifo.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    char buf[256];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    late.join();
+    CHECK(error == "");
+    CHECK(got == "late reader\n");
+    CHECK(entries(t.path) == std::set<std::string>{"fifo"});
+}
+
 TEST_CASE("atomic file: /dev/null is written to, not replaced by a regular file") {
     TempDir t("atomic_null");
     const fs::path null = device_node(t.path, "null", 1, 3, "/dev/null");

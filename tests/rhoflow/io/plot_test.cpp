@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <regex>
 
 #include "rhoflow/io/atomic_file.hpp"
@@ -76,6 +77,45 @@ TEST_CASE("plot: a failing gnuplot is an error carrying its messages, and leaves
     CHECK(error.find("exit status 1") != std::string::npos);
     CHECK(error.find("fig_line.gp") != std::string::npos);
     CHECK(entries(dir) == std::set<std::string>{"fig_line.dat", "fig_line.gp"});
+}
+
+TEST_CASE("plot: a hung gnuplot is killed after the timeout, naming the figure, and leaves no temporary") {
+    TempDir t("plot_hung");
+    fs::create_directories(t / "bin");
+    // A gnuplot that hangs, with a child of its own (killed with it: the whole process group).
+    write_text(t / "bin" / "gnuplot", "#!/bin/sh\n/bin/sleep 60 &\necho $! > \"$0.child\"\nwait\n");
+    fs::permissions(t / "bin" / "gnuplot", static_cast<fs::perms>(0755));
+    EnvGuard path("PATH", (t / "bin").string() + ":/usr/bin:/bin");
+    EnvGuard timeout("RHOFLOW_GNUPLOT_TIMEOUT", "1");
+    CHECK(gnuplot_timeout() == 1.0);
+    const fs::path dir = t / "figs";
+    write_data(dir);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string error = error_of([&] { render_figures(dir, figures); });
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CAPTURE(error);
+    CHECK(took < 20);  // the old code waited for the child's 60 s
+    CHECK(error.find("did not finish " + (dir / "fig_line.gp").string() + " within 1 s and was killed") !=
+          std::string::npos);
+    CHECK(entries(dir) == std::set<std::string>{"fig_line.dat", "fig_line.gp"});
+    // The child is gone (or a zombie waiting for its reaper).
+    const std::string child = read_text(t / "bin" / "gnuplot.child");
+    REQUIRE_FALSE(child.empty());
+    const pid_t pid = std::stoi(child);
+    CHECK(wait_until([&] {
+        const std::string stat = read_text(fmt::format("/proc/{}/stat", pid));
+        return stat.empty() || stat.find(") Z") != std::string::npos;
+    }, 5));
+}
+
+TEST_CASE("plot: RHOFLOW_GNUPLOT_TIMEOUT must be a number of seconds > 0") {
+    for (const char* bad : {"0", "-1", "x", "1s", "nan"}) {
+        CAPTURE(bad);
+        EnvGuard timeout("RHOFLOW_GNUPLOT_TIMEOUT", bad);
+        CHECK_THROWS_AS(gnuplot_timeout(), std::invalid_argument);
+    }
+    EnvGuard unset("RHOFLOW_GNUPLOT_TIMEOUT", "");
+    CHECK(gnuplot_timeout() == kGnuplotTimeout);
 }
 
 TEST_CASE("plot: without gnuplot the data and scripts are kept, with a warning") {

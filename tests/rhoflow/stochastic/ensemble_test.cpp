@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
@@ -174,4 +175,67 @@ TEST_CASE("ensemble: a schedule without Robbins-Monro carries a warning, bad par
     q = {};
     q.trials = 0;
     CHECK(param_of(q) == "trials");
+}
+
+TEST_CASE("ensemble: the summary streamed over chunks equals the summary of every trial kept") {
+    // 9000 trials run in three chunks; keeping only the summary (and the first 3 trials, without
+    // records) gives the same summary bits as summarising all trials, on 1 and 2 threads, and the
+    // kept trials are the full run's first ones.
+    const ModelParams m{8, 20, 4, 1.0, 1.0, 1.0};
+    SgaParams p;
+    p.steps = 30;
+    p.trials = 9000;
+    p.seed = 11;
+    p.threads = 2;
+    const EnsembleResult all = run_ensemble(m, p);
+    REQUIRE(all.trials.size() == 9000);
+    CHECK(nlohmann::json(summarise(all.trials)).dump() == nlohmann::json(all.summary).dump());
+    for (int threads : {1, 2}) {
+        CAPTURE(threads);
+        p.threads = threads;
+        const EnsembleResult s = run_ensemble(m, p, nullptr, {}, EnsembleOutput::summary(3));
+        CHECK(nlohmann::json(s.summary).dump() == nlohmann::json(all.summary).dump());
+        REQUIRE(s.trials.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) {
+            CHECK(s.trials[i].trial == all.trials[i].trial);
+            CHECK(s.trials[i].rho_final == all.trials[i].rho_final);
+            CHECK(s.trials[i].rho.empty());
+            CHECK(s.trials[i].nuisance_mass.empty());
+        }
+        CHECK(s.record_steps == all.record_steps);
+    }
+    // The same through blocks (the ranks' units), accepted in any order.
+    EnsembleBlocks blocks(m, p, 4, EnsembleOutput::summary(3));
+    for (std::int64_t b = blocks.size(); b-- > 0;) blocks.accept(b, blocks.run(b));
+    const EnsembleResult r = blocks.result();
+    CHECK(nlohmann::json(r.summary).dump() == nlohmann::json(all.summary).dump());
+    CHECK(r.trials.size() == 3);
+}
+
+TEST_CASE("ensemble: every 95% CI of the summary lies in the range of its quantity") {
+    // Two trials: the Student t interval is the mean +- 12.7 standard errors, far outside [0, 1]
+    // unless clipped (seed 2 gave [-0.94, 2.27] for mean |rho_final| before the fix).
+    const ModelParams m{8, 20, 4, 1.0, 1.0, 1.0};
+    SgaParams p;
+    p.steps = 20;
+    p.trials = 2;
+    p.seed = 2;
+    const EnsembleSummary s = run_ensemble(m, p).summary;
+    CHECK(s.abs_rho_final.lo == 0.0);
+    CHECK(s.abs_rho_final.hi <= 1.0);
+    CHECK(s.abs_rho_final.mean > 0.0);
+    CHECK(s.rho_final.lo >= -1.0);
+    CHECK(s.rho_final.hi <= 1.0);
+    for (const MeanCI& c : {s.nuisance_mass, s.abs_rho_last_half}) {
+        CHECK(c.lo >= 0.0);
+        CHECK(c.hi <= 1.0);
+    }
+    // Clipping changes only the interval: the mean and its standard error are the t interval's.
+    const double q = 12.706204736174707;  // Student t, 1 degree of freedom, 97.5%
+    CHECK(s.abs_rho_final.se > 0);
+    CHECK(s.abs_rho_final.mean - q * s.abs_rho_final.se < 0);  // the raw interval leaves [0, 1]: clipping is exercised
+    CHECK(mean_ci_within({0.2, 0.9}, 0, 1).lo == 0.0);
+    CHECK(mean_ci_within({0.2, 0.9}, 0, 1).hi == 1.0);
+    CHECK(mean_ci_within({0.2, 0.9}, 0, 1).mean == mean_ci({0.2, 0.9}).mean);
+    CHECK(mean_ci_within({0.5, 0.5001, 0.4999}, 0, 1).lo == mean_ci({0.5, 0.5001, 0.4999}).lo);  // inside: unchanged
 }
