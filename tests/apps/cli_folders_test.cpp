@@ -161,7 +161,7 @@ TEST_CASE("cli folders: symbolic links rhoflow did not create are refused, never
     CHECK(listing() == before);
 }
 
-TEST_CASE("cli folders: a second run on a busy OUT exits 1 at once naming the holder's pid; the first ends whole (D1)") {
+TEST_CASE("cli folders: a second run on a busy OUT exits 1 at once naming the holder's pid, and the first ends whole (D1)") {
     TempDir t("cli_d1");
     auto slow = [&](const std::string& name, int steps) {
         write_text(t / name, fmt::format("out = \"o\"\n[defaults]\nd = 8\nL = 200\nR = 4\n[[task]]\nname = \"s\"\n"
@@ -313,7 +313,7 @@ TEST_CASE("cli folders: compare and check --out that is or holds the working dir
     CHECK(fs::equivalent(fs::current_path(), t / "cf"));
 }
 
-TEST_CASE("cli folders: a title with control characters exits 2 naming it; separators in a title add no rows (D16)") {
+TEST_CASE("cli folders: a title with control characters exits 2 naming it, and separators in a title add no rows (D16)") {
     TempDir t("cli_d16");
     write_text(t / "nl.toml", small_experiment("title = \"T\\n1,2,3\\n| fake | row |\""));
     const Run r = run_into(t / "nl.toml", t / "o");
@@ -335,7 +335,7 @@ TEST_CASE("cli folders: a title with control characters exits 2 naming it; separ
     CHECK(md_rows == 4);   // header, rule and two cells
 }
 
-TEST_CASE("cli folders: a seed may be a string of digits up to 2^64 - 1; a float seed that was rounded is refused (D19)") {
+TEST_CASE("cli folders: a seed may be a string of digits up to 2^64 - 1, and a float seed that was rounded is refused (D19)") {
     TempDir t("cli_d19");
     const std::string head = "[[task]]\nname = \"s\"\ncommand = \"sga\"\nd = 8\nL = 20\nR = 4\n";
     const std::string task = head + "steps = 100\ntrials = 2\n";

@@ -28,7 +28,7 @@ std::string busy_message(const fs::path& folder) {
 
 }  // namespace
 
-TEST_CASE("folder lock: a second holder is refused at once, naming the first's pid; released, it can be taken") {
+TEST_CASE("folder lock: a second holder is refused at once, naming the first's pid, and once released it can be taken") {
     TempDir t("lock_second");
     const fs::path out = t / "sub" / "o";
     {
@@ -46,7 +46,7 @@ TEST_CASE("folder lock: a second holder is refused at once, naming the first's p
     CHECK(busy_message(out).empty());
 }
 
-TEST_CASE("folder lock: a holder killed with SIGKILL blocks nobody; its lock file is taken over") {
+TEST_CASE("folder lock: a holder killed with SIGKILL blocks nobody, its lock file is taken over") {
     TempDir t("lock_kill");
     const fs::path out = t / "o";
     int ready[2];
