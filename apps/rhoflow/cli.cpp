@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "progress.hpp"
+#include "prove_command.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
@@ -44,6 +45,7 @@ struct JobCommand {
     OutputOptions out;
     std::string folder;                        // compare and check: --out
     bool no_figures = false, quiet = false;    // compare and check
+    bool rigorous = false;                     // field: --rigorous (prove_command.hpp)
 };
 
 struct RunCommand {
@@ -103,6 +105,11 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
     auto* g = "Output";
     c.app->add_flag("--json", c.out.json, "print one JSON document on stdout instead of a table")->group(g);
     c.app->add_option("--output", c.out.output, "also write the JSON document to this file (atomically)")->group(g);
+    if (c.name == "field")
+        c.app->add_flag("--rigorous", c.rigorous,
+                        "guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; "
+                        "docs/theory.md section 11) instead of estimates")
+            ->group(g);
     if (c.name == "compare" || c.name == "check") {
         if (c.name == "compare") c.folder = "rhoflow-compare";
         c.app->add_option("--out", c.folder,
@@ -257,6 +264,7 @@ const std::vector<std::string>& command_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n = job_commands();
         n.push_back("run");
+        n.push_back("prove");
         return n;
     }();
     return names;
@@ -289,6 +297,8 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
     }
     RunCommand runc;
     add_run_command(app, runc);
+    ProveCommand provec;
+    add_prove_command(app, provec);
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
         app.parse(reversed);
@@ -307,12 +317,23 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             *work = run_work(runc);
             return;
         }
+        if (provec.app->parsed()) {
+            *work = prove_work(provec);
+            return;
+        }
         for (const auto& c : jobs)
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);  // a file or a foreign folder in the way: fail before the work
+                if (c.rigorous) {
+                    const Job job = job_from_flags(c);
+                    if (std::get<FieldJob>(job).method != FieldMethod::exact)
+                        throw FlagError{"rigorous", "--rigorous encloses the exact field (drop --method or use --method exact)"};
+                    *work = rigorous_field_work(std::get<FieldJob>(job), c.out.json);
+                    return;
+                }
                 *work = job_work(c, job_from_flags(c));
             }
     });
