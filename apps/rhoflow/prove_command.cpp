@@ -113,7 +113,9 @@ std::function<void()> prove_work(const ProveCommand& c) {
         for (const Flag& f : prove_flags())
             if (c.app->count(std::string("--") + f.key) > 0 && std::string(f.key) != "threads")
                 bad_flag(f.key, "cannot be combined with --verify (the certificate says everything)");
-        return [c] {
+        int threads = 0;  // read now: the parsed command line is gone when the work runs
+        if (c.app->count("--threads") > 0) threads = static_cast<int>(parse_integer(c.texts.at("threads"), "threads"));
+        return [c, threads] {
             std::ifstream in(c.verify, std::ios::binary);
             if (!in) throw InvalidArgument("verify", fmt::format("invalid --verify: cannot read '{}'", c.verify));
             std::stringstream ss;
@@ -124,8 +126,6 @@ std::function<void()> prove_work(const ProveCommand& c) {
             } catch (const std::exception& e) {
                 throw InvalidArgument("verify", fmt::format("invalid --verify: '{}' is not JSON: {}", c.verify, e.what()));
             }
-            int threads = 0;
-            if (c.app->count("--threads") > 0) threads = static_cast<int>(parse_integer(c.texts.at("threads"), "threads"));
             const VerifyReport r = verify_certificate(cert, threads);
             if (!team_root()) return;
             if (!r.valid) {

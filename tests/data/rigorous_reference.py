@@ -6,7 +6,7 @@ Independent of rhoflow's code: the inner Gaussian expectations are a 521-node tr
 in z at 30 digits, the mu-derivatives by Stein's identity d/dmu E[h(s)] = E[h(s)(s - mu)]/tau^2
 (rhoflow's enclosure differentiates pathwise), the outer integral mpmath.quad over lambda = log t,
 with no shift of t. Run:  python3 tests/data/rigorous_reference.py > tests/data/rigorous_reference.csv
-(about a minute per line). Columns: d, L, R, theta, sigma, beta, rho, j, dj, mass.
+(about five minutes per line; `python3 ... 2 3` computes lines 2 and 3 only). Columns: d, L, R, theta, sigma, beta, rho, j, dj, mass.
 """
 import sys
 from mpmath import mp, mpf, quad, exp, expm1, sqrt, pi, log, inf
@@ -83,11 +83,17 @@ def field(d, L, R, theta, sigma, beta, rho):
     return [quad(comp(k), pts, method='gauss-legendre') for k in range(3)]
 
 
+CASES = [(50, 50, 25, "1", "1", "1", "0.3"), (50, 50, 25, "1", "1", "1", "-0.9"),
+         (20, 200, 10, "2", "0.7", "1.3", "0.6"), (5, 12, 3, "1.5", "1", "0.8", "-0.4")]
+
 if __name__ == "__main__":
-    cases = [(50, 50, 25, 1, 1, 1, r) for r in ("-0.9", "-0.3", "0.3", "0.8")] + \
-            [(20, 200, 10, 2, "0.7", "1.3", r) for r in ("-0.5", "0.6")]
-    print("d,L,R,theta,sigma,beta,rho,j,dj,mass")
-    for d, L, R, th, sg, be, r in cases:
+    # Optional arguments: indices of CASES to compute (default all); the header is printed
+    # only when no index is given.
+    picks = [int(a) for a in sys.argv[1:]] or range(len(CASES))
+    if len(sys.argv) == 1:
+        print("d,L,R,theta,sigma,beta,rho,j,dj,mass")
+    for i in picks:
+        d, L, R, th, sg, be, r = CASES[i]
         j, dj, mass = field(d, L, R, mpf(th), mpf(sg), mpf(be), mpf(r))
         print(f"{d},{L},{R},{th},{sg},{be},{r},{mp.nstr(j, 30)},{mp.nstr(dj, 30)},{mp.nstr(mass, 30)}")
         sys.stdout.flush()
