@@ -59,6 +59,9 @@
 #include "rhoflow/check/output.hpp"
 
 // experiment
+#include "rhoflow/rigorous/enclosure.hpp"
+#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/rigorous/verify.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"

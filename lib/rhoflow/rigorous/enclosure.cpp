@@ -14,6 +14,7 @@
 #include "rhoflow/field/detail/laplace_quadrature.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
+#include "rhoflow/rigorous/detail/bounds.hpp"
 
 namespace rhoflow {
 
@@ -399,6 +400,18 @@ Ball crude_M(const Setup& s, double lambda, double mu_min) {
 }
 
 }  // namespace
+
+double detail::gaussian_tail_upper(double a0, double a1, int p, double Z) {
+    detail::ball_prec = 128;
+    return upper(gauss_tail(Ball(a0), Ball(a1), p, Z));
+}
+
+double detail::trapezoid_error_upper(double C, double a0, double a1, int p, double b, double h) {
+    detail::ball_prec = 128;
+    const Ball bb(b), a1b(a1);
+    const Ball denom = exp(2.0 * detail::pi_ball() * bb / Ball(h)) - Ball(1.0);
+    return upper(Ball(C) * 2.0 * exp(bb * bb * 0.5) * abs_moment(Ball(a0) + a1b * bb, a1b, p) / denom);
+}
 
 FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params) {
     cell.validate();
