@@ -83,8 +83,8 @@ const char* kDescriptions[] = {
     "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
     "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
     "exp(int 2a/(eta v))/v of the matching diffusion, with errors (bootstrap over the table, quadrature).",
-    "Decides a claim about the exact field over a box of model parameters, with a certified verdict (holds / fails "
-    "/ undecided) per point from the field's error bounds. Claims: monotone (F > 0 on (-1,1)), positive-drift "
+    "Decides a claim about the exact field over a box of model parameters, with a verdict (holds / fails / "
+    "undecided) per point verified to estimated tolerances (the field's error estimates; rhoflow prove proves). Claims: monotone (F > 0 on (-1,1)), positive-drift "
     "(F > 0 on (0,1)), attractors=N (exactly N stable equilibria), filtering (1 - E[A_I] decreasing on (0,1)), "
     "hitting-time<=T (the ODE from --rho0 reaches |rho| >= 1 - --hit by time T). Each model flag takes a value or "
     "a range LO:HI, sampled on --grid points (log scale for positive ranges unless --scale linear); cells whose "
