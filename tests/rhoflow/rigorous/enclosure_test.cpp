@@ -106,9 +106,9 @@ TEST_CASE("rigorous: the floating-point exact field lies within its error of the
         const ModelParams m = model(2 + static_cast<std::int64_t>(u(gen) * 100), L, R, 2 * u(gen), 0.7 + 0.6 * u(gen),
                                     0.7 + 0.6 * u(gen));
         const double rho = -1 + 2 * u(gen);
-        // rel_tol 1e-9 for cost: enclosures about 1e-9 relative wide; the floating-point value and its
+        // rel_tol 1e-7 for cost: enclosures about 1e-7 relative wide; the floating-point value and its
         // error estimate must meet them
-        const FieldEnclosure e = at(m, rho, RigorousParams{128, 1e-9});
+        const FieldEnclosure e = at(m, rho, RigorousParams{128, 1e-7});
         const FieldPoint f = exact_field(m, rho);
         CAPTURE(i); CAPTURE(m.d); CAPTURE(m.L); CAPTURE(m.R); CAPTURE(m.theta); CAPTURE(m.sigma); CAPTURE(m.beta); CAPTURE(rho);
         CHECK(meets(e.j, {f.j - f.j_err, f.j + f.j_err}));
@@ -119,7 +119,7 @@ TEST_CASE("rigorous: the floating-point exact field lies within its error of the
     }
     CHECK(checked == 100);
     MESSAGE("widest relative enclosure of j: " << widest);
-    CHECK(widest < 1e-8);
+    CHECK(widest < 1e-6);
 }
 
 TEST_CASE("rigorous: widths are about 1e-14 relative for j and j' at moderate parameters") {
