@@ -4,7 +4,7 @@
 # Idempotent: when everything is already installed it touches nothing.
 # Run as root on Debian 12 (bookworm); uses sudo when not root and sudo exists.
 set -eu
-PKGS="build-essential cmake git libboost-dev libeigen3-dev doctest-dev libcli11-dev libfmt-dev
+PKGS="build-essential cmake git libflint-arb-dev python3-mpmath libboost-dev libeigen3-dev doctest-dev libcli11-dev libfmt-dev
 nlohmann-json3-dev libtomlplusplus-dev librandom123-dev gnuplot-nox libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do

@@ -9,6 +9,7 @@
 
 #include "progress.hpp"
 #include "stdout.hpp"
+#include "prove_command.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
@@ -51,6 +52,7 @@ struct JobCommand {
     OutputOptions out;
     std::string folder;                        // compare and check: --out
     bool no_figures = false, quiet = false;    // compare and check
+    bool rigorous = false;                     // field: --rigorous (prove_command.hpp)
 };
 
 struct RunCommand {
@@ -90,8 +92,8 @@ const char* kDescriptions[] = {
     "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
     "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
     "exp(int 2a/(eta v))/v of the matching diffusion, with errors (bootstrap over the table, quadrature).",
-    "Decides a claim about the exact field over a box of model parameters, with a certified verdict (holds / fails "
-    "/ undecided) per point from the field's error bounds. Claims: monotone (F > 0 on (-1,1)), positive-drift "
+    "Decides a claim about the exact field over a box of model parameters, with a verdict (holds / fails / "
+    "undecided) per point verified to estimated tolerances (the field's error estimates; rhoflow prove proves). Claims: monotone (F > 0 on (-1,1)), positive-drift "
     "(F > 0 on (0,1)), attractors=N (exactly N stable equilibria), filtering (1 - E[A_I] decreasing on (0,1)), "
     "hitting-time<=T (the ODE from --rho0 reaches |rho| >= 1 - --hit by time T). Each model flag takes a value or "
     "a range LO:HI, sampled on --grid points (log scale for positive ranges unless --scale linear); cells whose "
@@ -114,6 +116,11 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
     c.app->add_flag("--json", c.out.json, "print one JSON document on stdout instead of a table")->group(g);
     c.app->add_option("--output", c.out.output, "also write the JSON document to this file (atomically)")->group(g);
     c.app->add_option("--max-memory", c.out.max_memory, kMaxMemoryHelp)->type_name("SIZE")->group(g);
+    if (c.name == "field")
+        c.app->add_flag("--rigorous", c.rigorous,
+                        "guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; "
+                        "docs/theory.md section 11) instead of estimates")
+            ->group(g);
     if (c.name == "compare" || c.name == "check") {
         if (c.name == "compare") c.folder = "rhoflow-compare";
         c.app->add_option("--out", c.folder,
@@ -338,6 +345,7 @@ const std::vector<std::string>& command_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n = job_commands();
         n.push_back("run");
+        n.push_back("prove");
         return n;
     }();
     return names;
@@ -380,6 +388,8 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
     }
     RunCommand runc;
     add_run_command(app, runc);
+    ProveCommand provec;
+    add_prove_command(app, provec);
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
         app.parse(reversed);
@@ -399,6 +409,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             *work = run_work(runc, prepared);
             return;
         }
+        if (provec.app->parsed()) {
+            *work = prove_work(provec);
+            return;
+        }
         for (const auto& c : jobs)
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
@@ -407,6 +421,13 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);
+                if (c.rigorous) {
+                    const Job job = job_from_flags(c);
+                    if (std::get<FieldJob>(job).method != FieldMethod::exact)
+                        throw FlagError{"rigorous", "--rigorous encloses the exact field (drop --method or use --method exact)"};
+                    *work = rigorous_field_work(std::get<FieldJob>(job), c.out.json);
+                    return;
+                }
                 Job job = job_from_flags(c);
                 const MemoryLimit limit = memory_limit(c.app, c.out.max_memory);
                 try {

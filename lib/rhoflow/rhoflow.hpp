@@ -60,6 +60,9 @@
 #include "rhoflow/check/output.hpp"
 
 // experiment
+#include "rhoflow/rigorous/enclosure.hpp"
+#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/rigorous/verify.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"

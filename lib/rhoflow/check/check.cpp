@@ -359,7 +359,8 @@ void add_caveats(CheckResult& res, int k, int failures) {
                         "the model parameters is used, so 'holds' means 'holds at every point evaluated'",
                         res.points.size()));
     res.diagnostics.notes.push_back(
-        "each point's verdict is certified relative to the field's error bounds (docs/theory.md section 10)");
+        "each point's verdict is verified to estimated tolerances: relative to the field's error estimates (Chebyshev "
+        "tail, quadrature, n^2 eps for derivatives), not proved (docs/theory.md section 10; rhoflow prove proves, section 11)");
     if (failures)
         res.diagnostics.notes.push_back(fmt::format("{} point(s) could not be evaluated (numerical failure) and "
                                                     "count as undecided",

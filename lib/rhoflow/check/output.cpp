@@ -36,7 +36,7 @@ nlohmann::json check_document(const CheckParams& params, const CheckResult& resu
     doc["grid"] = {{"points_per_axis", params.grid}, {"refine", params.refine}, {"levels_done", result.diagnostics.levels}};
     doc["params"] = params;
     doc["sampled_not_proved"] = result.ranged_axes.empty()
-                                    ? std::string("a single point: its verdict is certified")
+                                    ? std::string("a single point: its verdict is verified to estimated tolerances (not proved; see rhoflow prove)")
                                     : std::string("between the evaluated parameter points the result is sampled, not "
                                                   "proved (no Lipschitz bound in the model parameters is used)");
     ensure_finite(doc);

@@ -120,7 +120,7 @@ Chebyshev Chebyshev::derivative() const {
         if (k == 1) break;
     }
     const double deg = static_cast<double>(n - 1);
-    Chebyshev r(std::move(d), deg * deg * err_);  // Markov: max |p'| <= n^2 max |p| on [-1, 1]
+    Chebyshev r(std::move(d), deg * deg * err_);  // Markov: max |p'| <= n^2 max |p| on [-1, 1] bounds the polynomial part only; for p - f an estimate (theory.md section 10)
     r.samples_ = samples_;
     r.converged_ = converged_;
     return r;  // sample_max_ stays 0: no samples of the derivative

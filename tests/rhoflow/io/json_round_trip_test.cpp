@@ -26,6 +26,7 @@
 #include "rhoflow/field/montecarlo_field.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
+#include "rhoflow/rigorous/prove.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 #include "test_util.hpp"
@@ -537,4 +538,37 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     const FieldJobResult fr = run(fm);
     CHECK(fr.gradient.size() == 2);
     CHECK(json(fr)["method"] == "montecarlo");
+}
+
+TEST_CASE("json round trip: the rigorous field's and prove's structs carry every member") {
+    ModelCell c;
+    c.d = 7;
+    c.L = 33;
+    c.R = 4;
+    c.theta = {0.5, 0.75};
+    check_header_members(c, "rigorous/enclosure.hpp", "ModelCell");
+    CHECK(json(c).get<ModelCell>().theta.hi == 0.75);
+    check_header_members(Interval{-0.25, 0.5}, "rigorous/enclosure.hpp", "Interval");
+    check_header_members(RigorousParams{96, 1e-9}, "rigorous/enclosure.hpp", "RigorousParams");
+    CHECK(json(RigorousParams{96, 1e-9}).get<RigorousParams>().precision == 96);
+    check_header_members(EnclosureBudget{}, "rigorous/enclosure.hpp", "EnclosureBudget");
+    FieldEnclosure e;
+    e.dj = {1, 2};
+    check_header_members(e, "rigorous/enclosure.hpp", "FieldEnclosure");
+    CHECK(json(json(e).get<FieldEnclosure>()) == json(e));
+    ProveParams p;
+    p.claim = parse_claim("attractors=3");
+    p.max_depth = 9;
+    check_header_members(p, "rigorous/prove.hpp", "ProveParams");
+    CHECK(json(json(p).get<ProveParams>()) == json(p));
+    ProofCell pc;
+    pc.role = "d2j<0";
+    check_header_members(pc, "rigorous/prove.hpp", "ProofCell");
+    check_header_members(ParamCellResult{}, "rigorous/prove.hpp", "ParamCellResult");
+    check_header_members(ProveDiagnostics{}, "rigorous/prove.hpp", "ProveDiagnostics");
+    ProveResult r;
+    r.counterexample = pc;
+    r.cells = {pc};
+    check_header_members(r, "rigorous/prove.hpp", "ProveResult");
+    CHECK(json(json(r).get<ProveResult>()) == json(r));
 }

@@ -1,0 +1,205 @@
+#include "prove_command.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/team.hpp"
+#include "rhoflow/experiment/settings.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/json.hpp"
+#include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/rigorous/verify.hpp"
+
+namespace rhoflow::cli {
+
+namespace {
+
+struct Flag {
+    const char* key;
+    const char* type;
+    const char* help;
+    std::function<void(ProveParams&, const std::string&)> set;
+};
+
+const std::vector<Flag>& prove_flags() {
+    auto range = [](ParamRange ParamBox::*m, const char* key) {
+        return [m, key](ProveParams& p, const std::string& t) { p.box.*m = parse_range(t, key); };
+    };
+    static const std::vector<Flag> flags = {
+        {"claim", "TEXT", "monotone | positive-drift | attractors=N | hitting-time<=T",
+         [](ProveParams& p, const std::string& t) { p.claim = parse_claim(t, "claim"); }},
+        {"d", "INT|LO:HI", "ambient dimension (integers; a range is enumerated)", range(&ParamBox::d, "d")},
+        {"L", "INT|LO:HI", "tokens, >= 3 (integers; a range is enumerated)", range(&ParamBox::L, "L")},
+        {"R", "INT|LO:HI", "informative tokens (integers; a range is enumerated)", range(&ParamBox::R, "R")},
+        {"theta", "X|LO:HI", "signal strength: a value or an interval, every point covered", range(&ParamBox::theta, "theta")},
+        {"sigma", "X|LO:HI", "noise per coordinate: a value or an interval", range(&ParamBox::sigma, "sigma")},
+        {"beta", "X|LO:HI", "inverse temperature: a value or an interval (1e-3 <= beta*sigma <= 4)", range(&ParamBox::beta, "beta")},
+        {"precision", "BITS", "ball precision, 64 ... 1024",
+         [](ProveParams& p, const std::string& t) { p.rigorous.precision = static_cast<int>(parse_integer(t, "precision")); }},
+        {"rel-tol", "NUMBER", "target of each truncation error relative to |j|, 1e-30 ... 1e-3",
+         [](ProveParams& p, const std::string& t) { p.rigorous.rel_tol = parse_real(t, "rel-tol"); }},
+        {"cells", "INT", "rho cells at the start, 2 ... 4096",
+         [](ProveParams& p, const std::string& t) { p.initial_cells = static_cast<int>(parse_integer(t, "cells")); }},
+        {"max-depth", "INT", "bisections of a rho cell, 0 ... 40",
+         [](ProveParams& p, const std::string& t) { p.max_depth = static_cast<int>(parse_integer(t, "max-depth")); }},
+        {"box-depth", "INT", "bisections of a parameter cell, 0 ... 20",
+         [](ProveParams& p, const std::string& t) { p.max_box_depth = static_cast<int>(parse_integer(t, "box-depth")); }},
+        {"max-cells", "INT", "cap on enclosures computed, 1 ... 1e7",
+         [](ProveParams& p, const std::string& t) { p.max_cells = parse_integer(t, "max-cells"); }},
+        {"rho0", "NUMBER", "hitting-time: start of the ODE",
+         [](ProveParams& p, const std::string& t) { p.rho0 = parse_real(t, "rho0"); }},
+        {"hit", "NUMBER", "hitting-time: level 1 - HIT, 1e-12 ... 0.5",
+         [](ProveParams& p, const std::string& t) { p.hit_eps = parse_real(t, "hit"); }},
+        {"threads", "INT", "threads over cells (0 = all cores); results do not depend on it",
+         [](ProveParams& p, const std::string& t) { p.threads = static_cast<int>(parse_integer(t, "threads")); }},
+    };
+    return flags;
+}
+
+// ProveParams field -> flag, for errors raised by validate().
+std::string flag_of_field(const std::string& f) {
+    static const std::map<std::string, std::string> m = {
+        {"rigorous.precision", "precision"}, {"precision", "precision"}, {"rel_tol", "rel-tol"},
+        {"initial_cells", "cells"}, {"max_depth", "max-depth"}, {"max_box_depth", "box-depth"},
+        {"max_cells", "max-cells"}, {"hit_eps", "hit"}, {"rho0", "rho0"}, {"threads", "threads"}, {"claim", "claim"}};
+    if (auto it = m.find(f); it != m.end()) return it->second;
+    if (f.rfind("box.", 0) == 0) {
+        std::string k = f.substr(4);
+        return k.substr(0, k.find('.'));
+    }
+    return f;
+}
+
+[[noreturn]] void bad_flag(const std::string& flag, const std::string& message) {
+    throw InvalidArgument(flag, fmt::format("invalid --{}: {}", flag, message));
+}
+
+std::string interval_text(Interval v) { return fmt::format("[{:.17g}, {:.17g}]", v.lo, v.hi); }
+
+}  // namespace
+
+void add_prove_command(CLI::App& app, ProveCommand& p) {
+    p.app = app.add_subcommand(
+        "prove",
+        "Proves or disproves a claim about the exact field rigorously: guaranteed enclosures of j', j'' in ball "
+        "arithmetic (Arb), every truncation and quadrature error bounded, over every point of a box of models "
+        "(theta, sigma, beta intervals; d, L, R enumerated) and every rho. Claims: monotone (j' > 0 on [-1,1]), "
+        "positive-drift (j' > 0 on [0,1]), attractors=N, hitting-time<=T (from --rho0 to 1 - --hit). Verdicts: "
+        "proved, disproved (a rigorous counterexample cell), not proved (undecided cells listed). --out DIR writes "
+        "certificate.json and summary.md; --verify CERT re-checks a certificate independently (exit 2 if invalid). "
+        "Exit code 0 whatever the verdict.");
+    const ProveParams defaults;
+    for (const Flag& f : prove_flags()) {
+        auto* o = p.app->add_option(std::string("--") + f.key, p.texts[f.key], f.help)->type_name(f.type);
+        o->group("Claim, box and search");
+    }
+    auto* g = "Output";
+    p.app->add_flag("--json", p.json, "print the certificate (JSON, with \"verdict\") instead of the summary")->group(g);
+    p.app->add_option("--output", p.output, "also write the certificate to this file (atomically)")->group(g);
+    p.app->add_option("--out", p.out, "folder for certificate.json and summary.md (complete or absent)")->group(g);
+    p.app->add_flag("--quiet", p.quiet, "do not list the files written on stderr")->group(g);
+    p.app->add_option("--verify", p.verify, "re-check the certificate CERT (untrusted input) instead of proving")
+        ->type_name("CERT")
+        ->group(g);
+}
+
+std::function<void()> prove_work(const ProveCommand& c) {
+    if (c.app->count("--verify") > 0) {
+        if (c.verify.empty()) bad_flag("verify", "verify = '' is empty (accepted: a certificate file)");
+        for (const Flag& f : prove_flags())
+            if (c.app->count(std::string("--") + f.key) > 0 && std::string(f.key) != "threads")
+                bad_flag(f.key, "cannot be combined with --verify (the certificate says everything)");
+        int threads = 0;  // read now: the parsed command line is gone when the work runs
+        if (c.app->count("--threads") > 0) threads = static_cast<int>(parse_integer(c.texts.at("threads"), "threads"));
+        return [c, threads] {
+            std::ifstream in(c.verify, std::ios::binary);
+            if (!in) throw InvalidArgument("verify", fmt::format("invalid --verify: cannot read '{}'", c.verify));
+            std::stringstream ss;
+            ss << in.rdbuf();
+            nlohmann::json cert;
+            try {
+                cert = nlohmann::json::parse(ss.str());
+            } catch (const std::exception& e) {
+                throw InvalidArgument("verify", fmt::format("invalid --verify: '{}' is not JSON: {}", c.verify, e.what()));
+            }
+            const VerifyReport r = verify_certificate(cert, threads);
+            if (!team_root()) return;
+            if (!r.valid) {
+                std::string msg = fmt::format("invalid --verify: the certificate '{}' does not check:", c.verify);
+                for (const auto& e : r.errors) msg += "\n  " + e;
+                throw InvalidArgument("verify", msg);
+            }
+            if (c.json)
+                std::cout << nlohmann::json{{"valid", true}, {"verdict", to_string(r.verdict)}, {"cells", r.cells}}.dump(2) << "\n";
+            else
+                std::cout << fmt::format("certificate valid: {} cells recomputed; verdict '{}' confirmed\n", r.cells,
+                                         to_string(r.verdict));
+        };
+    }
+    ProveParams p;
+    for (const Flag& f : prove_flags())
+        if (c.app->count(std::string("--") + f.key) > 0) {
+            try {
+                f.set(p, c.texts.at(f.key));
+            } catch (const InvalidArgument& e) {
+                bad_flag(f.key, e.what());
+            }
+        }
+    try {
+        p.validate();
+    } catch (const InvalidArgument& e) {
+        bad_flag(flag_of_field(e.field()), e.what());
+    }
+    if (c.app->count("--output") > 0 && c.output.empty()) bad_flag("output", "output = '' is empty (accepted: a file name)");
+    if (c.app->count("--out") > 0 && c.out.empty()) bad_flag("out", "out = '' is empty (accepted: a folder name)");
+    if (!c.output.empty()) check_file_writable(c.output);
+    if (!c.out.empty()) StagedDirectory::check(c.out);
+    return [c, p] {
+        const ProveResult r = run_prove(p);
+        if (!team_root()) return;
+        const nlohmann::json cert = certificate(p, r);
+        const std::string summary = proof_summary(p, r);
+        if (!c.out.empty()) {
+            StagedDirectory dir(c.out);
+            write_file_atomic(dir.path() / "certificate.json", cert.dump(1) + "\n");
+            write_file_atomic(dir.path() / "summary.md", summary);
+            dir.commit();
+            if (!c.quiet) std::cerr << "rhoflow prove: wrote " << c.out << "/certificate.json and summary.md\n";
+        }
+        if (!c.output.empty()) write_file_atomic(c.output, cert.dump(1) + "\n");
+        if (c.json) std::cout << cert.dump(2) << "\n";
+        else std::cout << summary << fmt::format("({:.1f} s on {} threads)\n", r.diagnostics.seconds, r.diagnostics.threads);
+    };
+}
+
+std::function<void()> rigorous_field_work(const FieldJob& job, bool json) {
+    return [job, json] {
+        const ModelCell cell = ModelCell::of(job.model);
+        std::vector<FieldEnclosure> pts;
+        for (double rho : job.rho) pts.push_back(enclose_field(cell, {rho, rho}));
+        if (!team_root()) return;
+        if (json) {
+            nlohmann::json doc = provenance("field");
+            doc["model"] = job.model;
+            doc["rigorous"] = true;
+            doc["arb_version"] = arb_version_text();
+            doc["enclosures"] = pts;
+            std::cout << doc.dump(2) << "\n";
+            return;
+        }
+        std::cout << fmt::format("Guaranteed enclosures (ball arithmetic, {}, {} bits; docs/theory.md section 11)\n",
+                                 arb_version_text(), RigorousParams{}.precision);
+        for (const auto& e : pts) {
+            std::cout << fmt::format("rho = {}\n  j   in {}  width {:.3g}\n  j'  in {}  width {:.3g}\n", e.rho.lo,
+                                     interval_text(e.j), e.j.width(), interval_text(e.dj), e.dj.width());
+            std::cout << fmt::format("  j'' in {}  width {:.3g}\n  E[A_I] in {}  width {:.3g}\n", interval_text(e.d2j),
+                                     e.d2j.width(), interval_text(e.mass), e.mass.width());
+        }
+    };
+}
+
+}  // namespace rhoflow::cli

@@ -1,0 +1,16 @@
+// Two of the rigorous field's error bounds as plain functions, for their tests
+// (docs/theory.md section 11.2). Internal (not installed).
+#pragma once
+
+namespace rhoflow::detail {
+
+/// An upper bound of int_Z^inf (a0 + a1 z)^p phi(z) dz (p <= 2, Z^2 > p, a0, a1 >= 0):
+/// (a0/Z + a1)^p Z^p phi(Z) / (Z - p/Z).
+double gaussian_tail_upper(double a0, double a1, int p, double Z);
+
+/// An upper bound of |T_h - I| for the infinite trapezoidal rule of E[g(Z)] when
+/// |g(x + iy) phi(x + iy)| <= C (a0 + a1 |x| + a1 |y|)^p e^{y^2/2} phi(x) for |y| <= b:
+/// 2 e^{b^2/2} C E[(a0 + a1 b + a1 |Z|)^p] / (e^{2 pi b/h} - 1) (Trefethen-Weideman 2014, Thm 5.1).
+double trapezoid_error_upper(double C, double a0, double a1, int p, double b, double h);
+
+}  // namespace rhoflow::detail

@@ -1,0 +1,323 @@
+#include "rhoflow/rigorous/prove.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/rigorous/verify.hpp"
+#include "rhoflow/version.hpp"
+
+namespace rhoflow {
+
+std::string to_string(ProofVerdict v) {
+    switch (v) {
+        case ProofVerdict::proved: return "proved";
+        case ProofVerdict::disproved: return "disproved";
+        default: return "not proved";
+    }
+}
+
+ProofVerdict parse_proof_verdict(const std::string& text, const std::string& field) {
+    if (text == "proved") return ProofVerdict::proved;
+    if (text == "disproved") return ProofVerdict::disproved;
+    if (text == "not proved") return ProofVerdict::not_proved;
+    throw InvalidArgument(field, fmt::format("{} = '{}' is not a verdict (accepted: proved, disproved, not proved)", field, text));
+}
+
+void to_json(nlohmann::json& j, const ProofVerdict& v) { j = to_string(v); }
+void from_json(const nlohmann::json& j, ProofVerdict& v) { v = parse_proof_verdict(j.get<std::string>(), "verdict"); }
+
+RHOFLOW_JSON_HOOKS(ProveParams, claim, box, rigorous, initial_cells, max_depth, max_box_depth, max_cells, rho0, hit_eps,
+                   threads)
+RHOFLOW_JSON_HOOKS(ProofCell, model, enc, role)
+RHOFLOW_JSON_HOOKS(ParamCellResult, model, verdict, attractors, hitting_time, note)
+RHOFLOW_JSON_HOOKS(ProveDiagnostics, seconds, enclosures, threads, max_depth_reached)
+RHOFLOW_JSON_HOOKS(ProveResult, claim, box, verdict, param_cells, cells, undecided, counterexample, min_width_rel,
+                   diagnostics)
+
+namespace {
+std::int64_t integer_count(const ParamRange& r) { return static_cast<std::int64_t>(r.hi - r.lo) + 1; }
+}  // namespace
+
+void ProveParams::validate() const {
+    claim.validate();
+    require(claim.kind != ClaimKind::filtering, "claim", 0,
+            "monotone, positive-drift, attractors=N or hitting-time<=T (filtering is not proved by prove)");
+    box.validate();
+    rigorous.validate();
+    require(initial_cells >= 2 && initial_cells <= 4096, "initial_cells", initial_cells, "2 <= initial_cells <= 4096");
+    require(max_depth >= 0 && max_depth <= 40, "max_depth", max_depth, "0 <= max_depth <= 40");
+    require(max_box_depth >= 0 && max_box_depth <= 20, "max_box_depth", max_box_depth, "0 <= max_box_depth <= 20");
+    require(max_cells >= 1 && max_cells <= 10000000, "max_cells", static_cast<double>(max_cells), "1 <= max_cells <= 1e7");
+    require_in("hit_eps", hit_eps, 1e-12, 0.5);
+    require(std::isfinite(rho0) && rho0 > -1 && rho0 < 1 - hit_eps, "rho0", rho0, "-1 < rho0 < 1 - hit_eps");
+    require(threads >= 0 && threads <= 4096, "threads", threads, "0 <= threads <= 4096");
+    const std::int64_t combos = integer_count(box.d) * integer_count(box.L) * integer_count(box.R);
+    require(combos <= 4096, "box.L", box.L.hi, "at most 4096 integer combinations of d, L, R (each is proved separately)");
+    // Every corner's tau = beta sigma and L in the rigorous field's range.
+    ModelCell c;
+    c.d = static_cast<std::int64_t>(box.d.lo);
+    c.L = static_cast<std::int64_t>(box.L.lo);
+    c.R = static_cast<std::int64_t>(std::min(box.R.hi, box.L.lo));
+    c.theta = {box.theta.lo, box.theta.hi};
+    c.sigma = {box.sigma.lo, box.sigma.hi};
+    c.beta = {box.beta.lo, box.beta.hi};
+    try {
+        c.validate();
+    } catch (const InvalidArgument& e) {
+        std::string f = e.field();
+        if (f.rfind("cell.", 0) == 0) f = "box." + f.substr(5);
+        throw InvalidArgument(f, e.what());
+    }
+}
+
+namespace {
+
+struct Search {
+    const ProveParams& p;
+    ProveResult& res;
+    int threads = 1;
+    bool budget_out = false;
+
+    // Encloses the cells lacking an enclosure (in parallel; order-independent results).
+    void enclose(const ModelCell& m, std::vector<ProofCell>& cells, const std::vector<std::size_t>& todo) {
+        parallel_for(static_cast<std::int64_t>(todo.size()), threads, [&](std::int64_t k) {
+            ProofCell& c = cells[todo[static_cast<std::size_t>(k)]];
+            try {
+                c.enc = enclose_field(m, c.enc.rho, p.rigorous);
+                c.role = role_of(p.claim, c.enc);
+            } catch (const NumericalError&) {
+                const Interval rho = c.enc.rho;
+                c.enc = FieldEnclosure{};
+                c.enc.rho = rho;
+                c.enc.j = c.enc.dj = c.enc.d2j = c.enc.mass = {-1e308, 1e308};
+                c.role = "undecided";
+            }
+        });
+        res.diagnostics.enclosures += static_cast<std::int64_t>(todo.size());
+    }
+
+    // The rho search for one parameter cell.
+    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells) {
+        const Interval range = claim_rho_range(p.claim, p.rho0, p.hit_eps);
+        const int n0 = p.initial_cells;
+        cells.clear();
+        for (int i = 0; i < n0; ++i) {
+            ProofCell c;
+            c.model = m;
+            c.enc.rho.lo = i == 0 ? range.lo : range.lo + (range.hi - range.lo) * i / n0;
+            c.enc.rho.hi = i + 1 == n0 ? range.hi : range.lo + (range.hi - range.lo) * (i + 1) / n0;
+            cells.push_back(c);
+        }
+        const double min_width = (range.hi - range.lo) / n0 / std::ldexp(1.0, p.max_depth) * 0.999;
+        std::vector<std::size_t> todo(cells.size());
+        for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+        for (;;) {
+            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > p.max_cells) {
+                budget_out = true;
+                CellsDecision d;
+                d.note = fmt::format("stopped at max_cells = {}", p.max_cells);
+                for (std::size_t i = 0; i < cells.size(); ++i)
+                    if (cells[i].role == "undecided" || cells[i].role.empty()) d.refine.push_back(i);
+                return d;
+            }
+            enclose(m, cells, todo);
+            CellsDecision d = decide_cells(p.claim, cells, p.rho0, p.hit_eps);
+            if (d.verdict != ProofVerdict::not_proved || d.refine.empty()) return d;
+            // Bisect every cell the decision names (if still wider than the depth limit).
+            std::vector<ProofCell> next;
+            todo.clear();
+            bool any = false;
+            std::vector<bool> split(cells.size(), false);
+            for (std::size_t i : d.refine)
+                if (cells[i].enc.rho.width() > 2 * min_width) split[i] = any = true;
+            if (!any) {
+                d.note += fmt::format(" (depth limit {} reached)", p.max_depth);
+                return d;
+            }
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                if (!split[i]) {
+                    next.push_back(cells[i]);
+                    continue;
+                }
+                const Interval r = cells[i].enc.rho;
+                const double mid = 0.5 * (r.lo + r.hi);
+                for (Interval h : {Interval{r.lo, mid}, Interval{mid, r.hi}}) {
+                    ProofCell c;
+                    c.model = m;
+                    c.enc.rho = h;
+                    todo.push_back(next.size());
+                    next.push_back(c);
+                }
+                const int depth = static_cast<int>(std::lround(std::log2((range.hi - range.lo) / n0 / (mid - r.lo))));
+                res.diagnostics.max_depth_reached = std::max(res.diagnostics.max_depth_reached, depth);
+            }
+            cells.swap(next);
+        }
+    }
+};
+
+// Splits a parameter cell along its widest real axis (relative width); false if none is ranged.
+bool bisect_model(const ModelCell& m, ModelCell& a, ModelCell& b) {
+    Interval ModelCell::*axes[3] = {&ModelCell::theta, &ModelCell::sigma, &ModelCell::beta};
+    int best = -1;
+    double wbest = 0;
+    for (int k = 0; k < 3; ++k) {
+        const Interval v = m.*axes[k];
+        const double w = v.width() / std::max(std::abs(v.hi), 1e-300);
+        if (w > wbest) {
+            wbest = w;
+            best = k;
+        }
+    }
+    if (best < 0) return false;
+    a = b = m;
+    const Interval v = m.*axes[best];
+    const double mid = 0.5 * (v.lo + v.hi);
+    (a.*axes[best]).hi = mid;
+    (b.*axes[best]).lo = mid;
+    return true;
+}
+
+}  // namespace
+
+ProveResult run_prove(const ProveParams& params) {
+    params.validate();
+    const auto t0 = std::chrono::steady_clock::now();
+    ProveResult res;
+    res.claim = params.claim;
+    res.box = params.box;
+    Search s{params, res};
+    s.threads = resolve_threads(params.threads);
+    res.diagnostics.threads = s.threads;
+
+    std::deque<std::pair<ModelCell, int>> queue;
+    for (auto d = static_cast<std::int64_t>(params.box.d.lo); d <= static_cast<std::int64_t>(params.box.d.hi); ++d)
+        for (auto L = static_cast<std::int64_t>(params.box.L.lo); L <= static_cast<std::int64_t>(params.box.L.hi); ++L)
+            for (auto R = static_cast<std::int64_t>(params.box.R.lo); R <= static_cast<std::int64_t>(params.box.R.hi); ++R) {
+                ModelCell m;
+                m.d = d;
+                m.L = L;
+                m.R = R;
+                m.theta = {params.box.theta.lo, params.box.theta.hi};
+                m.sigma = {params.box.sigma.lo, params.box.sigma.hi};
+                m.beta = {params.box.beta.lo, params.box.beta.hi};
+                m.validate();
+                queue.push_back({m, 0});
+            }
+    bool undecided = false;
+    while (!queue.empty()) {
+        auto [m, depth] = queue.front();
+        queue.pop_front();
+        std::vector<ProofCell> cells;
+        const CellsDecision d = s.rho_search(m, cells);
+        ModelCell a, b;
+        if (d.verdict == ProofVerdict::not_proved && !s.budget_out && depth < params.max_box_depth && bisect_model(m, a, b)) {
+            queue.push_front({b, depth + 1});
+            queue.push_front({a, depth + 1});
+            continue;
+        }
+        ParamCellResult pc;
+        pc.model = m;
+        pc.verdict = d.verdict;
+        pc.attractors = d.attractors;
+        pc.hitting_time = d.hitting_time;
+        pc.note = d.note;
+        res.param_cells.push_back(pc);
+        if (d.verdict == ProofVerdict::not_proved) {
+            undecided = true;
+            for (std::size_t i : d.refine) res.undecided.push_back(cells[i]);
+            if (s.budget_out) break;
+            continue;
+        }
+        for (const auto& c : cells) {
+            res.cells.push_back(c);
+            if (c.role == "dj>0" || c.role == "dj<0") {
+                const double mag = std::max(std::abs(c.enc.dj.lo), std::abs(c.enc.dj.hi));
+                res.min_width_rel = std::max(res.min_width_rel, c.enc.dj.width() / std::max(mag, 1e-300));
+            }
+        }
+        if (d.verdict == ProofVerdict::disproved) {
+            res.verdict = ProofVerdict::disproved;
+            if (params.claim.kind == ClaimKind::monotone || params.claim.kind == ClaimKind::positive_drift)
+                for (const auto& c : cells)
+                    if (c.role == "dj<0") {
+                        res.counterexample = c;
+                        break;
+                    }
+            break;
+        }
+    }
+    if (res.verdict != ProofVerdict::disproved)
+        res.verdict = undecided || !queue.empty() ? ProofVerdict::not_proved : ProofVerdict::proved;
+    res.diagnostics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+nlohmann::json certificate(const ProveParams& params, const ProveResult& r) {
+    nlohmann::json j;
+    j["format"] = "rhoflow proof certificate 1";
+    j["rhoflow_version"] = version;
+    j["arb_version"] = arb_version_text();
+    nlohmann::json p = params;
+    p["claim"] = to_string(params.claim);
+    j["params"] = p;
+    j["verdict"] = to_string(r.verdict);
+    j["param_cells"] = r.param_cells;
+    j["cells"] = r.cells;
+    j["undecided"] = r.undecided;
+    j["counterexample"] = r.counterexample ? nlohmann::json(*r.counterexample) : nlohmann::json(nullptr);
+    j["summary"] = {{"cells", r.cells.size()},
+                    {"param_cells", r.param_cells.size()},
+                    {"enclosures", r.diagnostics.enclosures},
+                    {"max_depth_reached", r.diagnostics.max_depth_reached},
+                    {"max_dj_width_rel", r.min_width_rel}};
+    return j;
+}
+
+std::string proof_summary(const ProveParams& params, const ProveResult& r) {
+    std::string s;
+    s += fmt::format("# rhoflow prove: {}\n\n", to_string(params.claim));
+    s += fmt::format("**Verdict: {}.**\n\n", to_string(r.verdict));
+    s += "Box (per-coordinate sigma): ";
+    for (int a = 0; a < axis_count; ++a)
+        s += fmt::format("{}{} = {}", a ? ", " : "", axis_name(a), params.box.axes()[static_cast<std::size_t>(a)]->text());
+    s += fmt::format(".\n\nMethod: guaranteed enclosures of j', j'' of the exact field (docs/theory.md section 11) in "
+                     "ball arithmetic ({}, {} bits), every truncation and quadrature error bounded; rho and the "
+                     "parameter box subdivided until each cell decides the claim. rhoflow {}.\n\n",
+                     arb_version_text(), params.rigorous.precision, version);
+    s += fmt::format("Cells in the proof: {} over {} parameter cell(s); enclosures computed: {}; deepest rho "
+                     "bisection: {}; largest relative width of a deciding j' enclosure: {:.3g}.\n\n",
+                     r.cells.size(), r.param_cells.size(), r.diagnostics.enclosures, r.diagnostics.max_depth_reached,
+                     r.min_width_rel);
+    s += "| parameter cell | verdict | detail |\n|---|---|---|\n";
+    for (const auto& pc : r.param_cells)
+        s += fmt::format("| d={}, L={}, R={}, theta=[{}, {}], sigma=[{}, {}], beta=[{}, {}] | {} | {} |\n", pc.model.d,
+                         pc.model.L, pc.model.R, pc.model.theta.lo, pc.model.theta.hi, pc.model.sigma.lo,
+                         pc.model.sigma.hi, pc.model.beta.lo, pc.model.beta.hi, to_string(pc.verdict), pc.note);
+    if (r.counterexample) {
+        const auto& c = *r.counterexample;
+        s += fmt::format("\nCounterexample: for every rho in [{}, {}] and every model of the cell "
+                         "d={}, L={}, R={}, theta in [{}, {}]: j'(rho) in [{}, {}] < 0.\n",
+                         c.enc.rho.lo, c.enc.rho.hi, c.model.d, c.model.L, c.model.R, c.model.theta.lo,
+                         c.model.theta.hi, c.enc.dj.lo, c.enc.dj.hi);
+    }
+    if (!r.undecided.empty()) {
+        s += fmt::format("\nUndecided cells ({}):\n\n| rho | j' enclosure | width |\n|---|---|---|\n", r.undecided.size());
+        for (std::size_t i = 0; i < std::min<std::size_t>(r.undecided.size(), 50); ++i) {
+            const auto& c = r.undecided[i];
+            s += fmt::format("| [{}, {}] | [{:.6g}, {:.6g}] | {:.3g} |\n", c.enc.rho.lo, c.enc.rho.hi, c.enc.dj.lo,
+                             c.enc.dj.hi, c.enc.dj.width());
+        }
+    }
+    s += "\nRe-check independently: `rhoflow prove --verify certificate.json`.\n";
+    return s;
+}
+
+}  // namespace rhoflow

@@ -1,0 +1,231 @@
+// The rigorous enclosures (lib/rhoflow/rigorous/enclosure.hpp, docs/theory.md section 11):
+// they contain independently computed values (mpmath at 30 digits, tests/data), the
+// floating-point exact field's values within its error estimates at 100 random models, each
+// other (coarse enclosures whose truncations matter contain fine ones), and the mean value
+// theorem links j, j', j'' enclosures; widths are ~1e-14 relative at moderate parameters; the
+// two plain error bounds hold against closed forms.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/field/exact_field.hpp"
+#include "rhoflow/rigorous/detail/bounds.hpp"
+#include "rhoflow/rigorous/enclosure.hpp"
+
+using namespace rhoflow;
+
+namespace {
+
+ModelParams model(std::int64_t d, std::int64_t L, std::int64_t R, double theta, double sigma = 1, double beta = 1) {
+    ModelParams m;
+    m.d = d;
+    m.L = L;
+    m.R = R;
+    m.theta = theta;
+    m.sigma = sigma;
+    m.beta = beta;
+    return m;
+}
+
+FieldEnclosure at(const ModelParams& m, double rho, RigorousParams p = {}) {
+    return enclose_field(ModelCell::of(m), {rho, rho}, p);
+}
+
+std::vector<std::vector<std::string>> read_csv(const std::string& name) {
+    std::ifstream in(std::string(RHOFLOW_TEST_DATA_DIR) + "/" + name);
+    REQUIRE(in);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string x;
+        while (std::getline(ss, x, ',')) f.push_back(x);
+        rows.push_back(f);
+    }
+    return rows;
+}
+
+// The decimal text v (30 digits) lies in [lo, hi]: compared as long double after rounding the
+// text both ways would need a decimal library; instead the enclosure is widened by one ulp of
+// the double nearest to v, which the 30-digit value cannot reach.
+bool contains_text(Interval e, const std::string& v) {
+    const double x = std::stod(v);
+    return e.lo <= std::nextafter(x, INFINITY) && std::nextafter(x, -INFINITY) <= e.hi;
+}
+
+bool meets(Interval a, Interval b) { return a.lo <= b.hi && b.lo <= a.hi; }
+
+}  // namespace
+
+TEST_CASE("rigorous: enclosures contain the mpmath 30-digit reference values") {
+    const auto rows = read_csv("rigorous_reference.csv");
+    REQUIRE(rows.size() >= 1);
+    for (const auto& r : rows) {
+        const ModelParams m = model(std::stoll(r[0]), std::stoll(r[1]), std::stoll(r[2]), std::stod(r[3]), std::stod(r[4]),
+                                    std::stod(r[5]));
+        const FieldEnclosure e = at(m, std::stod(r[6]));
+        CAPTURE(r[0]); CAPTURE(r[1]); CAPTURE(r[6]);
+        CHECK(contains_text(e.j, r[7]));
+        CHECK(contains_text(e.dj, r[8]));
+        CHECK(contains_text(e.mass, r[9]));
+        // ... and are narrow enough for the containment to mean something.
+        CHECK(e.j.width() < 1e-12 * std::abs(std::stod(r[7])));
+        CHECK(e.dj.width() < 1e-11 * std::max(1.0, std::abs(std::stod(r[8]))));
+    }
+}
+
+TEST_CASE("rigorous: enclosures meet the independent field_values.csv within its stated accuracy") {
+    for (const auto& r : read_csv("field_values.csv")) {
+        const ModelParams m = model(std::stoll(r[0]), std::stoll(r[1]), std::stoll(r[2]), std::stod(r[3]), std::stod(r[4]),
+                                    std::stod(r[5]));
+        if (m.L < 3 || m.tau() > 4) continue;
+        const FieldEnclosure e = at(m, std::stod(r[6]));
+        const double j = std::stod(r[7]), dj = std::stod(r[8]), dj_err = std::stod(r[14]);
+        CAPTURE(m.L); CAPTURE(r[6]);
+        CHECK(meets(e.j, {j - 2e-11 * std::abs(j), j + 2e-11 * std::abs(j)}));
+        CHECK(meets(e.dj, {dj - 10 * dj_err - 1e-12, dj + 10 * dj_err + 1e-12}));
+    }
+}
+
+TEST_CASE("rigorous: the floating-point exact field lies within its error of the enclosure at 100 random models") {
+    std::mt19937_64 gen(20261201);  // fixed seed: the same 100 models every run
+    std::uniform_real_distribution<double> u(0, 1);
+    int checked = 0;
+    double widest = 0;
+    for (int i = 0; i < 100; ++i) {
+        const std::int64_t L = 3 + static_cast<std::int64_t>(u(gen) * 60);
+        const std::int64_t R = static_cast<std::int64_t>(u(gen) * static_cast<double>(L + 1)) % (L + 1);
+        const ModelParams m = model(2 + static_cast<std::int64_t>(u(gen) * 100), L, R, 2 * u(gen), 0.7 + 0.6 * u(gen),
+                                    0.7 + 0.6 * u(gen));
+        const double rho = -1 + 2 * u(gen);
+        // rel_tol 1e-7 for cost: enclosures about 1e-7 relative wide; the floating-point value and its
+        // error estimate must meet them
+        const FieldEnclosure e = at(m, rho, RigorousParams{128, 1e-7});
+        const FieldPoint f = exact_field(m, rho);
+        CAPTURE(i); CAPTURE(m.d); CAPTURE(m.L); CAPTURE(m.R); CAPTURE(m.theta); CAPTURE(m.sigma); CAPTURE(m.beta); CAPTURE(rho);
+        CHECK(meets(e.j, {f.j - f.j_err, f.j + f.j_err}));
+        CHECK(meets(e.dj, {f.dj - f.dj_err, f.dj + f.dj_err}));
+        CHECK(meets(e.mass, {f.mass_informative - f.mass_err, f.mass_informative + f.mass_err}));
+        widest = std::max(widest, e.j.width() / std::abs(f.j));
+        ++checked;
+    }
+    CHECK(checked == 100);
+    MESSAGE("widest relative enclosure of j: " << widest);
+    CHECK(widest < 1e-6);
+}
+
+TEST_CASE("rigorous: widths are about 1e-14 relative for j and j' at moderate parameters") {
+    // The default model and the large model (d = 100, L = 10500, R = 500).
+    for (const auto& m : {model(50, 1000, 100, 1), model(100, 10500, 500, 1)})
+        for (double rho : {-0.99, 0.7}) {
+            const FieldEnclosure e = at(m, rho);
+            CAPTURE(m.L); CAPTURE(rho);
+            CHECK(e.j.width() <= 1e-13 * std::abs(0.5 * (e.j.lo + e.j.hi)));
+            CHECK(e.dj.width() <= 1e-12 * std::max(std::abs(e.dj.lo), std::abs(e.j.lo)));
+            CHECK(e.d2j.width() <= 1e-11 * std::max(std::abs(e.d2j.lo), std::abs(e.j.lo)));
+        }
+}
+
+TEST_CASE("rigorous: coarse enclosures (truncations that matter) contain the fine ones") {
+    // rel_tol 1e-5: shorter lambda range, coarser inner rule, fewer nodes; every bound must
+    // still hold, so the coarse interval contains the fine one (which is 1e9 times narrower).
+    for (const auto& m : {model(50, 50, 25, 1), model(20, 200, 10, 2, 0.7, 1.3), model(5, 12, 3, 1.5, 1, 0.8)})
+        for (double rho : {m.L == 50 ? -0.8 : 0.4}) {
+            const FieldEnclosure fine = at(m, rho);
+            const FieldEnclosure coarse = at(m, rho, RigorousParams{128, 1e-5});
+            CAPTURE(m.L); CAPTURE(rho);
+            CHECK(coarse.j.lo <= fine.j.lo);
+            CHECK(fine.j.hi <= coarse.j.hi);
+            CHECK(coarse.dj.lo <= fine.dj.lo);
+            CHECK(fine.dj.hi <= coarse.dj.hi);
+            CHECK(coarse.d2j.lo <= fine.d2j.lo);
+            CHECK(fine.d2j.hi <= coarse.d2j.hi);
+            CHECK(coarse.budget.inner_nodes < fine.budget.inner_nodes);  // the coarse run is really coarser
+        }
+}
+
+TEST_CASE("rigorous: the mean value theorem links the enclosures of j, j' and j'' over a cell") {
+    // (j(b) - j(a))/(b - a) = j'(xi) for some xi in [a, b]: the difference quotient of the point
+    // enclosures must meet the cell enclosure of j' (and likewise j' and j''). A wrong
+    // derivative (e.g. j'' off by 1e-6) fails this with cells of width 1e-3.
+    const ModelParams m = model(50, 1000, 100, 1);
+    for (double a : {-0.995, 0.6}) {
+        const double b = a + 1e-3;
+        const FieldEnclosure ea = at(m, a), eb = at(m, b), cell = enclose_field(ModelCell::of(m), {a, b});
+        const Interval q1{(eb.j.lo - ea.j.hi) / (b - a), (eb.j.hi - ea.j.lo) / (b - a)};
+        const Interval q2{(eb.dj.lo - ea.dj.hi) / (b - a), (eb.dj.hi - ea.dj.lo) / (b - a)};
+        CAPTURE(a);
+        CHECK(meets(q1, cell.dj));
+        CHECK(meets(q2, cell.d2j));
+        CHECK(q2.width() < 1e-8);  // narrow: the check has teeth
+        // the cell's enclosure contains both end points' enclosures
+        CHECK(cell.dj.lo <= ea.dj.lo);
+        CHECK(eb.dj.hi <= cell.dj.hi);
+    }
+}
+
+TEST_CASE("rigorous: the Gaussian tail bound holds and is tight against closed forms") {
+    const double pi = 3.14159265358979323846;
+    auto phi = [&](double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * pi); };
+    for (double Z : {3.0, 6.0, 11.0}) {
+        const double t0 = 0.5 * std::erfc(Z / std::sqrt(2.0));  // int_Z^inf phi
+        const double t1 = phi(Z);                               // int_Z^inf z phi
+        const double t2 = Z * phi(Z) + t0;                      // int_Z^inf z^2 phi
+        CAPTURE(Z);
+        CHECK(detail::gaussian_tail_upper(0, 1, 0, Z) >= t0);
+        CHECK(detail::gaussian_tail_upper(0, 1, 0, Z) <= 1.2 * t0);
+        CHECK(detail::gaussian_tail_upper(0, 1, 1, Z) >= t1);
+        CHECK(detail::gaussian_tail_upper(0, 1, 2, Z) >= t2);
+        CHECK(detail::gaussian_tail_upper(0, 1, 2, Z) <= 1.5 * t2);
+        // (a0 + a1 z)^2 with a0 = 2, a1 = 0.5: 4 t0 + 2 t1 + 0.25 t2
+        CHECK(detail::gaussian_tail_upper(2, 0.5, 2, Z) >= 4 * t0 + 2 * t1 + 0.25 * t2);
+    }
+}
+
+TEST_CASE("rigorous: the trapezoid bound holds for E[1 - exp(-t e^{tau Z})]") {
+    // The rule with step h against the same rule with step h/8 (exact to double here), for
+    // steps where the error is measurable; |g| <= 2 on the strip |Im z| <= pi/(4 tau).
+    const double pi = 3.14159265358979323846;
+    auto rule = [&](double t, double tau, double h) {
+        double s = 0;
+        for (int k = -4000; k <= 4000; ++k) {
+            const double z = k * h;
+            if (std::abs(z) > 40) continue;
+            s += h * std::exp(-0.5 * z * z) / std::sqrt(2 * pi) * -std::expm1(-t * std::exp(tau * z));
+        }
+        return s;
+    };
+    for (double tau : {0.5, 1.0, 2.0})
+        for (double t : {0.01, 1.0, 30.0}) {
+            const double h = 1.2 / tau, b = pi / (4 * tau);
+            const double err = std::abs(rule(t, tau, h) - rule(t, tau, h / 8));
+            const double bound = detail::trapezoid_error_upper(2, 0, 0, 0, std::min(b, 2 * pi / h), h);
+            CAPTURE(tau); CAPTURE(t); CAPTURE(err); CAPTURE(bound);
+            CHECK(err <= bound);
+            CHECK(bound < 0.5);  // not vacuous
+        }
+}
+
+TEST_CASE("rigorous: bad cells and parameters are refused naming the field") {
+    ModelCell c = ModelCell::of(model(50, 1000, 100, 1));
+    c.L = 2;
+    c.R = 1;
+    CHECK_THROWS_WITH_AS(enclose_field(c, {0, 0}), doctest::Contains("cell.L"), InvalidArgument);
+    c = ModelCell::of(model(50, 1000, 100, 1));
+    c.theta = {1, 0.5};
+    CHECK_THROWS_WITH_AS(enclose_field(c, {0, 0}), doctest::Contains("cell.theta"), InvalidArgument);
+    c = ModelCell::of(model(50, 1000, 100, 1, 5));
+    CHECK_THROWS_WITH_AS(enclose_field(c, {0, 0}), doctest::Contains("beta*sigma"), InvalidArgument);
+    CHECK_THROWS_WITH_AS(enclose_field(ModelCell::of(model(50, 1000, 100, 1)), {0.5, 1.5}), doctest::Contains("rho.hi"),
+                         InvalidArgument);
+    CHECK_THROWS_WITH_AS(enclose_field(ModelCell::of(model(50, 1000, 100, 1)), {0, 0}, RigorousParams{32, 1e-10}),
+                         doctest::Contains("precision"), InvalidArgument);
+}

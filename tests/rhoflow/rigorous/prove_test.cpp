@@ -1,0 +1,200 @@
+// rhoflow prove (lib/rhoflow/rigorous/prove.hpp, verify.hpp; docs/theory.md section 11):
+// monotone proved where it holds, the known counterexamples disproved rigorously, the default
+// model's two attractors proved, a too-small depth limit gives `not proved` (never a wrong
+// verdict), certificates are the same bytes whatever the thread count, and the checker rejects a
+// tampered certificate (endpoint moved, cell dropped, claim changed, parameter cell dropped).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/rigorous/verify.hpp"
+
+using namespace rhoflow;
+
+namespace {
+
+ProveParams params(const std::string& claim, double d, double L, double R, ParamRange theta = ParamRange(1.0)) {
+    ProveParams p;
+    p.claim = parse_claim(claim);
+    p.box.d = ParamRange(d);
+    p.box.L = ParamRange(L);
+    p.box.R = ParamRange(R);
+    p.box.theta = theta;
+    p.rigorous.rel_tol = 1e-7;  // cell widths, not truncations, limit the decisions
+    return p;
+}
+
+bool has_error(const VerifyReport& r, const std::string& what) {
+    for (const auto& e : r.errors)
+        if (e.find(what) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("prove: monotone is proved where j' > 0 on [-1, 1] (d=5, L=100, R=50) and the certificate checks") {
+    const ProveParams p = params("monotone", 5, 100, 50);
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    // the cells tile [-1, 1] and each has a certified positive j'
+    REQUIRE(!r.cells.empty());
+    CHECK(r.cells.front().enc.rho.lo == -1.0);
+    CHECK(r.cells.back().enc.rho.hi == 1.0);
+    for (const auto& c : r.cells) CHECK(c.enc.dj.lo > 0);
+    const VerifyReport v = verify_certificate(certificate(p, r));
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::proved);
+}
+
+TEST_CASE("prove: monotone is disproved for d = L = 50, R = 25, theta = 1 with a rigorous counterexample near -1") {
+    const ProveParams p = params("monotone", 50, 50, 25);
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::disproved);
+    REQUIRE(r.counterexample.has_value());
+    CHECK(r.counterexample->enc.dj.hi < 0);
+    CHECK(r.counterexample->enc.rho.lo == -1.0);  // j'(-1) < 0 (theory.md section 3)
+    CHECK(r.counterexample->model.L == 50);
+    const VerifyReport v = verify_certificate(certificate(p, r));
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::disproved);
+}
+
+TEST_CASE("prove: the default model has exactly two attractors (proved) and is not monotone (disproved)") {
+    ProveParams p = params("attractors=2", 50, 1000, 100);
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    REQUIRE(r.param_cells.size() == 1);
+    CHECK(r.param_cells[0].attractors == 2);
+    // the repeller near rho = -0.9928 sits in a monotone run of cells inside [-0.9935, -0.992]
+    bool seen = false;
+    for (const auto& c : r.cells)
+        if ((c.role == "d2j>0") && c.enc.rho.lo > -0.9975 && c.enc.rho.hi < -0.985) seen = true;
+    CHECK(seen);
+    // the count is exact, so the same cells disprove attractors=1
+    CHECK(decide_cells(parse_claim("attractors=1"), r.cells, p.rho0, p.hit_eps).verdict == ProofVerdict::disproved);
+
+    const ProveParams m = params("monotone", 50, 1000, 100);
+    const ProveResult rm = run_prove(m);
+    REQUIRE(rm.verdict == ProofVerdict::disproved);
+    REQUIRE(rm.counterexample.has_value());
+    CHECK(rm.counterexample->enc.rho.hi < -0.9928);
+}
+
+TEST_CASE("prove: a too-small depth limit gives not proved, with the undecided cells, never a verdict") {
+    ProveParams p = params("attractors=2", 50, 1000, 100);
+    p.max_depth = 2;
+    const ProveResult r = run_prove(p);
+    CHECK(r.verdict == ProofVerdict::not_proved);
+    CHECK(!r.undecided.empty());
+    for (const auto& c : r.undecided) CHECK(c.role != "dj>0");
+    // the budget cap behaves alike
+    p.max_depth = 16;
+    p.max_cells = 10;
+    CHECK(run_prove(p).verdict == ProofVerdict::not_proved);
+}
+
+TEST_CASE("prove: over a theta interval every point is covered and the certificate does not depend on threads") {
+    ProveParams p = params("positive-drift", 5, 100, 50, ParamRange(0.6, 1.0));
+    p.initial_cells = 2;
+    p.threads = 1;
+    const ProveResult r1 = run_prove(p);
+    REQUIRE(r1.verdict == ProofVerdict::proved);
+    p.threads = 2;
+    const ProveResult r2 = run_prove(p);
+    p.threads = 1;
+    CHECK(certificate(p, r1).dump() == certificate(p, r2).dump());
+    // the parameter cells' theta intervals tile [0.6, 1]
+    double lo = 0.6;
+    for (const auto& pc : r1.param_cells) {
+        CHECK(pc.model.theta.lo == lo);
+        lo = pc.model.theta.hi;
+    }
+    CHECK(lo == 1.0);
+
+    const nlohmann::json cert = certificate(p, r1);
+    const VerifyReport ok = verify_certificate(cert);
+    REQUIRE(ok.valid);
+
+    SUBCASE("an endpoint moved inwards") {
+        nlohmann::json t = cert;
+        t["cells"][0]["enc"]["dj"]["hi"] = t["cells"][0]["enc"]["dj"]["hi"].get<double>() - 1e-9;
+        const VerifyReport v = verify_certificate(t);
+        CHECK(!v.valid);
+        CHECK(has_error(v, "cells[0].enc.dj"));
+    }
+    SUBCASE("an endpoint moved to fake a sign") {
+        nlohmann::json t = cert;
+        t["cells"][0]["enc"]["dj"]["lo"] = -1.0;
+        const VerifyReport v = verify_certificate(t);
+        CHECK(!v.valid);
+        CHECK(has_error(v, "cells[0].role"));
+    }
+    SUBCASE("a rho cell dropped") {
+        nlohmann::json t = cert;
+        t["cells"].erase(0);
+        const VerifyReport v = verify_certificate(t);
+        CHECK(!v.valid);
+        CHECK(has_error(v, "do not tile"));
+    }
+    SUBCASE("a parameter cell dropped (all its rho cells)") {
+        nlohmann::json t = cert;
+        const nlohmann::json model0 = t["cells"][0]["model"];
+        nlohmann::json kept = nlohmann::json::array();
+        for (const auto& c : t["cells"])
+            if (c["model"] != model0) kept.push_back(c);
+        t["cells"] = kept;
+        const VerifyReport v = verify_certificate(t);
+        CHECK(!v.valid);
+        CHECK(has_error(v, "not covered"));
+    }
+    SUBCASE("the claim changed") {
+        nlohmann::json t = cert;
+        t["params"]["claim"] = "monotone";  // needs [-1, 1], the cells cover [0, 1]
+        const VerifyReport v = verify_certificate(t);
+        CHECK(!v.valid);
+    }
+    SUBCASE("the box widened") {
+        nlohmann::json t = cert;
+        t["params"]["box"]["theta"]["hi"] = 1.2;
+        CHECK(!verify_certificate(t).valid);
+    }
+    SUBCASE("malformed fields are named") {
+        nlohmann::json t = cert;
+        t["cells"][1]["enc"]["j"]["lo"] = "0.5";
+        CHECK(has_error(verify_certificate(t), "cells[1].enc.j.lo"));
+        t = cert;
+        t["extra"] = 1;
+        CHECK(has_error(verify_certificate(t), "extra: unknown key"));
+        t = cert;
+        t["verdict"] = "true";
+        CHECK(!verify_certificate(t).valid);
+    }
+}
+
+TEST_CASE("prove: bad parameters are refused naming the field") {
+    ProveParams p = params("filtering", 5, 100, 50);
+    CHECK_THROWS_WITH_AS(run_prove(p), doctest::Contains("filtering"), InvalidArgument);
+    p = params("monotone", 5, 100, 50);
+    p.box.sigma = ParamRange(1.0, 10.0);
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("beta*sigma"), InvalidArgument);
+    p = params("monotone", 5, 100, 50);
+    p.max_depth = 41;
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("max_depth"), InvalidArgument);
+    p = params("hitting-time<=5", 5, 100, 50);
+    p.rho0 = 0.9995;
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("rho0"), InvalidArgument);
+}
+
+TEST_CASE("prove: hitting-time is bracketed by the enclosures and decides both ways") {
+    ProveParams p = params("hitting-time<=100", 5, 100, 50);
+    p.hit_eps = 0.01;
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    const Interval T = r.param_cells.at(0).hitting_time;
+    CHECK(T.lo > 0);
+    CHECK(T.hi <= 100);
+    p.claim = parse_claim("hitting-time<=" + std::to_string(0.5 * T.lo));
+    CHECK(run_prove(p).verdict == ProofVerdict::disproved);
+}
