@@ -7,6 +7,8 @@
 // steps (log-spaced, `records_per_decade` per decade, plus user-requested steps), so it does
 // not grow with the number of steps. A StepObserver can watch every step (the comparator
 // computes the pseudotrajectory gap that way).
+// Cancellation: every trial checks the caller's CancelFlag every 1000 steps (core/parallel.hpp)
+// and stops with Interrupted once it is requested.
 #pragma once
 
 #include <atomic>
