@@ -315,6 +315,9 @@ class Result:
         command line prints about the files."""
         return self._result.save(_os.fspath(dir), figures)
 
+    def __reduce__(self):  # pickle (multiprocessing, joblib) through the JSON document
+        return (from_json, (self.to_json(-1),))
+
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)

@@ -1,5 +1,7 @@
 """Shapes and dtypes of every array, the identities between a result's arrays, the views that
 avoid copies, and to_json/from_json through the library's hooks."""
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -123,6 +125,8 @@ def test_to_json_from_json_round_trip(make):
     for key, value in r.data.items():
         if isinstance(value, np.ndarray):
             assert back.data[key].tobytes() == value.tobytes(), key
+    unpickled = pickle.loads(pickle.dumps(r))
+    assert type(unpickled) is type(r) and unpickled.to_json() == r.to_json()
     other = rhoflow.OdeResult if not isinstance(r, rhoflow.OdeResult) else rhoflow.SgaResult
     with pytest.raises(ValueError):
         other.from_json(r.to_json())
