@@ -8,6 +8,8 @@
 //    "R = 600 is out of range (accepted: 0 <= R <= L = 500)".
 //  - NumericalError: a numerical method could not deliver a finite result to the requested
 //    accuracy (exit code 3). The message says which quantity and why.
+// A third, Interrupted, is no failure: a long computation stopped because its caller asked it
+// to (core/parallel.hpp, CancelFlag; the Python module's Ctrl-C). The command line never asks.
 #pragma once
 
 #include <stdexcept>
@@ -37,6 +39,13 @@ class NumericalError : public std::runtime_error {
 public:
     /// `message` says which quantity failed and why.
     explicit NumericalError(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// A computation stopped on its caller's request (a CancelFlag, core/parallel.hpp).
+class Interrupted : public std::runtime_error {
+public:
+    /// `message` says what was stopped.
+    explicit Interrupted(const std::string& message) : std::runtime_error(message) {}
 };
 
 /// Formats a double the way every error message and table does (shortest round-trip form).

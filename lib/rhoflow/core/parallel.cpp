@@ -1,5 +1,7 @@
 #include "rhoflow/core/parallel.hpp"
 
+#include "rhoflow/core/errors.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -9,6 +11,20 @@
 #include <vector>
 
 namespace rhoflow {
+
+namespace {
+thread_local const CancelFlag* current_flag = nullptr;
+}  // namespace
+
+CancelScope::CancelScope(const CancelFlag* flag) noexcept : previous_(current_flag) { current_flag = flag; }
+
+CancelScope::~CancelScope() { current_flag = previous_; }
+
+const CancelFlag* current_cancel_flag() noexcept { return current_flag; }
+
+void throw_if_cancelled() {
+    if (current_flag && current_flag->requested()) throw Interrupted("interrupted on request");
+}
 
 int resolve_threads(int requested) noexcept {
     if (requested > 0) return requested;
@@ -27,12 +43,15 @@ void parallel_for(std::int64_t n, int threads, const std::function<void(std::int
     std::atomic<bool> failed{false};
     std::exception_ptr error;
     std::mutex error_mutex;
+    const CancelFlag* flag = current_cancel_flag();
     auto worker = [&] {
+        CancelScope scope(flag);  // the caller's flag, on every worker thread
         for (;;) {
             if (failed.load(std::memory_order_relaxed)) return;
             const std::int64_t i = next.fetch_add(1, std::memory_order_relaxed);
             if (i >= n) return;
             try {
+                throw_if_cancelled();
                 task(i);
             } catch (...) {
                 std::lock_guard<std::mutex> lock(error_mutex);

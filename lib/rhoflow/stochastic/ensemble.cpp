@@ -140,9 +140,10 @@ TrialResult run_trial(std::int64_t trial, double rho0, const ModelParams& model,
         }
         if (!r.hit_step && std::abs(rho) >= level) r.hit_step = k + 1;
         if (obs) obs->on_step(k + 1, t, rho, nuisance);
-        if (steps_done && ++done == 1000) {
-            steps_done->fetch_add(done, std::memory_order_relaxed);
+        if (++done == 1000) {  // a block of steps: count it, and stop here if asked to (core/parallel.hpp)
+            if (steps_done) steps_done->fetch_add(done, std::memory_order_relaxed);
             done = 0;
+            throw_if_cancelled();
         }
     }
     if (next < records.size() && records[next] == p.steps) {

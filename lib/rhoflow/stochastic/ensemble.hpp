@@ -10,6 +10,8 @@
 // once); a caller that needs only the summary (EnsembleOutput) keeps no per-trial records, and
 // the ensemble then holds one double per trial (for the exact quantiles) plus one per hit. A
 // StepObserver can watch every step (the comparator computes the pseudotrajectory gap that way).
+// Cancellation: every trial checks the caller's CancelFlag every 1000 steps (core/parallel.hpp)
+// and stops with Interrupted once it is requested.
 #pragma once
 
 #include <atomic>

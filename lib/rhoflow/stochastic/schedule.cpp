@@ -5,6 +5,7 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
 
 namespace rhoflow {
 
@@ -47,7 +48,10 @@ std::vector<double> StepSchedule::times_at(const std::vector<std::int64_t>& asce
     double t = 0;
     std::int64_t k = 0;
     for (auto target : ascending_steps) {
-        while (k < target) t += eta(k++);
+        while (k < target) {
+            if ((k & 0xffff) == 0) throw_if_cancelled();  // 10^8 steps take a second: stop on request
+            t += eta(k++);
+        }
         out.push_back(t);
     }
     return out;
@@ -59,7 +63,10 @@ std::vector<std::int64_t> StepSchedule::steps_at(const std::vector<double>& asce
     double t = 0;
     std::int64_t k = 0;
     for (double target : ascending_times) {
-        while (k < K && t < target) t += eta(k++);
+        while (k < K && t < target) {
+            if ((k & 0xffff) == 0) throw_if_cancelled();
+            t += eta(k++);
+        }
         out.push_back(k);
     }
     return out;

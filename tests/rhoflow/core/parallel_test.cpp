@@ -2,6 +2,8 @@
 // worker has stopped, and no new task handed out after a failure.
 #include "rhoflow/core/parallel.hpp"
 
+#include "rhoflow/core/errors.hpp"
+
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -150,4 +152,50 @@ TEST_CASE("parallel_for: resolve_threads follows a narrowed CPU affinity (as und
     const int n = resolve_threads(0);
     sched_setaffinity(0, sizeof old, &old);
     CHECK(n == 1);
+}
+
+TEST_CASE("parallel_for: a requested CancelFlag stops the loop with Interrupted on every thread, and only under its scope") {
+    SUBCASE("one thread: the task that requests it finishes, no later task starts") {
+        CancelFlag flag;
+        CancelScope scope(&flag);
+        std::vector<std::int64_t> seen;
+        CHECK_THROWS_AS(parallel_for(100, 1,
+                                     [&](std::int64_t i) {
+                                         seen.push_back(i);
+                                         if (i == 3) flag.request();
+                                     }),
+                        Interrupted);
+        CHECK(seen == std::vector<std::int64_t>{0, 1, 2, 3});
+    }
+    SUBCASE("several threads: the workers see the caller's flag") {
+        for (int threads : {2, 8}) {
+            CAPTURE(threads);
+            CancelFlag flag;
+            CancelScope scope(&flag);
+            std::atomic<std::int64_t> started{0};
+            std::atomic<int> saw_flag{0};
+            CHECK_THROWS_AS(parallel_for(20000, threads,
+                                         [&](std::int64_t i) {
+                                             started.fetch_add(1);
+                                             if (current_cancel_flag() == &flag) saw_flag.fetch_add(1);
+                                             if (i == 10) flag.request();
+                                             std::this_thread::sleep_for(std::chrono::microseconds(100));
+                                         }),
+                            Interrupted);
+            CHECK(started.load() < 10000);
+            CHECK(saw_flag.load() == started.load());
+        }
+    }
+    SUBCASE("a flag requested outside any scope stops nothing; the scope ends with its block") {
+        CancelFlag flag;
+        flag.request();
+        {
+            CancelScope scope(&flag);
+            CHECK_THROWS_AS(throw_if_cancelled(), Interrupted);
+        }
+        CHECK(current_cancel_flag() == nullptr);
+        std::atomic<std::int64_t> ran{0};
+        parallel_for(50, 2, [&](std::int64_t) { ran.fetch_add(1); });
+        CHECK(ran.load() == 50);
+    }
 }

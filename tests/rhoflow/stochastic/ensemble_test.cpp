@@ -3,11 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
@@ -238,4 +241,35 @@ TEST_CASE("ensemble: every 95% CI of the summary lies in the range of its quanti
     CHECK(mean_ci_within({0.2, 0.9}, 0, 1).hi == 1.0);
     CHECK(mean_ci_within({0.2, 0.9}, 0, 1).mean == mean_ci({0.2, 0.9}).mean);
     CHECK(mean_ci_within({0.5, 0.5001, 0.4999}, 0, 1).lo == mean_ci({0.5, 0.5001, 0.4999}).lo);  // inside: unchanged
+TEST_CASE("ensemble: a CancelFlag requested mid-trial stops every trial within 1000 steps, with Interrupted") {
+    // Trials of 10^6 steps; the observer of each requests the stop at step 2500. The trial loop
+    // checks every 1000 steps, so no trial goes past step 3000 (the next check) and the call
+    // ends with Interrupted, not a result. Without the check each trial would run to 10^6.
+    const ModelParams m{20, 50, 8, 1.0, 1.0, 1.0};
+    for (int threads : {1, 2}) {
+        CAPTURE(threads);
+        struct Stopper : StepObserver {
+            CancelFlag* flag;
+            std::atomic<std::int64_t>* last;
+            Stopper(CancelFlag* f, std::atomic<std::int64_t>* l) : flag(f), last(l) {}
+            void on_step(std::int64_t k, double, double, double) override {
+                if (k > last->load()) last->store(k);
+                if (k == 2500) flag->request();
+            }
+        };
+        CancelFlag flag;
+        CancelScope scope(&flag);
+        std::atomic<std::int64_t> last{0};
+        SgaParams p;
+        p.steps = 1000000;
+        p.trials = 2;
+        p.threads = threads;
+        ProgressCounter progress;
+        CHECK_THROWS_AS(run_ensemble(m, p, &progress,
+                                     [&](std::int64_t) { return std::make_unique<Stopper>(&flag, &last); }),
+                        Interrupted);
+        CHECK(last.load() >= 2500);
+        CHECK(last.load() <= 3000);
+        CHECK(progress.done.load() <= 2 * 3000);  // the steps counted before the stop, no more
+    }
 }

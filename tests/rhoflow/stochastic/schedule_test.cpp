@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
+
 using namespace rhoflow;
 
 namespace {
@@ -106,4 +109,17 @@ TEST_CASE("schedule: steps_at against a linear scan (between, on, before and bey
         CHECK(s.steps_at({t.back() + 1}, K).front() == K);
         CHECK(s.steps_at({5.0}, 0).front() == 0);
     }
+}
+
+TEST_CASE("schedule: times_at and steps_at stop on a requested CancelFlag, and only then") {
+    const StepSchedule s{0.5, 100, 1.0};
+    CancelFlag flag;
+    CancelScope scope(&flag);
+    const std::vector<std::int64_t> steps = {10, 1000000};
+    CHECK(s.times_at(steps).size() == 2);
+    CHECK(s.steps_at({1.0, 1e9}, 1000000).size() == 2);
+    flag.request();
+    CHECK_THROWS_AS(s.times_at(steps), Interrupted);
+    CHECK_THROWS_AS(s.steps_at({1.0, 1e9}, 1000000), Interrupted);
+    CHECK(s.time_at(1000) > 0);  // time_at (noexcept, for validation) is not interruptible
 }

@@ -1,0 +1,696 @@
+"""rhoflow from Python: the exact field, the mean-field ODE, SGA ensembles and their comparison,
+with every number's error, as NumPy arrays (docs/python.md).
+
+    import rhoflow
+    m = rhoflow.Model(d=50, L=1000, R=100, theta=1.0)
+    f = rhoflow.field(m, numpy.linspace(-1, 1, 201))      # f.drift, f.drift_err, ...
+    s = rhoflow.sga(m, steps=20000, trials=30, seed=1)    # s.rho: trials x records
+    c = rhoflow.compare(m)                                 # c.table, c.verdict.consistent
+
+Every function is a job of the command line (`rhoflow SUB`), its keyword arguments the
+subcommand's flags with '-' written '_' (the settings table of experiment/settings.hpp: the
+same names, defaults, ranges and parsing), validated by the library: a bad value raises
+rhoflow.InvalidArgument, a ValueError with the library's message. The same seed gives the same
+numbers, bit for bit, as `rhoflow SUB --json`. Long runs release the GIL, stop on Ctrl-C
+(KeyboardInterrupt, nothing written) and report to an optional progress callback.
+"""
+from __future__ import annotations
+
+import csv as _csv
+import inspect as _inspect
+import json as _json
+import numbers as _numbers
+import os as _os
+import textwrap as _textwrap
+
+import numpy as _np
+
+from . import _rhoflow
+from ._rhoflow import InvalidArgument, NumericalError
+
+try:
+    from . import _docs
+except ImportError:  # pragma: no cover - the build generates it
+    _docs = None
+
+__version__ = _rhoflow.version
+__all__ = [
+    "Model", "field", "ode", "phase", "sga", "compare", "stationary", "check", "run", "load", "from_json",
+    "Record", "Table", "Result", "FieldResult", "OdeResult", "PhaseResult", "SgaResult", "CompareResult",
+    "StationaryResult", "CheckResult", "RunResult", "Cell", "InvalidArgument", "NumericalError",
+]
+
+
+# ------------------------------------------------------------------------------ containers
+
+class Record(dict):
+    """A dict whose keys are also attributes: ``r.summary.abs_rho_final.mean``."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {k for k in self if isinstance(k, str) and k.isidentifier()})
+
+
+class Table(Record):
+    """A table: a Record of columns (NumPy arrays; columns holding texts are lists), so that
+    ``pandas.DataFrame(table)`` works. ``caption`` says what it shows, ``meta`` its provenance
+    lines (version, model, seed, ...), as in the CSV file rhoflow writes."""
+
+    __slots__ = ("caption", "meta")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.caption = ""
+        self.meta = []
+
+    def __repr__(self):
+        rows = len(next(iter(self.values()))) if self else 0
+        return f"<Table {self.caption!r}: {rows} rows, columns {', '.join(self)}>"
+
+
+_rhoflow.set_types(Record, Table)
+
+
+# ------------------------------------------------------------------------------ values
+
+def _number(x, name):
+    if isinstance(x, bool) or not isinstance(x, _numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(x).__name__}")
+    if isinstance(x, _numbers.Integral):
+        return str(int(x))
+    return float.__repr__(float(x))  # shortest round-trip form, parsed back exactly
+
+
+def _text(value, name, kind):
+    """The text a setting of type `kind` (the settings table's type names) is given."""
+    if kind == "":  # a switch
+        if not isinstance(value, bool) and type(value).__name__ != "bool_":
+            raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value  # parsed strictly by the library ("uniform", "0.1:3", "exact", ...)
+    if kind == "TEXT":
+        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+    if kind == "NUMBER|uniform" and value is None:
+        return "uniform"
+    if kind == "VALUE|LO:HI" and isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise TypeError(f"{name} must be a number or a (lo, hi) pair")
+        return f"{_number(value[0], name)}:{_number(value[1], name)}"
+    if kind == "LIST":
+        if isinstance(value, _numbers.Real) and not isinstance(value, bool):
+            return _number(value, name)
+        try:
+            items = list(value.ravel()) if hasattr(value, "ravel") else list(value)
+        except TypeError:
+            raise TypeError(f"{name} must be a number or a sequence of numbers, not {type(value).__name__}") from None
+        return ",".join(_number(v, name) for v in items)
+    return _number(value, name)
+
+
+def _default(text, kind):
+    """The Python value of a setting's default text."""
+    if kind == "":
+        return text == "true"
+    if kind in ("INT", "SEED"):
+        return int(text)
+    if kind == "NUMBER":
+        return float(text)
+    if kind == "NUMBER|uniform":
+        return None if text == "uniform" else float(text)
+    if kind == "LIST":
+        if not text:
+            return []
+        return [int(v) if v.lstrip("-").isdigit() else float(v) for v in text.split(",")]
+    if kind == "VALUE|LO:HI":
+        parts = [int(v) if v.lstrip("-").isdigit() else float(v) for v in text.split(":")]
+        return parts[0] if len(parts) == 1 else tuple(parts)
+    return text
+
+
+_PY_TYPES = {"": "bool", "INT": "int", "SEED": "int", "NUMBER": "float", "TEXT": "str",
+             "NUMBER|uniform": "float | None", "LIST": "list[float]", "VALUE|LO:HI": "float | tuple[float, float]"}
+
+
+def _annotation(setting):
+    return "list[int]" if setting["key"] == "record" else _PY_TYPES[setting["type"]]
+
+
+def _progress_function(progress):
+    """A callable(done, total) from a callable or a tqdm-like bar (total, update(n))."""
+    if progress is None or callable(progress):
+        return progress
+    if hasattr(progress, "update"):
+        seen = [0]
+
+        def report(done, total, bar=progress):
+            if getattr(bar, "total", None) != total:
+                bar.total = total
+            bar.update(done - seen[0])
+            seen[0] = done
+        return report
+    raise TypeError("progress must be a callable(done, total) or a progress bar with update(), e.g. tqdm()")
+
+
+# ------------------------------------------------------------------------------ documentation
+
+_ROOTS = {"field": "FieldJob", "ode": "OdeJob", "phase": "PhaseJob", "sga": "SgaJob", "compare": "CompareParams",
+          "stationary": "StationaryJob", "check": "CheckJob"}
+
+
+def _bare(type_):
+    t = type_.replace("std::optional<", "").replace(">", "").strip()
+    return t.split("::")[-1]
+
+
+def _member_doc(command, field):
+    """The `///<` comment of the params field at path `field` of a job, from the headers."""
+    if _docs is None:
+        return ""
+    struct, doc = _ROOTS[command], ""
+    for part in field.split("."):
+        entry = _docs.MEMBERS.get(struct, {}).get(part)
+        if entry is None:
+            return ""
+        struct, doc = _bare(entry[0]), entry[1]
+    return doc
+
+
+def _struct_doc(*structs):
+    """Attribute lines of result structs (their members' `///<` comments)."""
+    if _docs is None:
+        return ""
+    lines = []
+    for s in structs:
+        for name, (type_, doc) in _docs.MEMBERS.get(s, {}).items():
+            lines.append(f"    {name}: {doc}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ the model
+
+_MODEL_KEYS = ("d", "L", "R", "theta", "sigma", "beta", "sigma-per-norm")
+
+
+class Model:
+    """The data model (docs/theory.md section 1): L tokens in R^d, R of which carry the hidden
+    direction xi with strength theta, N(0, sigma^2 I_d) noise, softmax attention at inverse
+    temperature beta. Validated by the library on construction (rhoflow.InvalidArgument).
+
+    d: ambient dimension, integer >= 2
+    L: number of tokens, integer >= 1
+    R: informative tokens, integer 0 <= R <= L
+    theta: signal strength, 0 <= theta <= 1e100
+    sigma: noise standard deviation per coordinate (per norm with sigma_per_norm), > 0
+    beta: inverse temperature of the softmax, > 0
+    sigma_per_norm: read sigma as the noise norm: per-coordinate deviation sigma/sqrt(d)
+    """
+
+    __slots__ = ("d", "L", "R", "theta", "sigma", "beta", "sigma_per_norm", "sigma_per_coordinate")
+
+    def __init__(self, d=50, L=1000, R=100, theta=1.0, sigma=1.0, beta=1.0, sigma_per_norm=False):
+        given = {"d": d, "L": L, "R": R, "theta": theta, "sigma": sigma, "beta": beta}
+        kinds = {"d": "INT", "L": "INT", "R": "INT"}
+        settings = [(k, _text(v, k, kinds.get(k, "NUMBER"))) for k, v in given.items()]
+        if sigma_per_norm:
+            settings.append(("sigma-per-norm", _text(sigma_per_norm, "sigma_per_norm", "")))
+        j = _rhoflow.check_model(settings)
+        for k in ("d", "L", "R", "theta", "beta"):
+            object.__setattr__(self, k, j[k])
+        object.__setattr__(self, "sigma", j["sigma_input"])
+        object.__setattr__(self, "sigma_per_norm", j["noise_convention"] == "per_norm")
+        object.__setattr__(self, "sigma_per_coordinate", j["sigma"])
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Model is immutable: make a new one, e.g. Model(**{**m.asdict(), 'theta': 2.0})")
+
+    def asdict(self):
+        """The constructor's arguments."""
+        return {k: getattr(self, k) for k in ("d", "L", "R", "theta", "sigma", "beta", "sigma_per_norm")}
+
+    def _settings(self):
+        s = [(k, _text(getattr(self, k), k, "INT" if k in ("d", "L", "R") else "NUMBER"))
+             for k in ("d", "L", "R", "theta", "sigma", "beta")]
+        if self.sigma_per_norm:
+            s.append(("sigma-per-norm", "true"))
+        return s
+
+    @classmethod
+    def from_json(cls, j):
+        """The model of a document's "model" object (a dict)."""
+        return cls(d=j["d"], L=j["L"], R=j["R"], theta=j["theta"], sigma=j.get("sigma_input", j["sigma"]),
+                   beta=j["beta"], sigma_per_norm=j.get("noise_convention") == "per_norm")
+
+    def __eq__(self, other):
+        return isinstance(other, Model) and self.asdict() == other.asdict()
+
+    def __hash__(self):
+        return hash(tuple(self.asdict().values()))
+
+    def __repr__(self):
+        a = self.asdict()
+        s = ", ".join(f"{k}={a[k]!r}" for k in ("d", "L", "R", "theta", "sigma", "beta"))
+        return f"Model({s}{', sigma_per_norm=True' if a['sigma_per_norm'] else ''})"
+
+    def __reduce__(self):
+        return (Model, (self.d, self.L, self.R, self.theta, self.sigma, self.beta, self.sigma_per_norm))
+
+
+# ------------------------------------------------------------------------------ results
+
+class Result:
+    """A finished job: its data as the JSON document has it (``data``, a Record; every key is also
+    an attribute), typed views of the main arrays, ``to_json()`` (the document ``rhoflow SUB
+    --json`` prints) and ``save(dir)`` (the files the command line writes)."""
+
+    _struct_docs = ()
+
+    def __init__(self, triple):
+        self._result, self._data, self._tables = triple
+
+    @property
+    def command(self):
+        """The subcommand: field, ode, phase, sga, compare, stationary or check."""
+        return self._result.command
+
+    @property
+    def data(self):
+        """Every key of the result's JSON document, converted (objects: Records, numeric arrays:
+        NumPy arrays, arrays of records: tables)."""
+        return self._data
+
+    @property
+    def params(self):
+        """The whole job as run (every parameter, the seed), as in the document's "params"."""
+        return self._data["params"]
+
+    @property
+    def model(self):
+        """The model (None for a check, which ranges over a box of models)."""
+        return Model.from_json(self._data["model"]) if "model" in self._data else None
+
+    def to_json(self, indent=2):
+        """The JSON document, as ``rhoflow SUB --json`` prints it (indent=-1: one line)."""
+        return self._result.document(indent)
+
+    @classmethod
+    def from_json(cls, text):
+        """A result from its JSON document (what to_json gives, or a file rhoflow wrote)."""
+        r = _wrap(_rhoflow.from_document(text, "the document"))
+        if cls is not Result and not isinstance(r, cls):
+            raise ValueError(f"the document holds a {r.command} result, not a {cls.__name__}")
+        return r
+
+    def save(self, dir, figures=True):
+        """Writes what the command line writes into the folder `dir`, complete or absent: a
+        comparison's or a check's tables, figures (gnuplot, when `figures`) and JSON, or the
+        result.json of any other job. ``rhoflow.load(dir)`` reads it back. Returns the lines the
+        command line prints about the files."""
+        return self._result.save(_os.fspath(dir), figures)
+
+    def __reduce__(self):  # pickle (multiprocessing, joblib) through the JSON document
+        return (from_json, (self.to_json(-1),))
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r}") from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._data))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} ({self.command})>"
+
+
+class FieldResult(Result):
+    """The field at each rho: arrays rho, j, dj, drift, mass_informative and their errors
+    j_err, dj_err, drift_err, mass_err; ``table`` has them all as columns."""
+
+    _struct_docs = ("FieldPoint",)
+
+    def _column(name):
+        doc = _docs.MEMBERS.get("FieldPoint", {}).get(name, ("", None))[1] if _docs else None
+        return property(lambda self: self._data["points"][name], doc=doc)
+
+    rho = _column("rho")
+    j = _column("j")
+    dj = _column("dj")
+    drift = _column("drift")
+    mass_informative = _column("mass_informative")
+    j_err = _column("j_err")
+    dj_err = _column("dj_err")
+    drift_err = _column("drift_err")
+    mass_err = _column("mass_err")
+    del _column
+
+    @property
+    def table(self):
+        """Every column of the field, one row per rho."""
+        t = Table(self._data["points"])
+        t.caption = f"the field by the {self._data['method']} method"
+        return t
+
+
+class OdeResult(Result):
+    """The mean-field ODE's solution: t, rho, rho_err (read-only views of the library's arrays),
+    hit_time (None if |rho| never reaches 1 - hit) and hit_time_err."""
+
+    _struct_docs = ("OdeSolution",)
+
+    t = property(lambda self: self._data["t"], doc="requested times")
+    rho = property(lambda self: self._data["rho"], doc="rho(t)")
+    rho_err = property(lambda self: self._data["rho_err"], doc="error estimate of rho(t)")
+
+    @property
+    def table(self):
+        """t, rho, rho_err as columns."""
+        t = Table(t=self.t, rho=self.rho, rho_err=self.rho_err)
+        t.caption = "the mean-field ODE"
+        return t
+
+
+class PhaseResult(Result):
+    """The phase portrait: ``equilibria`` (a table: rho, rho_err, kind, stable, dfdrho, ...),
+    ``basins`` (a table), ``monotone``."""
+
+    _struct_docs = ("PhasePortrait",)
+
+    @property
+    def table(self):
+        """The equilibria."""
+        t = Table(self._data["equilibria"])
+        t.caption = "equilibria of the ODE"
+        return t
+
+
+class SgaResult(Result):
+    """An SGA ensemble: ``steps`` (the record steps), ``t`` (their ODE times), ``rho`` and
+    ``nuisance_mass`` (trials x records arrays), ``rho_final``, ``rho0``, ``hit_step`` (per trial,
+    -1 for a trial that never hit), ``summary`` (means with 95% CIs, quantiles, hits) and
+    ``trials`` (every per-trial number as a table)."""
+
+    _struct_docs = ("EnsembleResult", "TrialResult")
+
+    steps = property(lambda self: self._data["record_steps"], doc="the steps at which rho was recorded")
+    t = property(lambda self: self._data["record_times"], doc="their ODE times t_k = sum of eta_j, j < k")
+    rho = property(lambda self: self._data["rho"], doc="rho at the record steps: trials x records")
+    nuisance_mass = property(lambda self: self._data["nuisance_mass"],
+                             doc="sample attention mass on nuisance tokens at the record steps: trials x records")
+    rho_final = property(lambda self: self._data["trials"]["rho_final"], doc="rho after the last step, per trial")
+    rho0 = property(lambda self: self._data["trials"]["rho0"], doc="initial alignment, per trial")
+    hit_step = property(lambda self: self._data["trials"]["hit_step"],
+                        doc="first step with |rho| >= 1 - hit, per trial (-1: never)")
+
+    @property
+    def table(self):
+        """The per-trial numbers, one row per trial."""
+        t = Table(self._data["trials"])
+        t.caption = "SGA trials"
+        return t
+
+
+class CompareResult(Result):
+    """A comparison of the SGA ensemble with the ODE: ``table`` (the ODE-vs-SGA table of
+    table.csv), ``gap_table``, ``study_table``, ``verdict`` (consistent, max_abs_z, ...; None when
+    the effective dynamics were off) and every other key of compare.json."""
+
+    _struct_docs = ("CompareResult",)
+
+    table = property(lambda self: self._tables["table"], doc="the ODE-vs-SGA table (table.csv)")
+    gap_table = property(lambda self: self._tables["gap"], doc="D_T across the run (gap.csv)")
+    study_table = property(lambda self: self._tables["study"], doc="the step-size study (study.csv)")
+
+    @property
+    def consistent(self):
+        """The verdict: is the ensemble consistent with the theory (None without a verdict)."""
+        v = self._data.get("verdict")
+        return None if v is None else v["consistent"]
+
+
+class StationaryResult(Result):
+    """The stationary law of the constant-step chain: mean, mean_err, sd, sd_err, attractor,
+    attractor_err, equilibria, ..."""
+
+    _struct_docs = ("StationaryLaw",)
+
+
+class CheckResult(Result):
+    """A claim over a box: ``verdict`` (holds, fails or undecided), ``table`` (one row per point,
+    points.csv), ``witness``, ``min_margin``, ``counts`` and the rest of certificate.json."""
+
+    _struct_docs = ("CheckResult",)
+
+    table = property(lambda self: self._tables["points"], doc="one row per point evaluated (points.csv)")
+
+
+_CLASSES = {"field": FieldResult, "ode": OdeResult, "phase": PhaseResult, "sga": SgaResult,
+            "compare": CompareResult, "stationary": StationaryResult, "check": CheckResult}
+
+
+def _wrap(triple):
+    return _CLASSES[triple[0].command](triple)
+
+
+class Cell:
+    """One cell of an experiment: its task, folder (relative to the run's), swept values and result."""
+
+    __slots__ = ("task", "dir", "swept", "resumed", "result")
+
+    def __init__(self, task, dir, swept, resumed, result):
+        self.task, self.dir, self.swept, self.resumed, self.result = task, dir, swept, resumed, result
+
+    def __repr__(self):
+        return f"<Cell {self.task}/{self.dir.split('/', 1)[-1]} {self.result!r}>"
+
+
+class RunResult:
+    """An experiment run: ``cells`` (each with task, dir, swept, resumed and result), ``results``
+    (the cells' results in order), ``summaries`` (a Table per task, summary.csv) and ``out``."""
+
+    def __init__(self, title, file, out, cells, summaries):
+        self.title, self.file, self.out, self.cells, self.summaries = title, file, out, cells, summaries
+
+    @property
+    def results(self):
+        """The cells' results, in cell order."""
+        return [c.result for c in self.cells]
+
+    def __repr__(self):
+        return f"<RunResult {self.title or self.file!r}: {len(self.cells)} cells in {self.out}>"
+
+
+for _cls in (FieldResult, OdeResult, PhaseResult, SgaResult, CompareResult, StationaryResult, CheckResult):
+    _extra = _struct_doc(*_cls._struct_docs)
+    if _extra:
+        _cls.__doc__ += "\n\n    Fields of the library's result (docs/cli.md, JSON):\n" + _extra
+
+
+# ------------------------------------------------------------------------------ the jobs
+
+_DESCRIPTIONS = {
+    "field": "The population field at each rho: j(rho) = E||f_q(X)||^2, j'(rho), the ODE drift "
+             "F = (1 - rho^2) j'(rho) and E[A_I], each with its error (method exact, meanfield or montecarlo).",
+    "ode": "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 on an even grid of `points` times up to "
+           "t_end, with rho_err (integration and field error) and the hitting time of |rho| >= 1 - hit.",
+    "phase": "The phase portrait: every equilibrium with its stability and error, the basins, monotonicity.",
+    "sga": "An ensemble of projected SGA trials with step sizes eta_k = eta0 / (1 + k/k0)^gamma; trial k draws from "
+           "the stream (seed, sga_trial, k), so the numbers do not depend on `threads`.",
+    "compare": "The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size study) "
+               "and the effective dynamics' prediction with a verdict. With no arguments: the embedded default "
+               "experiment (about half a minute on 2 cores).",
+    "stationary": "The predicted stationary law of the constant-step chain near the attractor at +1.",
+    "check": "Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a box of "
+             "model parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.",
+}
+_POSITIONAL = {"field": ("rho",), "ode": ("rho0", "t_end"), "phase": (), "sga": (), "compare": (),
+               "stationary": ("eta",), "check": ("claim",)}
+_RESULTS = {"field": "FieldResult", "ode": "OdeResult", "phase": "PhaseResult", "sga": "SgaResult",
+            "compare": "CompareResult", "stationary": "StationaryResult", "check": "CheckResult"}
+_WITH_PROGRESS = ("sga", "compare")
+
+
+def _signature(command):
+    """The parameters of a job function, from the settings table: [(name, setting)], Signature."""
+    has_model = command != "check"
+    specs = [s for s in _rhoflow.settings(command) if not (has_model and s["key"] in _MODEL_KEYS)]
+    names = [(s["key"].replace("-", "_"), s) for s in specs]
+    P = _inspect.Parameter
+    params = []
+    if has_model:
+        params.append(P("model", P.POSITIONAL_OR_KEYWORD, default=Model(), annotation="Model"))
+    positional = _POSITIONAL[command]
+    by_name = dict(names)
+    for name in positional:
+        s = by_name[name]
+        default = P.empty if s["required"] else _default(s["default"], s["type"])
+        params.append(P(name, P.POSITIONAL_OR_KEYWORD, default=default, annotation=_annotation(s)))
+    for name, s in names:
+        if name in positional:
+            continue
+        params.append(P(name, P.KEYWORD_ONLY, default=_default(s["default"], s["type"]), annotation=_annotation(s)))
+    if command in _WITH_PROGRESS:
+        params.append(P("progress", P.KEYWORD_ONLY, default=None, annotation="Callable[[int, int], None] | None"))
+    return names, _inspect.Signature(params, return_annotation=_RESULTS[command])
+
+
+def _docstring(command, names):
+    lines = _textwrap.wrap(_DESCRIPTIONS[command], 92) + ["", "Parameters", "----------"]
+    if command != "check":
+        lines += ["model : Model", "    the model (d, L, R, theta, sigma, beta)"]
+    for name, s in names:
+        kind = _annotation(s)
+        default = "required" if s["required"] else f"default {_default(s['default'], s['type'])!r}"
+        lines.append(f"{name} : {kind}, {default}")
+        lines.append(f"    {s['help']}")
+        doc = _member_doc(command, s["field"])
+        lines.append(f"    [{s['field']}]{' ' + doc if doc else ''}")
+    if command in _WITH_PROGRESS:
+        lines += ["progress : callable(done, total) or a tqdm-like bar, optional",
+                  "    called from the calling thread about every 50 ms with the SGA steps done and their total"]
+    lines += ["", "Returns", "-------", _RESULTS[command],
+              "", "Raises", "------",
+              "InvalidArgument (a ValueError) naming the parameter and its accepted range",
+              "NumericalError (a RuntimeError) when a result cannot be delivered to its accuracy",
+              "KeyboardInterrupt on Ctrl-C (the run stops within about 1000 SGA steps; nothing is written)"]
+    return "\n".join(lines)
+
+
+def _job_function(command):
+    names, sig = _signature(command)
+    kinds = {name: s for name, s in names}
+
+    def job(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        settings = []
+        progress = None
+        for name, value in bound.arguments.items():
+            if name == "model":
+                if not isinstance(value, Model):
+                    raise TypeError(f"model must be a rhoflow.Model, not {type(value).__name__}")
+                settings += value._settings()
+            elif name == "progress":
+                progress = _progress_function(value)
+            else:
+                s = kinds[name]
+                settings.append((s["key"], _text(value, name, s["type"])))
+        if command != "check" and "model" not in bound.arguments:
+            settings = Model()._settings() + settings
+        return _wrap(_rhoflow.run(command, settings, progress))
+
+    job.__name__ = job.__qualname__ = command
+    job.__module__ = __name__
+    job.__signature__ = sig
+    job.__doc__ = _docstring(command, names)
+    return job
+
+
+field = _job_function("field")
+ode = _job_function("ode")
+phase = _job_function("phase")
+sga = _job_function("sga")
+compare = _job_function("compare")
+stationary = _job_function("stationary")
+check = _job_function("check")
+
+
+# ------------------------------------------------------------------------------ files
+
+def run(path, out=None, *, figures=True, progress=None, log=None):
+    """Runs an experiment file (TOML; docs/cli.md, Experiment files) like ``rhoflow run``: every
+    cell validated first, the run built in .OUT.partial and resumed from there after an
+    interruption (KeyboardInterrupt) or a failure; OUT complete or absent.
+
+    path: the experiment file; out: the output folder (default: the file's `out`, else
+    <file stem>-out); figures: render the compare cells' figures with gnuplot; progress: a
+    callable(done, total) (the SGA steps of the cell running) or a tqdm-like bar; log: a
+    callable(line) receiving the runner's progress lines.
+
+    Returns a RunResult."""
+    d = _rhoflow.run_file(_os.fspath(path), "" if out is None else _os.fspath(out), figures,
+                          _progress_function(progress), log)
+    cells = [Cell(c["task"], c["dir"], c["swept"], c["resumed"], _wrap(c["result"])) for c in d["cells"]]
+    return RunResult(d["title"], d["file"], d["out"], cells, d["summaries"])
+
+
+def from_json(text):
+    """A result from its JSON document (Result.to_json(), `rhoflow SUB --json`, a result file)."""
+    return Result.from_json(text)
+
+
+def load(path):
+    """Reads what rhoflow wrote back into the objects the functions return: an output folder of
+    `rhoflow compare --out` / `check --out` / Result.save (its compare.json, certificate.json or
+    result.json), a result document file (`--output FILE`), or an experiment's output folder
+    (run.json: a RunResult). Files are untrusted: a malformed one raises ValueError."""
+    path = _os.fspath(path)
+    if _os.path.isdir(path) and _os.path.isfile(_os.path.join(path, "run.json")):
+        return _load_run(path)
+    return _wrap(_rhoflow.load(path))
+
+
+def _safe_relative(p, what):
+    if not isinstance(p, str) or not p or _os.path.isabs(p) or ".." in p.split("/") or "\\" in p or "\0" in p:
+        raise ValueError(f"{what} {p!r} is not a folder inside the run")
+    return p
+
+
+def _load_run(path):
+    index = _os.path.join(path, "run.json")
+    try:
+        with open(index, encoding="utf-8") as f:
+            doc = _json.load(f)
+        if doc.get("program") != "rhoflow" or doc.get("command") != "run" or not isinstance(doc.get("runs"), list):
+            raise ValueError("not the index of a rhoflow run")
+        cells, tasks = [], []
+        for r in doc["runs"]:
+            task = _safe_relative(r["task"], "task")
+            sub = _safe_relative(r["dir"], "cell folder")
+            swept = {str(k): str(v) for k, v in dict(r.get("swept", {})).items()}
+            cells.append(Cell(task, sub, swept, None, _wrap(_rhoflow.load(_os.path.join(path, sub)))))
+            if task not in tasks:
+                tasks.append(task)
+    except (KeyError, TypeError, AttributeError, _json.JSONDecodeError) as e:
+        raise ValueError(f"{index} is not the index of a rhoflow run: {e}") from None
+    summaries = {t: _read_table(_os.path.join(path, t, "summary.csv")) for t in tasks}
+    return RunResult(doc.get("title", ""), doc.get("file", ""), path, cells, summaries)
+
+
+def _read_table(path):
+    """A table from a CSV file rhoflow wrote (io/table.hpp: '#' caption and provenance lines, a
+    header of keys, numbers with 17 significant digits, empty fields for missing values)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        lines = f.read().splitlines()
+    comments = [l[2:] if l.startswith("# ") else l[1:] for l in lines if l.startswith("#")]
+    rows = list(_csv.reader([l for l in lines if not l.startswith("#")]))
+    if not rows:
+        raise ValueError(f"{path} has no header")
+    header, body = rows[0], rows[1:]
+    t = Table()
+    for c, key in enumerate(header):
+        cells = [r[c] if c < len(r) else "" for r in body]
+        values = []
+        numeric = True
+        for v in cells:
+            if v == "":
+                values.append(None)
+                continue
+            try:
+                values.append(float(v))
+            except ValueError:
+                values.append(v)
+                numeric = False
+        t[key] = _np.array([float("nan") if v is None else v for v in values]) if numeric else values
+    t.caption = comments[0] if comments else ""
+    t.meta = comments[1:]
+    return t

@@ -1,0 +1,516 @@
+// The compiled half of the Python package rhoflow (docs/python.md): the library's jobs
+// (experiment/jobs.hpp) run from Python, thin like the command line.
+//  - Parameters arrive as (setting key, text) pairs and go through the settings table
+//    (experiment/settings.hpp), the one table behind the command line's flags and the experiment
+//    files' keys: the same parsing, the same validate(), the same job, hence the same bits as
+//    `rhoflow SUB --json`. An InvalidArgument becomes rhoflow.InvalidArgument (a ValueError) with
+//    the library's message, prefixed by the Python keyword when the library names the field
+//    otherwise ("hit: hit_eps = 2 is out of range ...").
+//  - Every run happens on a worker thread with the GIL released; the calling thread waits in
+//    steps of 50 ms, and between them (holding the GIL) checks for signals (PyErr_CheckSignals:
+//    Ctrl-C in the main thread) and calls the progress callback. On a signal it requests the
+//    run's CancelFlag (core/parallel.hpp), waits for the worker to stop at its next check
+//    (between tasks, every 1000 SGA steps) and raises the KeyboardInterrupt; nothing is written.
+//  - A result stays typed in C++ (Result: the job and its result), for to_json and save through
+//    the library's hooks and writers. Python gets it with its data converted once (convert.hpp):
+//    the ODE's t, rho, rho_err and an ensemble's record steps and times as read-only NumPy views
+//    of the result's own vectors (no copy), an ensemble's per-trial records stacked into
+//    (trials x records) arrays, everything else by the generic JSON rule.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "convert.hpp"
+#include "rhoflow/check/output.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/runner.hpp"
+#include "rhoflow/experiment/settings.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/version.hpp"
+
+namespace rhoflow::python {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// ------------------------------------------------------------------------------- errors
+
+py::object& invalid_argument_type() {
+    static py::object* t = new py::object();
+    return *t;
+}
+py::object& numerical_error_type() {
+    static py::object* t = new py::object();
+    return *t;
+}
+
+[[noreturn]] void raise_invalid(const std::string& message, const std::string& field, std::string parameter) {
+    std::replace(parameter.begin(), parameter.end(), '-', '_');
+    const std::string leaf = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    const std::string text = leaf == parameter || parameter.empty() ? message : parameter + ": " + message;
+    py::object e = invalid_argument_type()(text);
+    e.attr("field") = field;
+    e.attr("parameter") = parameter.empty() ? leaf : parameter;
+    PyErr_SetObject(invalid_argument_type().ptr(), e.ptr());
+    throw py::error_already_set();
+}
+
+// The exceptions that reach Python from any call of the module.
+void translate(std::exception_ptr p) {
+    try {
+        if (p) std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+        try {
+            raise_invalid(e.what(), e.field(), "");
+        } catch (py::error_already_set& err) {
+            err.restore();
+        }
+    } catch (const NumericalError& e) {
+        PyErr_SetString(numerical_error_type().ptr(), e.what());
+    } catch (const Interrupted&) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+    } catch (const IoError& e) {
+        PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const fs::filesystem_error& e) {
+        PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const json::exception& e) {
+        PyErr_SetString(PyExc_ValueError, e.what());
+    }
+}
+
+// ------------------------------------------------------------------------------- jobs
+
+Job build_job(const std::string& command, const Pairs& settings) {
+    Job job = make_job(command);
+    for (const auto& [key, text] : settings) {
+        const Setting* s = find_setting(command, key);
+        if (!s) throw py::type_error(command + "() got an unexpected keyword argument '" + key + "'");
+        try {
+            s->set(job, text);
+        } catch (const InvalidArgument& e) {
+            raise_invalid(e.what(), e.field(), key);
+        }
+    }
+    try {
+        finish_settings(job);
+        validate(job);
+    } catch (const InvalidArgument& e) {
+        raise_invalid(e.what(), e.field(), key_for_field(command, e.field()));
+    }
+    return job;
+}
+
+py::list settings_of(const std::string& command) {
+    const Job defaults = make_job(command);
+    py::list out;
+    for (const Setting& s : settings_for(command)) {
+        py::dict d;
+        d["key"] = s.key;
+        d["field"] = s.field;
+        d["help"] = s.help;
+        d["type"] = s.type_name;
+        d["group"] = s.group;
+        d["switch"] = s.is_switch;
+        d["list"] = s.is_list;
+        d["required"] = s.required;
+        d["default"] = s.get(defaults);
+        out.append(d);
+    }
+    return out;
+}
+
+// The model a Model(...) stands for, validated like a job's: its JSON (sigma per coordinate).
+py::object check_model(const Pairs& settings) {
+    Job job = make_job("sga");
+    for (const auto& [key, text] : settings) {
+        const Setting* s = find_setting("sga", key);
+        if (!s || s->field.rfind("model.", 0) != 0) throw py::type_error("Model() got an unexpected keyword argument '" + key + "'");
+        try {
+            s->set(job, text);
+        } catch (const InvalidArgument& e) {
+            raise_invalid(e.what(), e.field().substr(6), key);
+        }
+    }
+    finish_settings(job);
+    const ModelParams& m = *model_of(job);
+    try {
+        m.validate();
+    } catch (const InvalidArgument& e) {
+        raise_invalid(e.what(), e.field(), e.field());
+    }
+    return to_python(json(m));
+}
+
+// ------------------------------------------------------------------------------- running
+
+// What the waiting thread does between its waits, holding the GIL: report progress and log
+// lines. Returns normally or throws py::error_already_set (the callback raised).
+class Reporter {
+public:
+    Reporter(py::object progress, py::object log) : progress_(std::move(progress)), log_(std::move(log)) {}
+    // Called from the worker (no GIL): queues a log line.
+    void line(const std::string& s) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        lines_.push_back(s);
+    }
+    void report(const ProgressCounter& c, bool last) {
+        std::deque<std::string> lines;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            lines.swap(lines_);
+        }
+        if (!log_.is_none())
+            for (const auto& l : lines) log_(l);
+        if (progress_.is_none()) return;
+        const std::int64_t total = c.total.load(), done = std::min(c.done.load(), total);
+        if (total <= 0 || (done == done_ && total == total_)) return;
+        if (last && done != total) return;  // an unfinished count at the end: the run did not count all its work
+        done_ = done;
+        total_ = total;
+        progress_(done, total);
+    }
+
+private:
+    py::object progress_, log_;
+    std::mutex mutex_;
+    std::deque<std::string> lines_;
+    std::int64_t done_ = -1, total_ = -1;
+};
+
+// Runs work(counter) on a worker thread with the GIL released, as described at the top.
+template <class F>
+auto watch(F&& work, Reporter& reporter) -> decltype(work(static_cast<ProgressCounter*>(nullptr))) {
+    using R = decltype(work(static_cast<ProgressCounter*>(nullptr)));
+    ProgressCounter counter;
+    CancelFlag flag;
+    std::optional<R> result;
+    std::exception_ptr error;
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool finished = false;
+    std::thread worker([&] {
+        {
+            CancelScope scope(&flag);
+            try {
+                result.emplace(work(&counter));
+            } catch (...) {
+                error = std::current_exception();
+            }
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        finished = true;
+        cv.notify_all();
+    });
+    // Until the worker is joined nothing may leave this loop by an exception.
+    std::optional<py::error_already_set> pending;  // KeyboardInterrupt, or what a callback raised
+    std::exception_ptr pending_other;
+    for (bool over = false; !over;) {
+        {
+            py::gil_scoped_release nogil;
+            std::unique_lock<std::mutex> lock(mutex);
+            over = cv.wait_for(lock, std::chrono::milliseconds(50), [&] { return finished; });
+        }
+        if (pending || pending_other) continue;
+        try {
+            if (PyErr_CheckSignals() != 0) pending.emplace();
+            else reporter.report(counter, false);
+        } catch (py::error_already_set& e) {
+            pending.emplace(std::move(e));
+        } catch (...) {
+            pending_other = std::current_exception();
+        }
+        if (pending || pending_other) flag.request();
+    }
+    {
+        py::gil_scoped_release nogil;
+        worker.join();
+    }
+    if (pending) throw std::move(*pending);
+    if (pending_other) std::rethrow_exception(pending_other);
+    if (error) std::rethrow_exception(error);
+    reporter.report(counter, true);
+    return std::move(*result);
+}
+
+// ------------------------------------------------------------------------------- results
+
+// A finished job, kept typed for to_json and save.
+struct Result {
+    Job job;
+    JobResult result;
+};
+
+// Throws NumericalError naming the first non-finite element, as ensure_finite does for the
+// rest of the document (the command line exits 3 on it).
+void require_finite(const std::vector<double>& v, const std::string& what) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]))
+            throw NumericalError(what + "[" + std::to_string(i) + "] is not finite (" + format_number(v[i]) + ")");
+}
+
+// The document of a result whose `aside` vectors are moved out meanwhile (they come as views).
+json document_without(const Result& r, std::vector<std::vector<double>*> aside,
+                      std::vector<std::vector<std::int64_t>*> aside_int = {}) {
+    std::vector<std::vector<double>> saved(aside.size());
+    std::vector<std::vector<std::int64_t>> saved_int(aside_int.size());
+    for (std::size_t i = 0; i < aside.size(); ++i) saved[i].swap(*aside[i]);
+    for (std::size_t i = 0; i < aside_int.size(); ++i) saved_int[i].swap(*aside_int[i]);
+    auto restore = [&] {
+        for (std::size_t i = 0; i < aside.size(); ++i) saved[i].swap(*aside[i]);
+        for (std::size_t i = 0; i < aside_int.size(); ++i) saved_int[i].swap(*aside_int[i]);
+    };
+    try {
+        json doc = document(r.job, r.result);
+        restore();
+        return doc;
+    } catch (...) {
+        restore();
+        throw;
+    }
+}
+
+py::object ode_data(OdeJobResult& o, const Result& r, py::handle self) {
+    OdeSolution& s = o.solution;
+    require_finite(s.t, "t");
+    require_finite(s.rho, "rho");
+    require_finite(s.rho_err, "rho_err");
+    py::object data = to_python(document_without(r, {&s.t, &s.rho, &s.rho_err}));
+    put(data, "t", view(s.t, self));
+    put(data, "rho", view(s.rho, self));
+    put(data, "rho_err", view(s.rho_err, self));
+    return data;
+}
+
+py::object ensemble_data(EnsembleResult& e, const Result& r, py::handle self) {
+    std::vector<std::vector<double>*> aside = {&e.record_times};
+    std::vector<const std::vector<double>*> rho, mass;
+    for (std::size_t i = 0; i < e.trials.size(); ++i) {
+        TrialResult& t = e.trials[i];
+        const std::string at = "trials[" + std::to_string(i) + "].";
+        require_finite(t.rho, at + "rho");
+        require_finite(t.nuisance_mass, at + "nuisance_mass");
+        if (t.rho.size() != e.record_steps.size() || t.nuisance_mass.size() != e.record_steps.size())
+            throw std::invalid_argument(at + "rho and " + at + "nuisance_mass must have one value per record step (" +
+                                        std::to_string(e.record_steps.size()) + ")");
+        aside.push_back(&t.rho);
+        aside.push_back(&t.nuisance_mass);
+        rho.push_back(&t.rho);
+        mass.push_back(&t.nuisance_mass);
+    }
+    require_finite(e.record_times, "record_times");
+    if (e.record_times.size() != e.record_steps.size())
+        throw std::invalid_argument("record_times must have one value per record step");
+    py::object data = to_python(document_without(r, aside, {&e.record_steps}));
+    put(data, "record_steps", view(e.record_steps, self));
+    put(data, "record_times", view(e.record_times, self));
+    put(data, "rho", stack(rho, e.record_steps.size()));
+    put(data, "nuisance_mass", stack(mass, e.record_steps.size()));
+    // The per-trial scalars as a table; a trial that never hit has hit_step -1.
+    py::object trials = data["trials"];
+    if (!py::isinstance<py::dict>(trials)) {  // no trials (a rank's empty share) or one: a table all the same
+        trials = new_record();
+        put(data, "trials", trials);
+    }
+    for (const char* key : {"rho", "nuisance_mass"})  // they are the 2-D arrays above
+        if (PyDict_DelItemString(trials.ptr(), key) != 0) PyErr_Clear();
+    py::array_t<std::int64_t> hit(static_cast<py::ssize_t>(e.trials.size()));
+    for (std::size_t i = 0; i < e.trials.size(); ++i) hit.mutable_data()[i] = e.trials[i].hit_step.value_or(-1);
+    put(trials, "hit_step", hit);
+    return data;
+}
+
+// The result's data (see the top) and its library tables, converted once, while no other
+// thread has the result.
+py::tuple wrap(Job job, JobResult result) {
+    auto holder = std::make_shared<Result>(Result{std::move(job), std::move(result)});
+    py::object self = py::cast(holder);
+    Result& r = *holder;
+    py::object data;
+    py::dict tables;
+    if (auto* o = std::get_if<OdeJobResult>(&r.result)) {
+        data = ode_data(*o, r, self);
+    } else if (auto* e = std::get_if<EnsembleResult>(&r.result)) {
+        data = ensemble_data(*e, r, self);
+    } else {
+        data = to_python(document(r.job, r.result));
+    }
+    if (const auto* c = std::get_if<CompareResult>(&r.result)) {
+        tables["table"] = to_python(compare_table(*c));
+        tables["gap"] = to_python(gap_table(*c));
+        tables["study"] = to_python(study_table(*c));
+    } else if (const auto* k = std::get_if<CheckResult>(&r.result)) {
+        tables["points"] = to_python(check_table(std::get<CheckJob>(r.job).check, *k));
+    }
+    return py::make_tuple(self, data, tables);
+}
+
+py::tuple run_job(const std::string& command, const Pairs& settings, py::object progress) {
+    Job job = build_job(command, settings);
+    Reporter reporter(std::move(progress), py::none());
+    JobResult result = watch([&](ProgressCounter* c) { return run(job, c); }, reporter);
+    return wrap(std::move(job), std::move(result));
+}
+
+// A result from its JSON document (untrusted: the job is validated, the hooks check types).
+py::tuple from_document(const json& doc) {
+    const std::string command = doc.at("command").get<std::string>();
+    Job job = make_job(command);
+    std::visit([&](auto& j) { doc.at("params").get_to(j); }, job);
+    validate(job);
+    JobResult result = result_from_document(job, doc);
+    return wrap(std::move(job), std::move(result));
+}
+
+json parse_document(const std::string& text, const std::string& where) {
+    try {
+        return json::parse(text);
+    } catch (const json::exception& e) {
+        throw std::invalid_argument(where + " is not a JSON document: " + e.what());
+    }
+}
+
+py::tuple from_document_text(const std::string& text, const std::string& where) {
+    const json doc = parse_document(text, where);
+    try {
+        return from_document(doc);
+    } catch (const json::exception& e) {
+        throw std::invalid_argument(where + " is not a rhoflow result document: " + e.what());
+    } catch (const InvalidArgument& e) {
+        throw std::invalid_argument(where + " is not a valid rhoflow result document: " + e.what());
+    }
+}
+
+// Reads the result document of an output folder (or a document file) back.
+py::tuple load(const std::string& path) {
+    fs::path file = path;
+    if (fs::is_directory(file)) {
+        fs::path found;
+        for (const char* name : {"compare.json", "certificate.json", "result.json"})
+            if (fs::is_regular_file(file / name)) {
+                found = file / name;
+                break;
+            }
+        if (found.empty())
+            throw std::invalid_argument(path + " holds no rhoflow output (compare.json, certificate.json, result.json "
+                                               "or run.json)");
+        file = found;
+    }
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw IoError("cannot read " + file.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in && !in.eof()) throw IoError("cannot read " + file.string());
+    return from_document_text(text.str(), file.string());
+}
+
+py::dict run_file(const std::string& path, const std::string& out, bool figures, py::object progress,
+                  py::object log) {
+    const Experiment e = read_experiment(path, out);
+    Reporter reporter(std::move(progress), std::move(log));
+    ExperimentOptions o;
+    o.render_figures = figures;
+    o.log = [&reporter](const std::string& line) { reporter.line(line); };
+    ExperimentResult res = watch(
+        [&](ProgressCounter* c) {
+            o.progress = c;
+            return run_experiment(e, o);
+        },
+        reporter);
+    py::list cells;
+    for (std::size_t i = 0; i < e.cells.size(); ++i) {
+        const ExperimentCell& c = e.cells[i];
+        py::dict cell;
+        cell["task"] = e.tasks[c.task].name;
+        cell["dir"] = c.dir;
+        py::dict swept;
+        for (const auto& [k, v] : c.swept) swept[py::str(k)] = v;
+        cell["swept"] = swept;
+        cell["resumed"] = static_cast<bool>(res.resumed.at(i));
+        cell["result"] = wrap(c.job, std::move(res.results.at(i)));
+        cells.append(cell);
+    }
+    py::dict summaries;
+    for (const auto& [name, table] : res.summaries) summaries[py::str(name)] = to_python(table);
+    py::dict d;
+    d["title"] = e.title;
+    d["file"] = e.file;
+    d["out"] = res.out.string();
+    d["cells"] = cells;
+    d["summaries"] = summaries;
+    return d;
+}
+
+}  // namespace
+}  // namespace rhoflow::python
+
+PYBIND11_MODULE(_rhoflow, m) {
+    namespace py = pybind11;
+    namespace rp = rhoflow::python;
+    using rhoflow::python::Result;
+    m.doc() = "The compiled half of the rhoflow package: the library's jobs, results and outputs (docs/python.md).";
+    m.attr("version") = std::string(rhoflow::version);
+
+    rp::invalid_argument_type() = py::reinterpret_steal<py::object>(
+        PyErr_NewExceptionWithDoc("rhoflow.InvalidArgument",
+                                  "A parameter outside its accepted range (a ValueError). `parameter` is the keyword "
+                                  "argument, `field` the params-struct field the library names.",
+                                  PyExc_ValueError, nullptr));
+    rp::numerical_error_type() = py::reinterpret_steal<py::object>(
+        PyErr_NewExceptionWithDoc("rhoflow.NumericalError",
+                                  "A numerical method could not deliver a finite result to the requested accuracy "
+                                  "(a RuntimeError; the command line's exit code 3).",
+                                  PyExc_RuntimeError, nullptr));
+    m.attr("InvalidArgument") = rp::invalid_argument_type();
+    m.attr("NumericalError") = rp::numerical_error_type();
+    py::register_exception_translator(&rp::translate);
+
+    py::class_<Result, std::shared_ptr<Result>>(m, "Result", "A finished job, typed as the library keeps it.")
+        .def_property_readonly("command", [](const Result& r) { return std::string(rhoflow::command_of(r.job)); })
+        .def(
+            "document",
+            [](const Result& r, int indent) { return rhoflow::document(r.job, r.result).dump(indent); },
+            py::arg("indent") = 2, "The JSON document `rhoflow SUB --json` prints for this job and result.")
+        .def(
+            "save",
+            [](const Result& r, const std::string& dir, bool figures) {
+                py::gil_scoped_release nogil;
+                rhoflow::StagedDirectory out(dir);
+                auto lines = rhoflow::write_outputs(r.job, r.result, out.path(), figures);
+                out.commit();
+                return lines;
+            },
+            py::arg("dir"), py::arg("figures") = true,
+            "Writes the outputs the command line writes into a folder, complete or absent.");
+
+    m.def("commands", &rhoflow::job_commands, "The job names, in the order of the command line.");
+    m.def("settings", &rp::settings_of, py::arg("command"),
+          "The settings table of a job: key, field, help, type, group, switch, list, required, default.");
+    m.def("check_model", &rp::check_model, py::arg("settings"),
+          "Validates model settings (key, text) like a job's; the model's JSON.");
+    m.def("run", &rp::run_job, py::arg("command"), py::arg("settings"), py::arg("progress") = py::none(),
+          "Runs a job from (key, text) settings: (Result, data, tables).");
+    m.def("run_file", &rp::run_file, py::arg("path"), py::arg("out") = "", py::arg("figures") = true,
+          py::arg("progress") = py::none(), py::arg("log") = py::none(), "Runs an experiment file.");
+    m.def("load", &rp::load, py::arg("path"), "Reads a result document (or an output folder's) back.");
+    m.def("from_document", &rp::from_document_text, py::arg("text"), py::arg("where") = "the document",
+          "A result from its JSON document.");
+    m.def("set_types", &rp::set_types, py::arg("record"), py::arg("table"));
+}
