@@ -241,6 +241,8 @@ TEST_CASE("ensemble: every 95% CI of the summary lies in the range of its quanti
     CHECK(mean_ci_within({0.2, 0.9}, 0, 1).hi == 1.0);
     CHECK(mean_ci_within({0.2, 0.9}, 0, 1).mean == mean_ci({0.2, 0.9}).mean);
     CHECK(mean_ci_within({0.5, 0.5001, 0.4999}, 0, 1).lo == mean_ci({0.5, 0.5001, 0.4999}).lo);  // inside: unchanged
+}
+
 TEST_CASE("ensemble: a CancelFlag requested mid-trial stops every trial within 1000 steps, with Interrupted") {
     // Trials of 10^6 steps; the observer of each requests the stop at step 2500. The trial loop
     // checks every 1000 steps, so no trial goes past step 3000 (the next check) and the call
