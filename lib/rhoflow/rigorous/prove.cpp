@@ -104,7 +104,9 @@ struct Search {
     }
 
     // The rho search for one parameter cell.
-    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells) {
+    // `depth_cap`: bisections of a rho cell allowed for this parameter cell. A wide parameter
+    // cell gets few (its enclosures stay wide however narrow the rho cells), then is bisected.
+    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells, int depth_cap) {
         const Interval range = claim_rho_range(p.claim, p.rho0, p.hit_eps);
         const int n0 = p.initial_cells;
         cells.clear();
@@ -115,7 +117,7 @@ struct Search {
             c.enc.rho.hi = i + 1 == n0 ? range.hi : range.lo + (range.hi - range.lo) * (i + 1) / n0;
             cells.push_back(c);
         }
-        const double min_width = (range.hi - range.lo) / n0 / std::ldexp(1.0, p.max_depth) * 0.999;
+        const double min_width = (range.hi - range.lo) / n0 / std::ldexp(1.0, depth_cap) * 0.999;
         std::vector<std::size_t> todo(cells.size());
         for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
         for (;;) {
@@ -138,7 +140,7 @@ struct Search {
             for (std::size_t i : d.refine)
                 if (cells[i].enc.rho.width() > 2 * min_width) split[i] = any = true;
             if (!any) {
-                d.note += fmt::format(" (depth limit {} reached)", p.max_depth);
+                d.note += fmt::format(" (depth limit {} reached)", depth_cap);
                 return d;
             }
             for (std::size_t i = 0; i < cells.size(); ++i) {
@@ -162,6 +164,9 @@ struct Search {
         }
     }
 };
+
+// Rho bisections tried on a parameter cell that could still be split.
+constexpr int kSplitDepth = 4;
 
 // Splits a parameter cell along its widest real axis (relative width); false if none is ranged.
 bool bisect_model(const ModelCell& m, ModelCell& a, ModelCell& b) {
@@ -216,9 +221,10 @@ ProveResult run_prove(const ProveParams& params) {
         auto [m, depth] = queue.front();
         queue.pop_front();
         std::vector<ProofCell> cells;
-        const CellsDecision d = s.rho_search(m, cells);
         ModelCell a, b;
-        if (d.verdict == ProofVerdict::not_proved && !s.budget_out && depth < params.max_box_depth && bisect_model(m, a, b)) {
+        const bool can_split = depth < params.max_box_depth && bisect_model(m, a, b);
+        const CellsDecision d = s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth);
+        if (d.verdict == ProofVerdict::not_proved && !s.budget_out && can_split) {
             queue.push_front({b, depth + 1});
             queue.push_front({a, depth + 1});
             continue;

@@ -14,7 +14,8 @@
 //    j'(-1) < 0. The count is exact once every cell is classified, so a count != N disproves;
 //  - hitting-time<=T: "dj>0" on [rho0, 1 - hit_eps] and T_hit = int drho / ((1 - rho^2) j') is
 //    bracketed per cell by (atanh b - atanh a) / [max j', min j'].
-// Undecided cells are bisected up to max_depth; every batch is processed in a fixed order, so
+// Undecided cells are bisected up to max_depth (up to 4 times only on a parameter cell that can
+// still be split: a wide parameter cell is split rather than its rho cells refined forever); every batch is processed in a fixed order, so
 // the cells (and the certificate) do not depend on the thread count.
 // When it fails: InvalidArgument (naming the field) for a bad claim (filtering is not
 // supported), box or parameter; the verdict is `not proved` (with the undecided cells) when a
