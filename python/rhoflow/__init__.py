@@ -23,7 +23,14 @@ import numbers as _numbers
 import os as _os
 import textwrap as _textwrap
 
-import numpy as _np
+try:
+    import numpy as _np
+except ImportError as _e:  # e.g. a pyenv or conda python3 earlier on PATH than Debian's
+    import sys as _sys
+    from ._build import PYTHON as _PYTHON
+    raise ImportError(f"rhoflow needs NumPy, which {_sys.executable} lacks; the module was built for {_PYTHON} "
+                      f"(Debian: apt-get install python3-numpy; another interpreter: cmake -DPython_EXECUTABLE=..., "
+                      f"docs/python.md)") from _e
 
 from . import _rhoflow
 from ._rhoflow import InvalidArgument, NumericalError

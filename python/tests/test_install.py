@@ -26,3 +26,11 @@ def test_installed_package_imports_and_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     path, drift = p.stdout.split()
     assert path.startswith(str(site)) and float(drift) > 0
+
+
+def test_an_interpreter_without_numpy_is_told_which_one_the_module_was_built_for():
+    # numpy made unimportable, as in a pyenv or conda python3 that comes first on PATH
+    code = "import sys; sys.modules['numpy'] = None; import rhoflow"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode != 0
+    assert "rhoflow needs NumPy" in p.stderr and "the module was built for /" in p.stderr

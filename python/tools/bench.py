@@ -4,9 +4,10 @@
 
     PYTHONPATH=build/python /usr/bin/python3 python/tools/bench.py [--rounds 5] [--bench build/rhoflow-bench]
 
-Each round runs, one after the other: `rhoflow-bench --quick jobs` (the exact field at 1000 rho and
-the default sga through the C++ API, experiment/jobs.hpp: one timing each), the same two calls
-from Python, one sga(threads=1) and two sga(threads=1) in two Python threads at once. Best and
+Each round runs, one after the other: `rhoflow-bench --quick jobs` (through the C++ API,
+experiment/jobs.hpp: the exact field at 1000 rho and the default sga, one timing each; the field
+at one rho and a one-step sga, best of 50), the same calls from Python, one sga(threads=1) and
+two sga(threads=1) in two Python threads at once. Best and
 median over the rounds; the ratios are of the best times (the machine's noise is one-sided).
 """
 import argparse
@@ -47,13 +48,18 @@ def main():
 
     rho = np.linspace(-1, 1, 1000)
     one_thread = dict(steps=10000, trials=30, threads=1)
-    times = {k: [] for k in ("cpp field", "py field", "cpp sga", "py sga", "sga 1 thread", "2 x sga 1 thread")}
+    times = {k: [] for k in ("cpp field", "py field", "cpp sga", "py sga", "cpp field 1 rho", "py field 1 rho",
+                             "cpp sga 1 step", "py sga 1 step", "sga 1 thread", "2 x sga 1 thread")}
+    m = rhoflow.Model()
     for r in range(args.rounds):
         out = subprocess.run([args.bench, "--quick", "jobs"], capture_output=True, text=True, check=True).stdout
-        times["cpp field"].append(float(re.search(r"jobs field_1000: best ([0-9.]+)", out).group(1)))
-        times["cpp sga"].append(float(re.search(r"jobs sga_default: best ([0-9.]+)", out).group(1)))
-        times["py field"].append(timed(lambda: rhoflow.field(rhoflow.Model(), rho)))
-        times["py sga"].append(timed(lambda: rhoflow.sga(rhoflow.Model())))
+        for key, name in (("cpp field", "field_1000"), ("cpp sga", "sga_default"), ("cpp field 1 rho", "field_1"),
+                          ("cpp sga 1 step", "sga_1")):
+            times[key].append(float(re.search(rf"jobs {name}: best ([0-9.]+)", out).group(1)))
+        times["py field"].append(timed(lambda: rhoflow.field(m, rho)))
+        times["py sga"].append(timed(lambda: rhoflow.sga(m)))
+        times["py field 1 rho"].append(min(timed(lambda: rhoflow.field(m, 0.3)) for _ in range(50)))
+        times["py sga 1 step"].append(min(timed(lambda: rhoflow.sga(m, steps=1, trials=1)) for _ in range(50)))
         times["sga 1 thread"].append(timed(lambda: rhoflow.sga(**one_thread)))
         times["2 x sga 1 thread"].append(two_at_once(lambda: rhoflow.sga(**one_thread)))
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.3f} s" for k, v in times.items()), flush=True)
@@ -62,7 +68,9 @@ def main():
     print("\n| measurement | best | median |")
     print("|---|---:|---:|")
     for k, v in times.items():
-        print(f"| {k} | {best[k]:.3f} s | {statistics.median(v):.3f} s |")
+        print(f"| {k} | {best[k]:.4g} s | {statistics.median(v):.4g} s |")
+    print(f"\nper call beyond the work: field {1e3 * (best['py field 1 rho'] - best['cpp field 1 rho']):.3f} ms, "
+          f"sga {1e3 * (best['py sga 1 step'] - best['cpp sga 1 step']):.3f} ms")
     print(f"\nPython / C++: field {best['py field'] / best['cpp field']:.3f}, sga {best['py sga'] / best['cpp sga']:.3f}; "
           f"two concurrent calls / one call (threads=1 each): {best['2 x sga 1 thread'] / best['sga 1 thread']:.2f} "
           f"(2 = serialised by the GIL, 1 = two cores)")
