@@ -228,7 +228,7 @@ def ode(model: Model = ...,
         absolute tolerance per step, 1e-16 ... 0.1
         [ode.atol] absolute tolerance per step
     hit : float, default 0.01
-        hitting level EPS in (0, 1): first t with |rho| >= 1 - EPS
+        hitting level EPS, 1e-16 <= EPS < 1 - |rho0|: first t with |rho| >= 1 - EPS
         [ode.hit_eps] hitting level: first t with |rho| >= 1 - hit_eps
     no_error_estimate : bool, default False
         skip the tol/100 and perturbed-field solves that give rho_err
@@ -354,7 +354,7 @@ def sga(model: Model = ...,
         initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)
         [sga.rho0] initial alignment; empty: query uniform on the sphere
     hit : float, default 0.01
-        hitting level EPS in (0, 1): |rho| >= 1 - EPS
+        hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS
         [sga.hit_eps] hit: first step with |rho| >= 1 - hit_eps
     threads : int, default 0
         worker threads (0 = all cores); results do not depend on it
@@ -450,7 +450,7 @@ def compare(model: Model = ...,
         initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)
         [sga.rho0] initial alignment; empty: query uniform on the sphere
     hit : float, default 0.01
-        hitting level EPS in (0, 1): |rho| >= 1 - EPS
+        hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS
         [sga.hit_eps] hit: first step with |rho| >= 1 - hit_eps
     threads : int, default 0
         worker threads (0 = all cores); results do not depend on it
@@ -654,31 +654,31 @@ def check(claim: str,
         threads over parameter points (0 = all cores)
         [check.threads] threads over parameter points (0 = all cores)
     tol : float, default 0.0001
-        largest relative error of the field table accepted for a verdict
+        largest relative error of the field table accepted for a verdict, 0 < tol <= 1
         [check.certify.tol] largest relative error of the field table (eps / scale) accepted for a verdict
     rho0 : float, default 0.05
         start of the ODE (hitting-time claims), -1 < rho0 < 1
         [check.certify.rho0] start of the ODE for hitting-time claims (-1 < rho0 < 1)
     hit : float, default 0.01
-        hitting level |rho| >= 1 - HIT (hitting-time claims)
+        hitting level |rho| >= 1 - HIT (hitting-time claims), 1e-16 <= HIT < 1
         [check.certify.hit_eps] hitting level |rho| >= 1 - hit_eps (0 < hit_eps < 1)
     field : str, default 'exact'
         exact | meanfield
         [check.certify.field] exact or meanfield (montecarlo is refused)
     min_points : int, default 9
-        first Chebyshev grid of each point's table (2^k + 1)
+        first Chebyshev grid of each point's table, 2^k + 1 with 9 <= min-points <= --table-points
         [check.certify.min_points] first Chebyshev-Lobatto grid (2^k + 1 points, 9..table points)
     table_points : int, default 129
-        largest Chebyshev grid before a point is undecided
+        largest Chebyshev grid before a point is undecided, 33 ... 8193
         [check.certify.table.max_points]
     table_tol : float, default 1e-12
-        Chebyshev tail target (the table's noise floor)
+        Chebyshev tail target (the table's noise floor), 1e-15 ... 1e-3
         [check.certify.table.tol]
     rel_tol : float, default 1e-10
-        accuracy of each exact-field sample
+        accuracy of each exact-field sample, 1e-15 ... 1e-2
         [check.certify.table.exact.rel_tol]
     inner_resolution : float, default 0.25
-        inner trapezoid step of the exact field, times tau
+        inner trapezoid step of the exact field, times tau, 0.01 ... 0.5
         [check.certify.table.exact.inner_resolution]
     x_axis : str, default ''
         ranged parameter on the phase diagram's horizontal axis
