@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 #include "rhoflow/field/exact_field.hpp"
@@ -228,6 +229,32 @@ void bench_numpy(bool quick) {
                numpy_per_step * 1e3, tf / steps * 1e3, numpy_per_step / (tf / steps));
 }
 
+// The two jobs of docs/benchmarks.md "Python module" through the C++ API, as the module runs
+// them (experiment/jobs.hpp): the exact field at 1000 rho and the default sga. The Python side
+// is python/tools/bench.py, which runs this section between its own rounds.
+void bench_jobs(bool quick) {
+    fmt::print("\n== jobs through the C++ API: field at 1000 rho (exact), default sga (30 x 10^4 steps)\n");
+    FieldJob field;
+    field.rho.clear();
+    for (int i = 0; i < 1000; ++i) field.rho.push_back(-1.0 + 2.0 * i / 999.0);
+    const SgaJob sga;
+    const int reps = quick ? 1 : 5;
+    const auto [f_best, f_median] = timed(reps, [&] { sink = run(field).points.back().j; });
+    const auto [s_best, s_median] = timed(reps, [&] { sink = run(sga).summary.abs_rho_final.mean; });
+    fmt::print("jobs field_1000: best {:.4f} s, median {:.4f} s\n", f_best, f_median);
+    fmt::print("jobs sga_default: best {:.4f} s, median {:.4f} s\n", s_best, s_median);
+    // Tiny jobs: what a call costs beyond its work (the Python side times the same calls).
+    FieldJob field1;
+    field1.rho = {0.3};
+    SgaJob sga1;
+    sga1.sga.steps = 1;
+    sga1.sga.trials = 1;
+    const auto [f1, f1m] = timed(50, [&] { sink = run(field1).points.back().j; });
+    const auto [s1, s1m] = timed(50, [&] { sink = run(sga1).summary.abs_rho_final.mean; });
+    fmt::print("jobs field_1: best {:.6f} s, median {:.6f} s\n", f1, f1m);
+    fmt::print("jobs sga_1: best {:.6f} s, median {:.6f} s\n", s1, s1m);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,7 +262,7 @@ int main(int argc, char** argv) {
     bool quick = false;
     std::vector<std::string> sections;
     app.add_flag("--quick", quick, "fewer repetitions (smoke test)");
-    app.add_option("sections", sections, "field moments ode rng reduced full numpy (default: all)");
+    app.add_option("sections", sections, "field moments ode rng reduced full numpy (default: all), jobs (only when named)");
     CLI11_PARSE(app, argc, argv);
     auto want = [&](const std::string& s) {
         return sections.empty() || std::find(sections.begin(), sections.end(), s) != sections.end();
@@ -248,5 +275,6 @@ int main(int argc, char** argv) {
     if (want("reduced")) bench_reduced(quick);
     if (want("full")) bench_full(quick);
     if (want("numpy")) bench_numpy(quick);
+    if (std::find(sections.begin(), sections.end(), "jobs") != sections.end()) bench_jobs(quick);
     return 0;
 }

@@ -51,7 +51,8 @@ __all__ = [
 # ------------------------------------------------------------------------------ containers
 
 class Record(dict):
-    """A dict whose keys are also attributes: ``r.summary.abs_rho_final.mean``."""
+    """A dict whose keys are also attributes: ``r.summary.abs_rho_final.mean`` (a key named like a
+    dict method, ``values`` or ``items``, is reached as ``r["values"]``)."""
 
     __slots__ = ()
 
