@@ -78,6 +78,13 @@ class Table(Record):
         self.caption = ""
         self.meta = []
 
+    @classmethod
+    def _captioned(cls, caption, columns):
+        """The table of `columns` with its caption."""
+        t = cls(columns)
+        t.caption = caption
+        return t
+
     def __repr__(self):
         rows = len(next(iter(self.values()))) if self else 0
         return f"<Table {self.caption!r}: {rows} rows, columns {', '.join(self)}>"
@@ -365,9 +372,7 @@ class FieldResult(Result):
     @property
     def table(self):
         """Every column of the field, one row per rho."""
-        t = Table(self._data["points"])
-        t.caption = f"the field by the {self._data['method']} method"
-        return t
+        return Table._captioned(f"the field by the {self._data['method']} method", self._data["points"])
 
 
 class OdeResult(Result):
@@ -383,9 +388,7 @@ class OdeResult(Result):
     @property
     def table(self):
         """t, rho, rho_err as columns."""
-        t = Table(t=self.t, rho=self.rho, rho_err=self.rho_err)
-        t.caption = "the mean-field ODE"
-        return t
+        return Table._captioned("the mean-field ODE", dict(t=self.t, rho=self.rho, rho_err=self.rho_err))
 
 
 class PhaseResult(Result):
@@ -397,9 +400,7 @@ class PhaseResult(Result):
     @property
     def table(self):
         """The equilibria."""
-        t = Table(self._data["equilibria"])
-        t.caption = "equilibria of the ODE"
-        return t
+        return Table._captioned("equilibria of the ODE", self._data["equilibria"])
 
 
 class SgaResult(Result):
@@ -423,9 +424,7 @@ class SgaResult(Result):
     @property
     def table(self):
         """The per-trial numbers, one row per trial."""
-        t = Table(self._data["trials"])
-        t.caption = "SGA trials"
-        return t
+        return Table._captioned("SGA trials", self._data["trials"])
 
 
 class CompareResult(Result):

@@ -30,32 +30,9 @@ struct Ended {
 Ended run_binary(const std::vector<std::string>& args, const fs::path& out, const fs::path& err, double limit) {
     std::vector<std::string> argv = {rhoflow_bin};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> a;
-    for (auto& s : argv) a.push_back(s.data());
-    a.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (out.empty())
-        posix_spawn_file_actions_addclose(&fa, 1);
-    else
-        posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&defaults, sig);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
     const auto start = std::chrono::steady_clock::now();
-    const int rc = ::posix_spawn(&pid, a[0], &fa, &attr, a.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    REQUIRE(rc == 0);
+    const pid_t pid = spawn(argv, out, err);
+    REQUIRE(pid > 0);
     Ended e;
     int status = 0;
     e.finished = wait_until([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, limit);

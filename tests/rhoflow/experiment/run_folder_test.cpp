@@ -13,19 +13,6 @@
 using namespace rhoflow;
 using namespace rhoflow::test;
 
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const IoError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-}  // namespace
-
 TEST_CASE("run folder: only names of the runner's layout are cell names") {
     for (const char* ok : {"s/run", "s/theta=0.5", "task-1.b/L=1000_theta=1e-05", "s/rho=0_0.5", "x/seed=18446744073709551615"})
         CHECK(detail::is_cell_name(ok));
@@ -42,15 +29,15 @@ TEST_CASE("run folder: a symbolic link, a FIFO or the root as a link are refused
     TempDir t("run_tree");
     fs::create_directories(t / "o" / "s" / "run");
     write_text(t / "o" / "s" / "run" / "result.json", "{}");
-    CHECK(error_of([&] { detail::check_run_tree(t / "o"); }).empty());
+    CHECK(error_of<IoError>([&] { detail::check_run_tree(t / "o"); }).empty());
     fs::create_symlink("/etc", t / "o" / "s" / "link");
-    CHECK(error_of([&] { detail::check_run_tree(t / "o"); }).find("s/link is a symbolic link") != std::string::npos);
+    CHECK(error_of<IoError>([&] { detail::check_run_tree(t / "o"); }).find("s/link is a symbolic link") != std::string::npos);
     fs::remove(t / "o" / "s" / "link");
     REQUIRE(::mkfifo((t / "o" / "s" / "run" / "fifo").c_str(), 0600) == 0);
-    CHECK(error_of([&] { detail::check_run_tree(t / "o"); }).find("run/fifo is a FIFO") != std::string::npos);
+    CHECK(error_of<IoError>([&] { detail::check_run_tree(t / "o"); }).find("run/fifo is a FIFO") != std::string::npos);
     fs::remove(t / "o" / "s" / "run" / "fifo");
     fs::create_directory_symlink(t / "o", t / "l");
-    CHECK(error_of([&] { detail::check_run_tree(t / "l"); }).find("is a symbolic link") != std::string::npos);
+    CHECK(error_of<IoError>([&] { detail::check_run_tree(t / "l"); }).find("is a symbolic link") != std::string::npos);
 }
 
 TEST_CASE("run folder: a manifest of another shape, or not JSON, is an IoError naming the file") {
@@ -63,12 +50,12 @@ TEST_CASE("run folder: a manifest of another shape, or not JSON, is an IoError n
                                   "\xff"}) {
         CAPTURE(bad);
         write_text(m, bad);
-        const std::string e = error_of([&] { detail::read_manifest(m); });
+        const std::string e = error_of<IoError>([&] { detail::read_manifest(m); });
         CHECK(e.find(m.string()) != std::string::npos);
         CHECK(e.find("json.exception") == std::string::npos);
         CHECK(e.find("type_error") == std::string::npos);
     }
     fs::remove(m);
     fs::create_symlink(t / "elsewhere.json", m);
-    CHECK(error_of([&] { detail::read_json_file(m); }).find("it is a symbolic link") != std::string::npos);
+    CHECK(error_of<IoError>([&] { detail::read_json_file(m); }).find("it is a symbolic link") != std::string::npos);
 }

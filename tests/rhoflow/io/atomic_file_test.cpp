@@ -19,17 +19,6 @@ using namespace rhoflow::test;
 
 namespace {
 
-// The message of the std::runtime_error that f() throws ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
-}
-
 mode_t mode_of(const fs::path& p) {
     struct stat st {};
     REQUIRE(::stat(p.c_str(), &st) == 0);

@@ -14,6 +14,7 @@
 #include <set>
 #include <spawn.h>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -27,6 +28,17 @@ extern char** environ;
 namespace rhoflow::test {
 
 namespace fs = std::filesystem;
+
+/// The message of the exception of type E that f() throws ("" if it throws none).
+template <class E = std::runtime_error, class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return "";
+}
 
 /// A fresh folder TMP/rhoflow_io_PID_NAME, removed when the test ends: two suites running at
 /// once never share one.
@@ -78,8 +90,8 @@ inline bool wait_until(const std::function<bool()>& ok, double seconds = 20) {
     return ok();
 }
 
-/// Starts `argv` with stdin /dev/null, stdout and stderr into the given files, in folder `cwd`
-/// (default: this process's); returns its pid.
+/// Starts `argv` with stdin /dev/null, stdout and stderr into the given files (an empty `out`:
+/// stdout closed), in folder `cwd` (default: this process's); returns its pid.
 inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
                    const fs::path& cwd = {}) {
     std::vector<char*> args;
@@ -88,7 +100,10 @@ inline pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, co
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out.empty())
+        posix_spawn_file_actions_addclose(&fa, 1);
+    else
+        posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
     // Default signal handling in the child, whatever the test runner ignores or blocks.

@@ -25,15 +25,6 @@ void run(const fs::path& final_path, const std::map<std::string, std::string>& f
     out.commit();
 }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const IoError& e) {
-        return e.what();
-    }
-    return "";
-}
-
 }  // namespace
 
 TEST_CASE("staged folder: absent under its final name until commit, then complete") {
@@ -94,15 +85,15 @@ TEST_CASE("staged folder: a file in the way is an error before any work, and sta
     write_text(t / "afile", "mine");
     for (const fs::path& p : {t / "afile", t / "afile" / "sub"}) {
         CAPTURE(p);
-        CHECK(error_of([&] { StagedDirectory::check(p); }).find("not a folder") != std::string::npos);
-        CHECK(error_of([&] { StagedDirectory out(p); }).find("not a folder") != std::string::npos);
+        CHECK(error_of<IoError>([&] { StagedDirectory::check(p); }).find("not a folder") != std::string::npos);
+        CHECK(error_of<IoError>([&] { StagedDirectory out(p); }).find("not a folder") != std::string::npos);
     }
     CHECK(read_text(t / "afile") == "mine");
     CHECK(entries(t.path) == std::set<std::string>{"afile"});
     // Appearing after construction: commit refuses too.
     StagedDirectory out(t / "late");
     write_text(t / "late", "appeared");
-    CHECK(error_of([&] { out.commit(); }).find("not a folder") != std::string::npos);
+    CHECK(error_of<IoError>([&] { out.commit(); }).find("not a folder") != std::string::npos);
     CHECK(read_text(t / "late") == "appeared");
 }
 
@@ -110,8 +101,8 @@ TEST_CASE("staged folder: a folder rhoflow did not write is replaced only when a
     TempDir t("staged_foreign");
     fs::create_directories(t / "home");
     write_text(t / "home" / "thesis.tex", "years of work");
-    CHECK(error_of([&] { StagedDirectory out(t / "home"); }).find("will not replace") != std::string::npos);
-    CHECK(error_of([&] { StagedDirectory::check(t / "home"); }).find("will not replace") != std::string::npos);
+    CHECK(error_of<IoError>([&] { StagedDirectory out(t / "home"); }).find("will not replace") != std::string::npos);
+    CHECK(error_of<IoError>([&] { StagedDirectory::check(t / "home"); }).find("will not replace") != std::string::npos);
     CHECK(read_text(t / "home" / "thesis.tex") == "years of work");
     {
         StagedDirectory out(t / "home", Replace::any);
@@ -157,8 +148,8 @@ TEST_CASE("staged folder: the working directory, or a folder that holds it, is n
     CHECK_FALSE(holds_working_directory(t / "cmpx"));
     for (const std::string name : {".", "./", "..", "../cmp"}) {
         CAPTURE(name);
-        CHECK(error_of([&] { StagedDirectory::check(name); }).find("is the working directory or holds it") != std::string::npos);
-        CHECK(error_of([&] { StagedDirectory s(name); }).find("is the working directory or holds it") != std::string::npos);
+        CHECK(error_of<IoError>([&] { StagedDirectory::check(name); }).find("is the working directory or holds it") != std::string::npos);
+        CHECK(error_of<IoError>([&] { StagedDirectory s(name); }).find("is the working directory or holds it") != std::string::npos);
     }
     fs::current_path(old);
     CHECK(read_text(t / "cmp" / "a.json") == "1");
