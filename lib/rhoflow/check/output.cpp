@@ -119,7 +119,7 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
             const std::string hi = format_exact(ax[a]->hi, 6, UncertainStyle::latex);
             ranged_tex += fmt::format("{}{} \\in [{}, {}]$ ({})", ranged_tex.empty() ? "" : ", ",
                                       std::string(latex_names[a]).substr(0, std::string(latex_names[a]).size() - 1),
-                                      lo.substr(1, lo.size() - 2), hi.substr(1), to_string(ax[a]->effective_scale()));
+                                      lo.substr(1, lo.size() - 2), hi.substr(1, hi.size() - 2), to_string(ax[a]->effective_scale()));
             ranged_md += fmt::format("{}{} in [{}, {}] ({})", ranged_md.empty() ? "" : ", ", md_names[a],
                                      format_exact(ax[a]->lo, 6, UncertainStyle::markdown),
                                      format_exact(ax[a]->hi, 6, UncertainStyle::markdown),

@@ -636,6 +636,9 @@ std::pair<std::string, std::string> human_header(const std::string& k) {
         {"dj", {"j′", "$j'$"}},
         {"mass_informative", {"informative mass", "informative mass"}},
         {"min_margin", {"min. margin", "min.\\ margin"}},
+        {"d", {"d", "$d$"}},
+        {"L", {"L", "$L$"}},
+        {"R", {"R", "$R$"}},
         {"theta", {"θ", "$\\theta$"}},
         {"sigma", {"σ", "$\\sigma$"}},
         {"beta", {"β", "$\\beta$"}},
@@ -675,7 +678,10 @@ PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Tabl
     std::vector<PaperColumn> value_cols(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto [md, tex] = human_header(all[i].key);
-        value_cols[i] = {all[i].key, md, tex, all[i].key, "", "", "", 6, -1};
+        value_cols[i] = {all[i].key, md, tex, all[i].key, "", "", "", i < swept ? 6 : 4, -1};
+        if (all[i].key == "max_abs_z") value_cols[i].decimals = 2;
+        // the nuisance masses stay in summary.csv: a paper's summary shows alignment and times
+        if (i >= swept && all[i].key.rfind("nuisance_mass", 0) == 0) is_error[i] = true;
     }
     for (std::size_t i = swept; i < all.size(); ++i) {
         const std::string& k = all[i].key;
