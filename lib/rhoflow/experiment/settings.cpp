@@ -438,13 +438,16 @@ std::vector<Setting> compare_settings() {
         "gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)",
         c, "LIST",
         [](J& j, const std::string& t) {
-            j.compare.table_columns.clear();
-            std::size_t from = 0;
-            while (from <= t.size()) {
+            std::vector<std::string> keys;
+            for (std::size_t from = 0; from <= t.size();) {
                 const std::size_t comma = std::min(t.find(',', from), t.size());
-                j.compare.table_columns.push_back(t.substr(from, comma - from));
+                keys.push_back(t.substr(from, comma - from));
+                if (keys.back().empty())
+                    throw InvalidArgument("table_columns", fmt::format("table_columns = '{}' has an empty entry "
+                                                                       "(accepted: comma-separated column names)", t));
                 from = comma + 1;
             }
+            j.compare.table_columns = keys;
         },
         [](J& j) {
             std::string out;
