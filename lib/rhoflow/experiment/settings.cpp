@@ -436,7 +436,7 @@ std::vector<Setting> compare_settings() {
         "table-columns", "table_columns",
         "columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, "
         "gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)",
-        c, "LIST",
+        c, "NAMES",
         [](J& j, const std::string& t) {
             std::vector<std::string> keys;
             for (std::size_t from = 0; from <= t.size();) {
