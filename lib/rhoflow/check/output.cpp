@@ -114,7 +114,7 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
     for (int a = 0; a < axis_count; ++a) {
         const std::string key(axis_name(a));
         if (ax[a]->ranged()) {
-            cols.push_back({key, md_names[a], latex_names[a], key, "", "", "", 6, -1});
+            cols.push_back({key, md_names[a], latex_names[a], key, "", "", "", 6, -1, false});
             const std::string lo = format_exact(ax[a]->lo, 6, UncertainStyle::latex);
             const std::string hi = format_exact(ax[a]->hi, 6, UncertainStyle::latex);
             ranged_tex += fmt::format("{}{} \\in [{}, {}]$ ({})", ranged_tex.empty() ? "" : ", ",
@@ -133,13 +133,13 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
                                     format_exact(ax[a]->lo, 6, UncertainStyle::markdown));
         }
     }
-    cols.push_back({"verdict", "verdict", "verdict", "verdict", "", "", "", 6, -1});
-    cols.push_back({"margin", "margin", "margin", "margin", "error", "", "", 3, -1});
-    cols.push_back({"where", "at ρ", "at $\\rho$", "where", "", "", "", 4, -1});
+    cols.push_back({"verdict", "verdict", "verdict", "verdict", "", "", "", 6, -1, false});
+    cols.push_back({"margin", "margin", "margin", "margin", "error", "", "", 3, -1, false});
+    cols.push_back({"where", "at ρ", "at $\\rho$", "where", "", "", "", 4, -1, false});
     if (params.claim.kind == ClaimKind::attractors)
-        cols.push_back({"attractors", "attractors", "attractors", "attractors", "", "", "", 6, -1});
+        cols.push_back({"attractors", "attractors", "attractors", "attractors", "", "", "", 6, -1, false});
     if (params.claim.kind == ClaimKind::hitting_time)
-        cols.push_back({"hit_time", "hitting time", "$T_{\\mathrm{hit}}$", "hit_time", "", "", "", 4, -1});
+        cols.push_back({"hit_time", "hitting time", "$T_{\\mathrm{hit}}$", "hit_time", "", "", "", 4, -1, false});
     auto caption = [&](bool latex) {
         return fmt::format(
             "Claim '{}' checked at {} parameter points ({} hold, {} fail, {} undecided; verdict: {}) of the box {}{}{}{}. "

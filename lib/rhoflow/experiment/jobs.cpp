@@ -364,25 +364,30 @@ PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw&
                     {"rho_star_err", "", "", "{}"}, {"plain_ode", "", "", "{}"}};
     full.rows = {{law.eta, law.mean, law.mean_err, law.sd, law.sd_err, law.attractor, law.attractor_err, law.plain_ode}};
     const std::vector<PaperColumn> cols = {
-        {"eta", "η", "$\\eta$", "eta", "", "", "", 6, -1},
-        {"mean", "E|ρ|", "$\\mathrm{E}\\,|\\rho|$", "mean", "mean_err", "", "", 6, -1},
-        {"sd", "sd of |ρ|", "sd of $|\\rho|$", "sd", "sd_err", "", "", 6, -1},
-        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1},
-        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1},
+        {"eta", "η", "$\\eta$", "eta", "", "", "", 6, -1, false},
+        {"mean", "E|ρ|", "$\\mathrm{E}\\,|\\rho|$", "mean", "mean_err", "", "", 6, -1, false},
+        {"sd", "sd of |ρ|", "sd of $|\\rho|$", "sd", "sd_err", "", "", 6, -1, false},
+        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
+        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
     };
     const auto& m = job.model;
     auto caption = [&](bool latex) {
-        const UncertainStyle st = latex ? UncertainStyle::latex : UncertainStyle::markdown;
-        auto v = [&](double x) { return format_exact(x, 6, st); };
+        // "name = value": "$\\eta = 0.01$" in LaTeX, "η = 0.01" in Markdown
+        auto eq = [&](const char* tex, const char* md, double x) {
+            if (!latex) return fmt::format("{} = {}", md, format_exact(x, 6, UncertainStyle::markdown));
+            const std::string v = format_exact(x, 6, UncertainStyle::latex);
+            return fmt::format("${} = {}$", tex, v.substr(1, v.size() - 2));
+        };
         return fmt::format(
-            "Stationary law of |{}| for the {} update at the constant step size {} = {}, in the basin ({}, 1] of the "
+            "Stationary law of {} for the {} update at the constant step size {}, in the basin ({}, 1] of the "
             "attractor nearest +1: its mean and standard deviation, the effective attractor {} (root of the effective "
             "drift a), each with its error (bootstrap of the one-step moment table and quadrature), and the mean-field "
-            "ODE's attractor; d = {}, L = {}, R = {}, {} = {}, {} = {}, {} = {}.",
-            latex ? "$\\rho$" : "ρ", to_string(law.rule), latex ? "$\\eta$" : "η", v(law.eta), v(law.basin_from),
-            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", v(static_cast<double>(m.d)), v(static_cast<double>(m.L)),
-            v(static_cast<double>(m.R)), latex ? "$\\theta$" : "θ", v(m.theta), latex ? "$\\sigma$" : "σ", v(m.sigma),
-            latex ? "$\\beta$" : "β", v(m.beta));
+            "ODE's attractor; {}, {}, {}, {}, {}, {}.",
+            latex ? "$|\\rho|$" : "|ρ|", to_string(law.rule), eq("\\eta", "η", law.eta),
+            format_exact(law.basin_from, 6, latex ? UncertainStyle::latex : UncertainStyle::markdown),
+            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", eq("d", "d", static_cast<double>(m.d)),
+            eq("L", "L", static_cast<double>(m.L)), eq("R", "R", static_cast<double>(m.R)), eq("\\theta", "θ", m.theta),
+            eq("\\sigma", "σ", m.sigma), eq("\\beta", "β", m.beta));
     };
     return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
 }

@@ -678,7 +678,7 @@ PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Tabl
     std::vector<PaperColumn> value_cols(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto [md, tex] = human_header(all[i].key);
-        value_cols[i] = {all[i].key, md, tex, all[i].key, "", "", "", i < swept ? 6 : 4, -1};
+        value_cols[i] = {all[i].key, md, tex, all[i].key, "", "", "", i < swept ? 6 : 4, -1, i >= swept};
         if (all[i].key == "max_abs_z") value_cols[i].decimals = 2;
         // the nuisance masses stay in summary.csv: a paper's summary shows alignment and times
         if (i >= swept && all[i].key.rfind("nuisance_mass", 0) == 0) is_error[i] = true;
@@ -709,9 +709,9 @@ PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Tabl
     }
     const std::string title = e.title.empty() ? fs::path(e.file).filename().string() : e.title;
     const std::string sentence = fmt::format(
-        "{}: task '{}', {} runs of rhoflow {}{}{}; {}. Each number with its error as rhoflow reports it (95% "
+        "{}: task '{}', {} run{} of rhoflow {}{}{}; {}. Each number with its error as rhoflow reports it (95% "
         "confidence half-width when the run gives a CI).",
-        title, t.name, runs, t.command, ranged.empty() ? "" : " over ", ranged,
+        title, t.name, runs, runs == 1 ? "" : "s", t.command, ranged.empty() ? "" : " over ", ranged,
         fixed.empty() ? "every other parameter at its default" : "fixed " + fixed);
     std::string tex = latex_escape(sentence);
     const std::string pct = "95\\%";

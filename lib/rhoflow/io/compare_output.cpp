@@ -163,16 +163,16 @@ std::string compare_parameters_sentence(const CompareParams& p, bool latex) {
 
 PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) {
     const std::vector<PaperColumn> all = {
-        {"step", "step k", "$k$", "step", "", "", "", 17, -1},
-        {"t", "t_k", "$t_k$", "t", "", "", "", 4, -1},
-        {"rho_ode", "ρ ODE", "$\\rho_{\\mathrm{ODE}}$", "rho_ode", "", "", "", 5, 4},
-        {"rho_eff", "ρ effective ODE", "$\\rho_{\\mathrm{eff}}$", "rho_eff_ode", "", "", "", 5, 4},
-        {"pred", "predicted mean", "predicted $\\bar\\rho$", "pred_mean", "pred_hw", "", "", 5, -1},
-        {"sga", "SGA mean", "SGA $\\bar\\rho$", "rho_sga_mean", "", "rho_sga_ci95_lo", "rho_sga_ci95_hi", 5, -1},
-        {"median", "SGA median", "SGA median", "rho_sga_q50", "", "", "", 4, 4},
-        {"z", "z", "$z$", "residual_z", "", "", "", 3, 2},
-        {"gap_mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1},
-        {"nuisance", "nuisance mass", "$1 - A_I$", "nuisance_mass_sga", "", "", "", 4, -1},
+        {"step", "step k", "$k$", "step", "", "", "", 17, -1, false},
+        {"t", "t_k", "$t_k$", "t", "", "", "", 4, -1, false},
+        {"rho_ode", "ρ ODE", "$\\rho_{\\mathrm{ODE}}$", "rho_ode", "", "", "", 5, 4, false},
+        {"rho_eff", "ρ effective ODE", "$\\rho_{\\mathrm{eff}}$", "rho_eff_ode", "", "", "", 5, 4, false},
+        {"pred", "predicted mean", "predicted $\\bar\\rho$", "pred_mean", "pred_hw", "", "", 5, -1, false},
+        {"sga", "SGA mean", "SGA $\\bar\\rho$", "rho_sga_mean", "", "rho_sga_ci95_lo", "rho_sga_ci95_hi", 5, -1, false},
+        {"median", "SGA median", "SGA median", "rho_sga_q50", "", "", "", 4, 4, true},
+        {"z", "z", "$z$", "residual_z", "", "", "", 3, 2, false},
+        {"gap_mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
+        {"nuisance", "nuisance mass", "$1 - A_I$", "nuisance_mass_sga", "", "", "", 4, -1, true},
     };
     std::vector<std::string> defaults = {"t", "rho_ode", "pred", "sga", "z"};
     if (!r.verdict) defaults = {"t", "rho_ode", "sga"};
@@ -195,11 +195,11 @@ PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) 
 
 PaperTable gap_paper_table(const CompareResult& r, const std::string& stem) {
     const std::vector<PaperColumn> cols = {
-        {"t", "t", "$t$", "t", "", "", "", 4, -1},
-        {"eta", "η(t)", "$\\eta(t)$", "eta", "", "", "", 3, -1},
-        {"mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1},
-        {"median", "median D_T", "median $D_T$", "gap_median", "", "", "", 3, -1},
-        {"q90", "90% quantile of D_T", "$D_T$, 90\\% quantile", "gap_q90", "", "", "", 3, -1},
+        {"t", "t", "$t$", "t", "", "", "", 4, -1, false},
+        {"eta", "η(t)", "$\\eta(t)$", "eta", "", "", "", 3, -1, true},
+        {"mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
+        {"median", "median D_T", "median $D_T$", "gap_median", "", "", "", 3, -1, true},
+        {"q90", "90% quantile of D_T", "$D_T$, 90\\% quantile", "gap_q90", "", "", "", 3, -1, true},
     };
     auto caption = [&](bool latex) {
         return fmt::format("Asymptotic-pseudotrajectory gap {} over windows of ODE time {}, across the trials "
@@ -212,12 +212,12 @@ PaperTable gap_paper_table(const CompareResult& r, const std::string& stem) {
 
 PaperTable study_paper_table(const CompareResult& r, const std::string& stem) {
     const std::vector<PaperColumn> cols = {
-        {"eta0", "η0", "$\\eta_0$", "eta0", "", "", "", 4, -1},
-        {"k0", "k0", "$k_0$", "k0", "", "", "", 4, -1},
-        {"steps", "steps", "steps", "steps", "", "", "", 17, -1},
+        {"eta0", "η0", "$\\eta_0$", "eta0", "", "", "", 4, -1, false},
+        {"k0", "k0", "$k_0$", "k0", "", "", "", 4, -1, false},
+        {"steps", "steps", "steps", "steps", "", "", "", 17, -1, false},
         {"sup", "mean sup error", "mean $\\sup_k |\\rho_k - \\rho_{\\mathrm{ODE}}(t_k)|$", "sup_err_mean", "",
          "sup_err_ci95_lo", "sup_err_ci95_hi", 4, -1},
-        {"median", "median", "median", "sup_err_median", "", "", "", 3, -1},
+        {"median", "median", "median", "sup_err_median", "", "", "", 3, -1, true},
     };
     const StepSizeStudy& s = *r.study;
     const auto& m = r.params.model;

@@ -62,7 +62,9 @@ std::string cell(const std::vector<TableCell>& row, const Table& full, const Pap
     }
     if (has_error && err > 0) return format_uncertain(*x, err, style);
     if (c.decimals >= 0) return fixed(*x, c.decimals, style);
-    return format_exact(*x, c.digits, style);
+    UncertainOptions o;
+    o.trailing_zeros = c.statistic && !(std::floor(*x) == *x && std::fabs(*x) < 9007199254740992.0);  // counts stay "5"
+    return format_exact(*x, c.digits, style, o);
 }
 
 std::string markdown_escape(const std::string& s) {

@@ -30,6 +30,7 @@ struct PaperColumn {
     std::string hi;      ///< upper end of that CI
     int digits = 4;      ///< significant digits of a value without error
     int decimals = -1;   ///< >= 0: a value without error printed with this many decimals instead (z scores)
+    bool statistic = false;  ///< a value without error keeps `digits` digits, zeros too (0.0610); else trimmed (0.01, 1000)
 };
 
 /// A compact table ready to print: cells already formatted for LaTeX and for Markdown.

@@ -99,7 +99,7 @@ RoundedUncertain round_to_error(double value, double error, const UncertainOptio
     if (error == 0) {
         if (value == 0) return assemble(false, {"0", 0}, nullptr, options);
         auto [digits, top] = scientific(std::fabs(value), options.exact_digits - 1);
-        while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+        while (!options.trailing_zeros && digits.size() > 1 && digits.back() == '0') digits.pop_back();
         const Decimal exact{digits, top - static_cast<int>(digits.size()) + 1};
         return assemble(value < 0, exact, nullptr, options);
     }

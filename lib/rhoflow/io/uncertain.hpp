@@ -10,7 +10,8 @@
 // error shows, carrying into the next digit when it must (0.0995 +- 0.003 -> 0.100 +- 0.003,
 // 9.96 +- 0.3 -> 10.0 +- 0.3). A value rounded to zero prints without a sign.
 // Error 0 means an exact value (a parameter, a time on the output grid): it prints alone, with
-// at most `exact_digits` significant digits and no trailing zeros, no "+- 0".
+// at most `exact_digits` significant digits and no trailing zeros (exactly exact_digits digits
+// when `trailing_zeros`: 0.0610 beside 0.0626 in a column of statistics), no "+- 0".
 // When the larger of |value| and the rounded error is below 10^min_exponent or at or above
 // 10^(max_exponent + 1), a power of ten is factored out, "(1.23 +- 0.12) x 10^-7", so that no C
 // exponent ("1e+04", "6.8e-01") ever reaches a paper. LaTeX uses a real minus sign (math mode),
@@ -36,6 +37,7 @@ struct UncertainOptions {
     int min_exponent = -3;  ///< factor 10^n out when max(|value|, error) < 10^min_exponent
     int max_exponent = 5;   ///< factor 10^n out when max(|value|, error) >= 10^(max_exponent + 1)
     int exact_digits = 6;   ///< significant digits of a value whose error is 0 (1 ... 17)
+    bool trailing_zeros = false;  ///< an exact value keeps its trailing zeros (a statistic to exact_digits digits)
 };
 
 /// A value and its error rounded by the rule above, as decimal digit strings sharing one power

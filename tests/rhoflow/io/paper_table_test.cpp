@@ -24,11 +24,11 @@ Table full(std::size_t rows) {
 }
 
 const std::vector<PaperColumn> kColumns = {
-    {"t", "t", "$t$", "t", "", "", "", 4, -1},
-    {"ci", "mean (CI)", "mean", "mean", "", "lo", "hi", 4, -1},
-    {"se", "mean (se)", "mean", "mean", "se", "", "", 4, -1},
-    {"fixed", "mean, 2 decimals", "mean", "mean", "", "", "", 4, 2},
-    {"note", "note", "note", "note", "", "", "", 4, -1},
+    {"t", "t", "$t$", "t", "", "", "", 4, -1, false},
+    {"ci", "mean (CI)", "mean", "mean", "", "lo", "hi", 4, -1, false},
+    {"se", "mean (se)", "mean", "mean", "se", "", "", 4, -1, false},
+    {"fixed", "mean, 2 decimals", "mean", "mean", "", "", "", 4, 2, false},
+    {"note", "note", "note", "note", "", "", "", 4, -1, false},
 };
 
 int count(const std::string& s, const std::string& what) {
@@ -108,4 +108,18 @@ TEST_CASE("paper table: column selection by key, defaults, unknown and repeated 
         CHECK(std::string(e.what()).find("accepted: t, ci, se, fixed, note") != std::string::npos);
     }
     CHECK_THROWS_AS(select_columns(kColumns, {"t", "t"}, {}, "table_columns"), InvalidArgument);
+}
+
+TEST_CASE("paper table: a statistic column keeps its significant zeros, counts and parameters stay trimmed") {
+    Table t = full(3);
+    t.rows[0][1] = 0.061;
+    t.rows[1][1] = 0.0626;
+    t.rows[2][1] = 5.0;
+    const std::vector<PaperColumn> stat = {{"m", "m", "m", "mean", "", "", "", 3, -1, true},
+                                           {"p", "p", "p", "mean", "", "", "", 3, -1, false}};
+    const PaperTable p = paper_table(t, stat, "c", "c", "tab:x");
+    CHECK(p.latex[0][0] == "$0.0610$");
+    CHECK(p.latex[1][0] == "$0.0626$");
+    CHECK(p.latex[2][0] == "$5$");
+    CHECK(p.latex[0][1] == "$0.061$");
 }

@@ -125,3 +125,13 @@ TEST_CASE("uncertain: the rounded parts share one power of ten") {
     CHECK(r.exponent == -5);
     CHECK(to_string(r, UncertainStyle::plain) == "(-6.86 +/- 0.12) x 10^-5");
 }
+
+TEST_CASE("uncertain: trailing_zeros keeps a statistic's digits, so a column's decimals do not vary") {
+    UncertainOptions o;
+    o.trailing_zeros = true;
+    CHECK(format_exact(0.061, 3, UncertainStyle::plain, o) == "0.0610");  // beside 0.0626, not "0.061"
+    CHECK(format_exact(0.0626, 3, UncertainStyle::plain, o) == "0.0626");
+    CHECK(format_exact(1.0, 3, UncertainStyle::plain, o) == "1.00");
+    CHECK(format_exact(2.0e-5, 2, UncertainStyle::latex, o) == "$2.0 \\times 10^{-5}$");
+    CHECK(format_exact(0.061, 3, UncertainStyle::plain) == "0.061");  // trimmed by default (parameters)
+}
