@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
@@ -221,7 +222,8 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         const nlohmann::json doc = document(job, result);
         if (!c.folder.empty()) {
             StagedDirectory out(c.folder);  // complete or absent under its final name
-            const auto lines = write_outputs(job, result, out.path(), !c.no_figures);
+            const auto lines = write_outputs(job, result, out.path(), !c.no_figures,
+                                             std::filesystem::path(c.folder).lexically_normal().filename().string());
             out.commit();
             if (!c.quiet) std::cerr << "rhoflow " << c.name << ": wrote into " << c.folder << "/:\n";
             for (const auto& l : lines)

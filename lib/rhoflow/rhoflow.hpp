@@ -49,8 +49,10 @@
 #include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/table.hpp"
+#include "rhoflow/io/uncertain.hpp"
 
 // check
 #include "rhoflow/check/box.hpp"

@@ -119,6 +119,11 @@ def _text(value, name, kind):
         if len(value) != 2:
             raise TypeError(f"{name} must be a number or a (lo, hi) pair")
         return f"{_number(value[0], name)}:{_number(value[1], name)}"
+    if kind == "NAMES":  # compare's table_columns: a sequence of column names
+        items = list(value)
+        if not all(isinstance(v, str) for v in items):
+            raise TypeError(f"{name} must be a string or a sequence of strings")
+        return ",".join(items)
     if kind == "LIST":
         if isinstance(value, _numbers.Real) and not isinstance(value, bool):
             return _number(value, name)
@@ -140,6 +145,8 @@ def _default(text, kind):
         return float(text)
     if kind == "NUMBER|uniform":
         return None if text == "uniform" else float(text)
+    if kind == "NAMES":
+        return text.split(",") if text else []
     if kind == "LIST":
         if not text:
             return []
@@ -151,7 +158,7 @@ def _default(text, kind):
 
 
 _PY_TYPES = {"": "bool", "INT": "int", "SEED": "int", "NUMBER": "float", "TEXT": "str",
-             "NUMBER|uniform": "float | None", "LIST": "list[float]", "VALUE|LO:HI": "float | tuple[float, float]"}
+             "NUMBER|uniform": "float | None", "LIST": "list[float]", "NAMES": "list[str]", "VALUE|LO:HI": "float | tuple[float, float]"}
 
 
 def _annotation(setting):

@@ -402,6 +402,7 @@ def compare(model: Model = ...,
             horizon: float = 10.0,
             anchors: int = 24,
             rows: int = 14,
+            table_columns: list[str] = [],
             study_eta0: list[float] = [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025],
             no_study: bool = False,
             study_trials: int = 100,
@@ -473,6 +474,9 @@ def compare(model: Model = ...,
     rows : int, default 14
         rows of the ODE-vs-SGA table, 3 ... 1000
         [rows] rows of the ODE-vs-SGA table
+    table_columns : list[str], default []
+        columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)
+        [table_columns] output only: columns of table.tex/.md (empty: t, rho_ode, pred, sga, z)
     study_eta0 : list[float], default [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025]
         eta0 values of the step-size study (comma-separated, >= 3)
         [study_eta0] step-size study (empty: none)

@@ -20,6 +20,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -493,7 +494,9 @@ PYBIND11_MODULE(_rhoflow, m) {
             [](const Result& r, const std::string& dir, bool figures) {
                 py::gil_scoped_release nogil;
                 rhoflow::StagedDirectory out(dir);
-                auto lines = rhoflow::write_outputs(r.job, r.result, out.path(), figures);
+                // the folder's name makes the tables' LaTeX labels unique, as `rhoflow SUB --out DIR` does
+                auto lines = rhoflow::write_outputs(r.job, r.result, out.path(), figures,
+                                                    std::filesystem::path(dir).lexically_normal().filename().string());
                 out.commit();
                 return lines;
             },

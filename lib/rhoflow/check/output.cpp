@@ -8,6 +8,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/uncertain.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow {
@@ -102,6 +103,54 @@ Table check_table(const CheckParams& params, const CheckResult& result) {
         t.rows.push_back(std::move(row));
     }
     return t;
+}
+
+PaperTable check_paper_table(const CheckParams& params, const CheckResult& result, const std::string& stem) {
+    static const char* const latex_names[axis_count] = {"$d$", "$L$", "$R$", "$\\theta$", "$\\sigma$", "$\\beta$"};
+    static const char* const md_names[axis_count] = {"d", "L", "R", "θ", "σ", "β"};
+    std::vector<PaperColumn> cols;
+    const auto ax = params.box.axes();
+    std::string fixed_tex, fixed_md, ranged_tex, ranged_md;
+    for (int a = 0; a < axis_count; ++a) {
+        const std::string key(axis_name(a));
+        if (ax[a]->ranged()) {
+            cols.push_back({key, md_names[a], latex_names[a], key, "", "", "", 6, -1, false});
+            const std::string lo = format_exact(ax[a]->lo, 6, UncertainStyle::latex);
+            const std::string hi = format_exact(ax[a]->hi, 6, UncertainStyle::latex);
+            ranged_tex += fmt::format("{}{} \\in [{}, {}]$ ({})", ranged_tex.empty() ? "" : ", ",
+                                      std::string(latex_names[a]).substr(0, std::string(latex_names[a]).size() - 1),
+                                      lo.substr(1, lo.size() - 2), hi.substr(1, hi.size() - 2), to_string(ax[a]->effective_scale()));
+            ranged_md += fmt::format("{}{} in [{}, {}] ({})", ranged_md.empty() ? "" : ", ", md_names[a],
+                                     format_exact(ax[a]->lo, 6, UncertainStyle::markdown),
+                                     format_exact(ax[a]->hi, 6, UncertainStyle::markdown),
+                                     to_string(ax[a]->effective_scale()));
+        } else {
+            const std::string v = format_exact(ax[a]->lo, 6, UncertainStyle::latex);
+            fixed_tex += fmt::format("{}{} = {}", fixed_tex.empty() ? "" : ", ",
+                                     std::string(latex_names[a]).substr(0, std::string(latex_names[a]).size() - 1),
+                                     v.substr(1));
+            fixed_md += fmt::format("{}{} = {}", fixed_md.empty() ? "" : ", ", md_names[a],
+                                    format_exact(ax[a]->lo, 6, UncertainStyle::markdown));
+        }
+    }
+    cols.push_back({"verdict", "verdict", "verdict", "verdict", "", "", "", 6, -1, false});
+    cols.push_back({"margin", "margin", "margin", "margin", "error", "", "", 3, -1, false});
+    cols.push_back({"where", "at ρ", "at $\\rho$", "where", "", "", "", 4, -1, false});
+    if (params.claim.kind == ClaimKind::attractors)
+        cols.push_back({"attractors", "attractors", "attractors", "attractors", "", "", "", 6, -1, false});
+    if (params.claim.kind == ClaimKind::hitting_time)
+        cols.push_back({"hit_time", "hitting time", "$T_{\\mathrm{hit}}$", "hit_time", "", "", "", 4, -1, false});
+    auto caption = [&](bool latex) {
+        return fmt::format(
+            "Claim '{}' checked at {} parameter points ({} hold, {} fail, {} undecided; verdict: {}) of the box {}{}{}{}. "
+            "The margin is signed and relative (docs/cli.md, rhoflow check) with its error: a point holds when the "
+            "margin exceeds its error; between the points the result is sampled, not proved.",
+            latex ? latex_escape(to_string(params.claim)) : to_string(params.claim), result.points.size(), result.holds,
+            result.fails, result.undecided, to_string(result.verdict),
+            latex ? ranged_tex : ranged_md, (latex ? ranged_tex : ranged_md).empty() ? "" : " with ",
+            latex ? fixed_tex : fixed_md, params.noise == NoiseConvention::per_norm ? " (sigma per norm)" : "");
+    };
+    return paper_table(check_table(params, result), cols, caption(true), caption(false), paper_label(stem, "check"));
 }
 
 namespace {

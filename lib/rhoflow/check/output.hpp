@@ -14,6 +14,7 @@
 
 #include "rhoflow/check/check.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 
 namespace rhoflow {
@@ -26,6 +27,11 @@ nlohmann::json check_document(const CheckParams& params, const CheckResult& resu
 /// One row per evaluated point: the six parameters, level, verdict, margin, error, where,
 /// table points (and the attractor count or hitting time for those claims).
 Table check_table(const CheckParams& params, const CheckResult& result);
+
+/// The compact per-point table for a paper (points.tex, points.md): the ranged parameters,
+/// verdict, margin +- error (rounded to the error), where (and attractors or hitting time); a
+/// longtable past 40 points; label paper_label(stem, "check").
+PaperTable check_paper_table(const CheckParams& params, const CheckResult& result, const std::string& stem);
 
 /// Figures of a check and the data files they read.
 struct CheckFigures {

@@ -43,11 +43,30 @@ void CompareParams::validate() const {
     require(std::isfinite(field_scale) && field_scale > 0 && field_scale <= 1000, "field_scale", field_scale,
             "0 < field_scale <= 1000");
     validate_member("effective", [&] { effective.validate(); });
+    const auto& keys = compare_table_column_keys();
+    std::string accepted;
+    for (const auto& k : keys) accepted += (accepted.empty() ? "" : ", ") + k;
+    for (std::size_t i = 0; i < table_columns.size(); ++i) {
+        const std::string& c = table_columns[i];
+        if (std::find(keys.begin(), keys.end(), c) == keys.end())
+            throw InvalidArgument("table_columns", fmt::format("table_columns = '{}' is not a column (accepted: {})", c,
+                                                               accepted));
+        if (std::find(table_columns.begin(), table_columns.begin() + static_cast<std::ptrdiff_t>(i), c) !=
+            table_columns.begin() + static_cast<std::ptrdiff_t>(i))
+            throw InvalidArgument("table_columns", fmt::format("table_columns names '{}' twice (accepted: each of {} "
+                                                               "at most once)", c, accepted));
+    }
     if (field == DriftMethod::exact) validate_member("model", [&] { validate_exact_field(model, table.exact); });
     const double t_final = sga.schedule.time_at(sga.steps);
     require(horizon < t_final, "horizon", horizon,
             fmt::format("horizon < the run's ODE time t_final = {} (more steps or a shorter horizon)",
                         format_number(t_final)));
+}
+
+const std::vector<std::string>& compare_table_column_keys() {
+    static const std::vector<std::string> keys = {"step", "t",      "rho_ode", "rho_eff",  "pred",
+                                                  "sga",  "median", "z",       "gap_mean", "nuisance"};
+    return keys;
 }
 
 CompareParams default_compare_params() {
@@ -607,7 +626,7 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
 
 RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)
 RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, rows, study_eta0, study_trials,
-                   study_horizon, field_scale, effective)
+                   study_horizon, field_scale, effective, table_columns)
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,
                    nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se,
                    residual_z, p_value)

@@ -68,10 +68,14 @@ struct CompareParams {
     double study_horizon = 0.0;                        ///< t_study; 0 = 3 x the ODE hitting time, at least 5
     double field_scale = 1.0;                          ///< the theory's field is multiplied by this (1: as computed)
     EffectiveParams effective;                         ///< the effective-dynamics prediction and verdict
+    std::vector<std::string> table_columns;            ///< output only: columns of table.tex/.md (empty: t, rho_ode, pred, sga, z)
 
     /// Throws InvalidArgument naming the first field out of range (path, e.g. "sga.steps").
     void validate() const;
 };
+
+/// The keys CompareParams::table_columns accepts, in the order docs/cli.md lists them.
+const std::vector<std::string>& compare_table_column_keys();
 
 /// The embedded default experiment: d=50, L=1000, R=100, theta=sigma=beta=1; 30 trials of
 /// 2 10^4 steps with eta_k = 0.01/(1 + k/5000) (ODE time 80), rho0 = 0.1, seed 1, exact field,

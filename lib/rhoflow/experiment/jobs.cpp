@@ -11,6 +11,8 @@
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/uncertain.hpp"
+#include "rhoflow/version.hpp"
 
 namespace rhoflow {
 
@@ -354,16 +356,60 @@ std::string document_file(const Job& job) {
     return "result.json";
 }
 
+PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw& law, const std::string& stem) {
+    Table full;
+    full.meta = {fmt::format("rhoflow {} stationary", version), describe(job.model), law.method};
+    full.columns = {{"eta", "", "", "{}"},   {"mean", "", "", "{}"},      {"mean_err", "", "", "{}"},
+                    {"sd", "", "", "{}"},    {"sd_err", "", "", "{}"},    {"rho_star", "", "", "{}"},
+                    {"rho_star_err", "", "", "{}"}, {"plain_ode", "", "", "{}"}};
+    full.rows = {{law.eta, law.mean, law.mean_err, law.sd, law.sd_err, law.attractor, law.attractor_err, law.plain_ode}};
+    const std::vector<PaperColumn> cols = {
+        {"eta", "η", "$\\eta$", "eta", "", "", "", 6, -1, false},
+        {"mean", "E|ρ|", "$\\mathrm{E}\\,|\\rho|$", "mean", "mean_err", "", "", 6, -1, false},
+        {"sd", "sd of |ρ|", "sd of $|\\rho|$", "sd", "sd_err", "", "", 6, -1, false},
+        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
+        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
+    };
+    const auto& m = job.model;
+    auto caption = [&](bool latex) {
+        // "name = value": "$\\eta = 0.01$" in LaTeX, "η = 0.01" in Markdown
+        auto eq = [&](const char* tex, const char* md, double x) {
+            if (!latex) return fmt::format("{} = {}", md, format_exact(x, 6, UncertainStyle::markdown));
+            const std::string v = format_exact(x, 6, UncertainStyle::latex);
+            return fmt::format("${} = {}$", tex, v.substr(1, v.size() - 2));
+        };
+        return fmt::format(
+            "Stationary law of {} for the {} update at the constant step size {}, in the basin ({}, 1] of the "
+            "attractor nearest +1: its mean and standard deviation, the effective attractor {} (root of the effective "
+            "drift a), each with its error (bootstrap of the one-step moment table and quadrature), and the mean-field "
+            "ODE's attractor; {}, {}, {}, {}, {}, {}.",
+            latex ? "$|\\rho|$" : "|ρ|", to_string(law.rule), eq("\\eta", "η", law.eta),
+            format_exact(law.basin_from, 6, latex ? UncertainStyle::latex : UncertainStyle::markdown),
+            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", eq("d", "d", static_cast<double>(m.d)),
+            eq("L", "L", static_cast<double>(m.L)), eq("R", "R", static_cast<double>(m.R)), eq("\\theta", "θ", m.theta),
+            eq("\\sigma", "σ", m.sigma), eq("\\beta", "β", m.beta));
+    };
+    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
+}
+
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
-                                       bool render) {
-    if (const auto* r = std::get_if<CompareResult>(&result)) return write_compare(*r, dir, render);
+                                       bool render, const std::string& stem) {
+    if (const auto* r = std::get_if<CompareResult>(&result)) return write_compare(*r, dir, render, stem);
+    if (const auto* s = std::get_if<StationaryJob>(&job)) {
+        const PaperTable t = stationary_paper_table(*s, std::get<StationaryLaw>(result), stem);
+        write_file_atomic(dir / document_file(job), document(job, result).dump(2) + "\n");
+        write_file_atomic(dir / "stationary.md", to_markdown(t));
+        write_file_atomic(dir / "stationary.tex", to_latex(t));
+        return {document_file(job) + "; stationary.{md,tex}"};
+    }
     if (const auto* c = std::get_if<CheckJob>(&job)) {
         const auto& r = std::get<CheckResult>(result);
         write_file_atomic(dir / "certificate.json", document(job, result).dump(2) + "\n");
         const Table t = check_table(c->check, r);
         write_file_atomic(dir / "points.csv", to_csv(t));
-        write_file_atomic(dir / "points.md", to_markdown(t));
-        write_file_atomic(dir / "points.tex", to_latex(t));
+        const PaperTable paper = check_paper_table(c->check, r, stem);
+        write_file_atomic(dir / "points.md", to_markdown(paper));
+        write_file_atomic(dir / "points.tex", to_latex(paper));
         std::vector<std::string> lines = {"certificate.json; points.{csv,md,tex}"};
         const CheckFigures figs = check_figures(c->check, r, c->x_axis_index());
         for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);

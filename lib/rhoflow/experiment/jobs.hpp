@@ -19,6 +19,7 @@
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/field/field.hpp"
 #include "rhoflow/field/montecarlo_field.hpp"
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -232,8 +233,14 @@ void from_json(const nlohmann::json& j, CheckJob& v);
 std::string document_file(const Job& job);
 /// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
 /// output (tables, figures: rendered when `render`), or the document alone. Returns a line per
-/// file group written.
+/// file group written. `stem` (the output folder's or sweep cell's name) makes the tables'
+/// LaTeX labels unique (docs/cli.md, "Tables for papers"); "" = "rhoflow".
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
-                                       bool render);
+                                       bool render, const std::string& stem = "");
+
+/// The compact table of a stationary law for a paper (stationary.tex, stationary.md): E|rho|,
+/// its standard deviation and the effective attractor, each with its error, and the plain ODE's
+/// attractor; label paper_label(stem, "stationary").
+PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw& law, const std::string& stem);
 
 }  // namespace rhoflow

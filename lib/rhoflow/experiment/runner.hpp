@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 
 namespace rhoflow {
@@ -130,6 +131,12 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& op
 
 /// The summary table of one task from its cells' results.
 Table summary_table(const Experiment& e, std::size_t task, const std::vector<JobResult>& results);
+
+/// The compact summary for a paper (summary.tex, summary.md): the swept parameters, then each
+/// headline number with its error (a column "X_err"/"X_se", or "ci95_lo"/"ci95_hi" after it, is
+/// the error of X, or of the column before it when there is no X), human headers; label
+/// paper_label("<run folder>-<task>", "summary").
+PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Table& summary);
 
 /// The sibling folder where a run into `out` is built: .NAME.partial next to it.
 std::filesystem::path partial_folder(const std::filesystem::path& out);

@@ -432,6 +432,30 @@ std::vector<Setting> compare_settings() {
                                 [](J& j) -> int& { return j.compare.anchors; }));
     s.push_back(integer<J, int>("rows", "rows", "rows of the ODE-vs-SGA table, 3 ... 1000", c,
                                 [](J& j) -> int& { return j.compare.rows; }));
+    Setting columns = custom<J>(
+        "table-columns", "table_columns",
+        "columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, "
+        "gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)",
+        c, "NAMES",
+        [](J& j, const std::string& t) {
+            std::vector<std::string> keys;
+            for (std::size_t from = 0; from <= t.size();) {
+                const std::size_t comma = std::min(t.find(',', from), t.size());
+                keys.push_back(t.substr(from, comma - from));
+                if (keys.back().empty())
+                    throw InvalidArgument("table_columns", fmt::format("table_columns = '{}' has an empty entry "
+                                                                       "(accepted: comma-separated column names)", t));
+                from = comma + 1;
+            }
+            j.compare.table_columns = keys;
+        },
+        [](J& j) {
+            std::string out;
+            for (const auto& k : j.compare.table_columns) out += fmt::format("{}{}", out.empty() ? "" : ",", k);
+            return out;
+        });
+    columns.is_list = true;
+    s.push_back(columns);
     s.push_back(real_list<J>("study-eta0", "study_eta0", "eta0 values of the step-size study (comma-separated, >= 3)", c,
                              [](J& j) -> std::vector<double>& { return j.compare.study_eta0; }));
     s.push_back(toggle<J>("no-study", "study_eta0", "skip the step-size study", c,

@@ -6,6 +6,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/uncertain.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow {
@@ -87,6 +88,9 @@ Table study_table(const CompareResult& r) {
     t.caption = fmt::format("Step-size study: sup over [0, {:.3g}] of |rho_k - rho_ODE(t_k)| from rho0 = {} (eta0 k0 fixed)",
                             s.horizon, format_number(s.rho0));
     t.meta = compare_provenance(r.params);
+    t.meta.push_back(fmt::format("step-size study: {} trials per eta0 over ODE time [0, {}] (the ensemble line above is "
+                                 "the main comparison's)",
+                                 s.trials, format_number(s.horizon)));
     t.label = "tab:rhoflow-study";
     t.columns = {{"eta0", "eta0", "$\\eta_0$", "{:.4g}"},
                  {"k0", "k0", "$k_0$", "{:.4g}"},
@@ -99,6 +103,143 @@ Table study_table(const CompareResult& r) {
         t.rows.push_back({w.eta0, w.k0, static_cast<double>(w.steps), w.sup_err.mean, w.sup_err.lo, w.sup_err.hi,
                           w.sup_err_median});
     return t;
+}
+
+namespace {
+
+UncertainStyle style_of(bool latex) { return latex ? UncertainStyle::latex : UncertainStyle::markdown; }
+
+// A number inside LaTeX math (format_exact's "$...$" without the dollars).
+std::string math(double v, int digits) {
+    const std::string x = format_exact(v, digits, UncertainStyle::latex);
+    return x.substr(1, x.size() - 2);
+}
+
+// "name = value" in a caption: "$d = 50$" (LaTeX) or "d = 50" (Markdown).
+std::string eq(const char* tex, const char* md, double v, bool latex) {
+    if (!latex) return fmt::format("{} = {}", md, format_exact(v, 6, UncertainStyle::markdown));
+    return fmt::format("${} = {}$", tex, math(v, 6));
+}
+
+std::string schedule_sentence(const StepSchedule& s, bool latex) {
+    const std::string e0 = format_exact(s.eta0, 6, UncertainStyle::plain);
+    const std::string k0 = format_exact(s.k0, 6, UncertainStyle::plain);
+    if (s.gamma == 0) return latex ? fmt::format("$\\eta = {}$", e0) : fmt::format("η = {}", e0);
+    const std::string g = s.gamma == 1 ? "" : format_exact(s.gamma, 6, UncertainStyle::plain);
+    if (latex) return fmt::format("$\\eta_k = {}/(1 + k/{}){}$", e0, k0, g.empty() ? "" : "^{" + g + "}");
+    return fmt::format("η_k = {}/(1 + k/{}){}", e0, k0, g.empty() ? "" : "^" + g);
+}
+
+// Columns of the source table of compare_paper_table: the full table plus the prediction's
+// 95% half-width for the SGA mean, so that every paper column is a lookup.
+Table compare_source(const CompareResult& r) {
+    Table t = compare_table(r);
+    if (!r.verdict) {
+        for (const char* k : {"rho_eff_ode", "pred_mean", "residual_z"}) t.columns.push_back({k, k, k, "{}"});
+        for (auto& row : t.rows) row.insert(row.end(), 3, TableCell{});
+    }
+    t.columns.push_back({"pred_hw", "", "", "{}"});
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+        const auto& se = r.table[i].pred_se;
+        t.rows[i].push_back(se ? TableCell(1.959963984540054 * *se) : TableCell{});
+    }
+    return t;
+}
+
+}  // namespace
+
+std::string compare_parameters_sentence(const CompareParams& p, bool latex) {
+    const auto& m = p.model;
+    const auto& s = p.sga;
+    const std::string rho0 = s.rho0 ? (latex ? eq("\\rho_0", "ρ0", *s.rho0, true) : eq("", "ρ0", *s.rho0, false))
+                                    : std::string(latex ? "$\\rho_0$ uniform on the sphere" : "ρ0 uniform on the sphere");
+    return fmt::format("{} trials of {} steps ({} sampler, {} update, {}, {}, seed {}) for {}, {}, {}, {}, {}, {}",
+                       s.trials, format_exact(static_cast<double>(s.steps), 17, style_of(latex)), to_string(s.sampler),
+                       to_string(s.update), schedule_sentence(s.schedule, latex), rho0, s.seed,
+                       eq("d", "d", static_cast<double>(m.d), latex), eq("L", "L", static_cast<double>(m.L), latex),
+                       eq("R", "R", static_cast<double>(m.R), latex), eq("\\theta", "θ", m.theta, latex),
+                       eq("\\sigma", "σ", m.sigma, latex), eq("\\beta", "β", m.beta, latex));
+}
+
+PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) {
+    const std::vector<PaperColumn> all = {
+        {"step", "step k", "$k$", "step", "", "", "", 17, -1, false},
+        {"t", "t_k", "$t_k$", "t", "", "", "", 4, -1, false},
+        {"rho_ode", "ρ ODE", "$\\rho_{\\mathrm{ODE}}$", "rho_ode", "", "", "", 5, 4, false},
+        {"rho_eff", "ρ effective ODE", "$\\rho_{\\mathrm{eff}}$", "rho_eff_ode", "", "", "", 5, 4, false},
+        {"pred", "predicted mean", "predicted $\\bar\\rho$", "pred_mean", "pred_hw", "", "", 5, -1, false},
+        {"sga", "SGA mean", "SGA $\\bar\\rho$", "rho_sga_mean", "", "rho_sga_ci95_lo", "rho_sga_ci95_hi", 5, -1, false},
+        {"median", "SGA median", "SGA median", "rho_sga_q50", "", "", "", 4, 4, true},
+        {"z", "z", "$z$", "residual_z", "", "", "", 3, 2, false},
+        {"gap_mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
+        {"nuisance", "nuisance mass", "$1 - A_I$", "nuisance_mass_sga", "", "", "", 4, -1, true},
+    };
+    std::vector<std::string> defaults = {"t", "rho_ode", "pred", "sga", "z"};
+    if (!r.verdict) defaults = {"t", "rho_ode", "sga"};
+    const auto cols = select_columns(all, r.params.table_columns, defaults, "table_columns");
+    auto caption = [&](bool latex) {
+        const std::string pm = latex ? "$\\pm$" : "±";
+        return fmt::format(
+            "Alignment {} at ODE time {}: the mean-field ODE{}, and the mean of {}. Errors ({}) are 95{} confidence "
+            "half-widths{}.",
+            latex ? "$\\rho$" : "ρ", latex ? "$t_k = \\sum_{i<k} \\eta_i$" : "t_k = Σ_{i<k} η_i",
+            r.verdict ? ", the effective (finite-step) prediction" : "", compare_parameters_sentence(r.params, latex), pm,
+            latex ? "\\%" : "%",
+            r.verdict ? fmt::format("; the prediction's is where the SGA mean should fall; {} is the SGA mean's residual "
+                                    "from the prediction in predicted standard errors",
+                                    latex ? "$z$" : "z")
+                      : "");
+    };
+    return paper_table(compare_source(r), cols, caption(true), caption(false), paper_label(stem, "compare"));
+}
+
+PaperTable gap_paper_table(const CompareResult& r, const std::string& stem) {
+    const std::vector<PaperColumn> cols = {
+        {"t", "t", "$t$", "t", "", "", "", 4, -1, false},
+        {"eta", "η(t)", "$\\eta(t)$", "eta", "", "", "", 3, -1, true},
+        {"mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
+        {"median", "median D_T", "median $D_T$", "gap_median", "", "", "", 3, -1, true},
+        {"q90", "90% quantile of D_T", "$D_T$, 90\\% quantile", "gap_q90", "", "", "", 3, -1, true},
+    };
+    auto caption = [&](bool latex) {
+        return fmt::format("Asymptotic-pseudotrajectory gap {} over windows of ODE time {}, across the trials "
+                           "(statistics over trials, 3 significant digits): {}.",
+                           latex ? "$D_T(t)$" : "D_T(t)", eq("T", "T", r.params.horizon, latex),
+                           compare_parameters_sentence(r.params, latex));
+    };
+    return paper_table(gap_table(r), cols, caption(true), caption(false), paper_label(stem, "gap"));
+}
+
+PaperTable study_paper_table(const CompareResult& r, const std::string& stem) {
+    const std::vector<PaperColumn> cols = {
+        {"eta0", "η0", "$\\eta_0$", "eta0", "", "", "", 4, -1, false},
+        {"k0", "k0", "$k_0$", "k0", "", "", "", 4, -1, false},
+        {"steps", "steps", "steps", "steps", "", "", "", 17, -1, false},
+        {"sup", "mean sup error", "mean $\\sup_k |\\rho_k - \\rho_{\\mathrm{ODE}}(t_k)|$", "sup_err_mean", "",
+         "sup_err_ci95_lo", "sup_err_ci95_hi", 4, -1},
+        {"median", "median", "median", "sup_err_median", "", "", "", 3, -1, true},
+    };
+    const StepSizeStudy& s = *r.study;
+    const auto& m = r.params.model;
+    auto caption = [&](bool latex) {
+        const std::string fit = latex ? format_uncertain(s.fit.slope, s.fit.slope_se, UncertainStyle::latex)
+                                      : format_uncertain(s.fit.slope, s.fit.slope_se, UncertainStyle::markdown);
+        return fmt::format(
+            "Step-size study: the largest distance {} between an SGA trial and the ODE over {}, from {}, for step "
+            "sizes {} with {} fixed; mean of {} trials per {} {} the 95{} confidence half-width, and the median; "
+            "{}, {}, {}, {}, {}, {}. Fitted log-log slope against {}: {} (standard error).",
+            latex ? "$\\sup_k |\\rho_k - \\rho_{\\mathrm{ODE}}(t_k)|$" : "sup_k |ρ_k − ρ_ODE(t_k)|",
+            latex ? fmt::format("$[0, {}]$", math(s.horizon, 4))
+                  : fmt::format("[0, {}]", format_exact(s.horizon, 4, UncertainStyle::markdown)),
+            eq("\\rho_0", "ρ0", s.rho0, latex), latex ? "$\\eta_k = \\eta_0/(1 + k/k_0)$" : "η_k = η0/(1 + k/k0)",
+            latex ? "$\\eta_0 k_0$" : "η0 k0", s.trials, latex ? "$\\eta_0$" : "η0", latex ? "$\\pm$" : "±",
+            latex ? "\\%" : "%", eq("d", "d", static_cast<double>(m.d), latex),
+            eq("L", "L", static_cast<double>(m.L), latex), eq("R", "R", static_cast<double>(m.R), latex),
+            eq("\\theta", "θ", m.theta, latex), eq("\\sigma", "σ", m.sigma, latex), eq("\\beta", "β", m.beta, latex),
+            latex ? "$\\eta_0$" : "η0", fit);
+    };
+    Table full = study_table(r);
+    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "study"));
 }
 
 json compare_document(const CompareResult& r) {
@@ -299,19 +440,21 @@ CompareFigures compare_figures(const CompareResult& r) {
     return out;
 }
 
-std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render) {
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
+                                       const std::string& stem) {
     std::vector<std::string> lines;
     write_file_atomic(dir / "compare.json", compare_document(r).dump(2) + "\n");
-    auto write_table = [&](const Table& t, const std::string& stem) {
-        write_file_atomic(dir / (stem + ".csv"), to_csv(t));
-        write_file_atomic(dir / (stem + ".md"), to_markdown(t));
-        write_file_atomic(dir / (stem + ".tex"), to_latex(t));
+    // CSV: every column, for machines; Markdown and LaTeX: the compact table for a paper.
+    auto write_table = [&](const Table& t, const PaperTable& paper, const std::string& name) {
+        write_file_atomic(dir / (name + ".csv"), to_csv(t));
+        write_file_atomic(dir / (name + ".md"), to_markdown(paper));
+        write_file_atomic(dir / (name + ".tex"), to_latex(paper));
     };
-    write_table(compare_table(r), "table");
-    write_table(gap_table(r), "gap");
+    write_table(compare_table(r), compare_paper_table(r, stem), "table");
+    write_table(gap_table(r), gap_paper_table(r, stem), "gap");
     lines.push_back("compare.json; table.{csv,md,tex}; gap.{csv,md,tex}");
     if (r.study) {
-        write_table(study_table(r), "study");
+        write_table(study_table(r), study_paper_table(r, stem), "study");
         lines.push_back("study.{csv,md,tex}");
     }
     const CompareFigures figs = compare_figures(r);

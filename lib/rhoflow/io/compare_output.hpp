@@ -11,6 +11,7 @@
 
 #include "rhoflow/compare/compare.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 
 namespace rhoflow {
@@ -24,6 +25,17 @@ Table compare_table(const CompareResult& r);
 Table gap_table(const CompareResult& r);
 /// The step-size study (no rows when there was none).
 Table study_table(const CompareResult& r);
+
+/// The compact ODE-vs-SGA table for a paper (table.tex, table.md): the columns of
+/// CompareParams::table_columns (default t, rho_ode, pred, sga, z), values +- 95% half-widths
+/// rounded to their errors; label paper_label(stem, "compare").
+PaperTable compare_paper_table(const CompareResult& r, const std::string& stem);
+/// The compact D_T table (gap.tex, gap.md); label paper_label(stem, "gap").
+PaperTable gap_paper_table(const CompareResult& r, const std::string& stem);
+/// The compact step-size study (study.tex, study.md); label paper_label(stem, "study"). Needs r.study.
+PaperTable study_paper_table(const CompareResult& r, const std::string& stem);
+/// The model and ensemble as a sentence for a caption, in LaTeX (`latex`) or Markdown.
+std::string compare_parameters_sentence(const CompareParams& p, bool latex);
 
 /// compare.json: provenance, the model, and every field of the result.
 nlohmann::json compare_document(const CompareResult& r);
@@ -43,7 +55,9 @@ struct CompareFigures {
 CompareFigures compare_figures(const CompareResult& r);
 
 /// Writes every output into `dir` and renders the figures when `render` and gnuplot is
-/// available. Returns a line per file group written.
-std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true);
+/// available. Returns a line per file group written. `stem` names the output in the tables'
+/// LaTeX labels (the output folder's or the sweep cell's name; "" = "rhoflow").
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true,
+                                       const std::string& stem = "");
 
 }  // namespace rhoflow

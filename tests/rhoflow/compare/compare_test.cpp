@@ -11,6 +11,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/uncertain.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
@@ -157,4 +158,44 @@ TEST_CASE("compare verdict: a field 20% too weak is inconsistent") {
     REQUIRE(r.verdict.has_value());
     CAPTURE(r.verdict->max_abs_z);
     CHECK_FALSE(r.verdict->consistent);
+}
+
+TEST_CASE("compare: paper tables show x +- e rounded to the error, the chosen columns, and the study's own trials") {
+    CompareParams p = small();
+    p.sga.trials = 16;
+    p.study_trials = 20;
+    const CompareResult r = run_compare(p);
+    const PaperTable t = compare_paper_table(r, "cell-a");
+    CHECK(t.label == "tab:cell-a-compare");
+    REQUIRE(t.headers_latex.size() == 5);  // t, rho_ode, pred, sga, z
+    REQUIRE(t.latex.size() == r.table.size());
+    const CompareRow& last = r.table.back();
+    const double hw = std::max(last.rho_sga.hi - last.rho_sga.mean, last.rho_sga.mean - last.rho_sga.lo);
+    CHECK(t.latex.back()[3] == format_uncertain(last.rho_sga.mean, hw, UncertainStyle::latex));
+    const std::string tex = to_latex(t);
+    CHECK(tex.find("e+0") == std::string::npos);
+    CHECK(tex.find("e-0") == std::string::npos);
+    CHECK(tex.find("\\mathbb") == std::string::npos);  // nothing beyond booktabs (amsfonts was needed)
+    CHECK(tex.find("16 trials") != std::string::npos);
+    // the study's caption counts the study's trials per eta0, not the main ensemble's
+    const std::string study = study_paper_table(r, "cell-a").caption_latex;
+    CHECK(study.find("mean of 20 trials per") != std::string::npos);
+    CHECK(study.find("16 trials") == std::string::npos);
+    // chosen columns, in the order given; an unknown one is refused naming the field
+    CompareResult picked = r;
+    picked.params.table_columns = {"z", "step", "nuisance"};
+    const PaperTable u = compare_paper_table(picked, "cell-a");
+    REQUIRE(u.headers_latex.size() == 3);
+    CHECK(u.headers_latex[0] == "$z$");
+    std::string step_cell = "$";  // (appends: GCC 12 warns falsely on "literal" + std::string, PR 105329)
+    step_cell += std::to_string(last.step);
+    step_cell += '$';
+    CHECK(u.latex.back()[1] == step_cell);
+    CompareParams q = small();
+    q.table_columns = {"t", "rho_sga_mean"};
+    CHECK(test::invalid_param([&] { q.validate(); }) == "table_columns");
+    q.table_columns = {"t", "t"};
+    CHECK(test::invalid_param([&] { q.validate(); }) == "table_columns");
+    q.table_columns = compare_table_column_keys();
+    CHECK_NOTHROW(q.validate());
 }

@@ -52,6 +52,7 @@ std::string sample_value(const std::string& command, const Setting& s) {
         return it->second;
     }
     if (s.key == "record") return "5,17";
+    if (s.key == "table-columns") return "z,step,sga";
     static const std::map<std::string, std::string> check = {  // check: a claim, ranges, spacing, axis
         {"claim", "attractors=2"}, {"d", "10:20"},   {"L", "1000:2000"}, {"R", "5:50"},       {"theta", "0.5:2"},
         {"sigma", "0.5:2"},        {"beta", "0.5:2"}, {"scale", "linear"}, {"x-axis", "theta"}};
@@ -157,9 +158,10 @@ TEST_CASE("settings: for every command and setting, set(get(job)) leaves the job
             Job job = make_job(command);
             const std::string text = s.get(job);
             if (s.is_list && text.empty()) {
-                // An empty list (sga --record) reads as "": empty values are refused by design
-                // (a shell variable that expanded to nothing), and the default stays.
-                CHECK(command + " --" + s.key == "sga --record");
+                // An empty list (sga --record, compare --table-columns) reads as "": empty values
+                // are refused by design (a shell variable that expanded to nothing), and the default stays.
+                const std::string flag = command + " --" + s.key;
+                CHECK((flag == "sga --record" || flag == "compare --table-columns"));
                 CHECK_THROWS_AS(s.set(job, text), InvalidArgument);
             } else {
                 s.set(job, s.is_switch && text.empty() ? "false" : text);

@@ -172,7 +172,7 @@ const Keys kSummaryKeys = {"abs_rho_final", "rho_final", "quantile_levels", "rho
                            "abs_rho_last_half", "mean_abs_rho_final", "ci95"};
 const Keys kEnsembleKeys = {"record_steps", "record_times", "trials", "summary", "warning"};
 const Keys kCompareParamsKeys = {"model", "sga", "field", "table", "horizon", "anchors", "rows", "study_eta0",
-                                 "study_trials", "study_horizon", "field_scale", "effective"};
+                                 "study_trials", "study_horizon", "field_scale", "effective", "table_columns"};
 const Keys kCompareResultKeys = {"params", "field", "phase", "t_final", "table", "gap", "gap_fit", "tracking_error",
                                  "tracking_error_max", "hitting_time", "summary", "rho_ode_final", "study",
                                  "trajectory", "field_curve", "warning", "effective", "verdict"};

@@ -1,0 +1,106 @@
+#!/bin/sh
+# Every .tex table rhoflow writes compiles with pdflatex in a minimal document that loads only the
+# packages its header comment names ("% rhoflow table; packages: a, b"), names nothing beyond
+# booktabs, siunitx, amsmath and longtable, and two sweep cells' tables (every table of a run in
+# one document) do not collide: no label is defined twice (docs/verification.md, tables).
+#   sh latex_tables.sh MODE RHOFLOW PDFLATEX SCRATCH
+# MODE: outputs (write the outputs into SCRATCH), alone (compile each .tex alone), together
+# (all of them in one document, no label twice). Exits 0 when every case passes; prints each failure.
+set -u
+mode=$1 rhoflow=$2 pdflatex=$3 dir=$4
+fail=0
+say() { echo "latex_tables: $*"; }
+bad() { say "FAIL: $*"; fail=1; }
+
+if ! command -v "$pdflatex" >/dev/null 2>&1; then
+  say "FAIL: pdflatex not found ($pdflatex): run scripts/setup.sh (texlive-latex-base, -recommended, -science)"
+  exit 1
+fi
+
+case $mode in
+outputs)
+  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+  # compare with its study, compare without the effective dynamics, a 2-D check map (a longtable),
+  # and a sweep: two compare cells, two stationary cells and a 1-D check (summaries and cell tables).
+  "$rhoflow" compare --trials 4 --steps 2000 --study-eta0 0.08,0.04,0.02 --study-trials 2 --no-figures \
+    --out cmp >/dev/null 2>&1 || bad "rhoflow compare failed"
+  "$rhoflow" compare --trials 3 --steps 2000 --no-study --no-effective --no-figures \
+    --table-columns step,t,rho_ode,sga,median,gap_mean,nuisance --out cmp_plain >/dev/null 2>&1 ||
+    bad "rhoflow compare --no-effective failed"
+  "$rhoflow" check --claim monotone --theta 0.5:2 --L 100:1000 --grid 7 --no-figures --out map \
+    >/dev/null 2>&1; [ -f map/points.tex ] || bad "rhoflow check wrote no points.tex"
+  cat > sweep.toml <<'TOML'
+title = "Tables test: two cells per task & 100% of them_named"
+out = "sweep-out"
+[[task]]
+name = "cmp"
+command = "compare"
+L = [100, 200]
+R = 20
+trials = 3
+steps = 1000
+no-study = true
+horizon = 2
+[[task]]
+name = "stat"
+command = "stationary"
+eta = [0.01, 0.02]
+nodes = 8
+samples = 400
+bootstrap = 10
+[[task]]
+name = "chk"
+command = "check"
+claim = "monotone"
+theta = "0.5:2"
+grid = 3
+TOML
+  "$rhoflow" run sweep.toml --no-figures >/dev/null 2>&1 || bad "rhoflow run sweep.toml failed"
+  n=$(find . -name '*.tex' | wc -l)
+  [ "$n" -ge 14 ] || bad "expected at least 14 .tex files, found $n"
+  ;;
+alone)
+  cd "$dir" || exit 1
+  n=0
+  for tex in $(find . -name '*.tex' ! -name 'doc_*' | sort); do
+    n=$((n + 1))
+    head=$(head -n 1 "$tex")
+    case $head in
+      "% rhoflow table; packages: "*) ;;
+      *) bad "$tex: first line is not '% rhoflow table; packages: ...': $head"; continue ;;
+    esac
+    pkgs=$(echo "${head#% rhoflow table; packages: }" | tr -d ' ' | tr ',' ' ')
+    uses=""
+    for p in $pkgs; do
+      case $p in booktabs|siunitx|amsmath|longtable) uses="$uses\\usepackage{$p}" ;;
+        *) bad "$tex names the package '$p' (accepted: booktabs, siunitx, amsmath, longtable)" ;; esac
+    done
+    doc=doc_$n
+    printf '\\documentclass{article}\n%s\n\\begin{document}\n\\input{%s}\n\\end{document}\n' "$uses" "$tex" > $doc.tex
+    if ! "$pdflatex" -halt-on-error -interaction=nonstopmode $doc.tex >$doc.out 2>&1; then
+      bad "$tex does not compile with only [$pkgs]:"; grep -A3 '^!' $doc.out | head -8
+    elif grep -q 'multiply defined' $doc.log; then
+      bad "$tex defines a label twice"; grep 'multiply defined' $doc.log
+    fi
+  done
+  [ "$n" -ge 14 ] || bad "only $n .tex files to compile (outputs missing?)"
+  say "$n tables compiled alone"
+  ;;
+together)
+  cd "$dir" || exit 1
+  { printf '\\documentclass{article}\n\\usepackage{booktabs}\\usepackage{longtable}\n\\begin{document}\n'
+    for tex in $(find . -name '*.tex' ! -name 'doc_*' | sort); do printf '\\input{%s}\\clearpage\n' "$tex"; done
+    printf '\\end{document}\n'; } > doc_together.tex
+  cells=$(find sweep-out/cmp -name table.tex | wc -l)
+  [ "$cells" -eq 2 ] || bad "expected 2 compare cells' table.tex in sweep-out/cmp, found $cells"
+  if ! "$pdflatex" -halt-on-error -interaction=nonstopmode doc_together.tex >doc_together.out 2>&1; then
+    bad "the tables do not compile together:"; grep -A3 '^!' doc_together.out | head -8
+  fi
+  grep 'multiply defined' doc_together.log && bad "a label is defined twice"
+  labels=$(grep -ho '\\label{[^}]*}' $(find . -name '*.tex' ! -name 'doc_*') | sort | uniq -d)
+  [ -z "$labels" ] || bad "labels used twice: $labels"
+  say "$(grep -c input doc_together.tex) tables compiled together"
+  ;;
+*) say "unknown mode $mode"; exit 2 ;;
+esac
+exit $fail
