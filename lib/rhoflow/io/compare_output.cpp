@@ -101,8 +101,8 @@ Table study_table(const CompareResult& r) {
     return t;
 }
 
-json compare_document(const CompareResult& r) {
-    json doc = provenance("compare");
+json compare_document(const CompareResult& r, const Provenance& provenance) {
+    json doc = provenance;
     doc["model"] = r.params.model;
     doc.update(json(r));
     ensure_finite(doc);
@@ -299,24 +299,66 @@ CompareFigures compare_figures(const CompareResult& r) {
     return out;
 }
 
-std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render) {
+std::string csv_sidecar(const Table& t, const Provenance& provenance) {
+    json doc = provenance;
+    doc["caption"] = t.caption;
+    doc["meta"] = t.meta;
+    doc["rows"] = t.json_rows;
+    doc["columns"] = json::array();
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        doc["columns"].push_back({{"name", t.columns[i].key},
+                                  {"header", t.columns[i].header},
+                                  {"json", i < t.json_paths.size() ? t.json_paths[i] : std::string()}});
+    return doc.dump(2) + "\n";
+}
+
+void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pair<std::string, std::string>>& renamed) {
+    t.json_rows = rows;
+    t.json_paths.clear();
+    for (const auto& c : t.columns) {
+        t.json_paths.push_back(c.key);
+        for (const auto& [key, path] : renamed)
+            if (key == c.key) t.json_paths.back() = path;
+    }
+}
+
+void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance) {
+    t.provenance = provenance_lines(provenance);
+    write_file_atomic(dir / (stem + ".csv"), to_csv(t));
+    write_file_atomic(dir / (stem + ".csv.meta.json"), csv_sidecar(t, provenance));
+    write_file_atomic(dir / (stem + ".md"), to_markdown(t));
+    write_file_atomic(dir / (stem + ".tex"), to_latex(t));
+}
+
+void write_citation(const std::filesystem::path& dir, const Provenance& provenance) {
+    write_file_atomic(dir / "CITATION.bib", citation_bib(provenance));
+}
+
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
+                                       const Provenance& provenance) {
     std::vector<std::string> lines;
-    write_file_atomic(dir / "compare.json", compare_document(r).dump(2) + "\n");
-    auto write_table = [&](const Table& t, const std::string& stem) {
-        write_file_atomic(dir / (stem + ".csv"), to_csv(t));
-        write_file_atomic(dir / (stem + ".md"), to_markdown(t));
-        write_file_atomic(dir / (stem + ".tex"), to_latex(t));
+    write_file_atomic(dir / "compare.json", compare_document(r, provenance).dump(2) + "\n");
+    write_citation(dir, provenance);
+    auto write_table = [&](Table t, const std::string& stem, const std::string& rows,
+                           const std::vector<std::pair<std::string, std::string>>& renamed) {
+        set_json_paths(t, rows, renamed);
+        write_table_files(t, dir, stem, provenance);
     };
-    write_table(compare_table(r), "table");
-    write_table(gap_table(r), "gap");
-    lines.push_back("compare.json; table.{csv,md,tex}; gap.{csv,md,tex}");
+    // CSV columns named otherwise than their key in compare.json (docs/cli.md, "Loading the CSV files").
+    write_table(compare_table(r), "table", "table",
+                {{"rho_sga_mean", "rho_sga.mean"}, {"rho_sga_ci95_lo", "rho_sga.lo"}, {"rho_sga_ci95_hi", "rho_sga.hi"},
+                 {"rho_sga_q50", "rho_sga_median"}, {"nuisance_mass_sga", "nuisance_mass_sga.mean"}});
+    write_table(gap_table(r), "gap", "gap",
+                {{"gap_mean", "mean"}, {"gap_median", "median"}, {"gap_q90", "q90"}, {"gap_max", "max"}});
+    lines.push_back("compare.json; CITATION.bib; table.{csv,md,tex}; gap.{csv,md,tex}");
     if (r.study) {
-        write_table(study_table(r), "study");
+        write_table(study_table(r), "study", "study.rows",
+                    {{"sup_err_mean", "sup_err.mean"}, {"sup_err_ci95_lo", "sup_err.lo"}, {"sup_err_ci95_hi", "sup_err.hi"}});
         lines.push_back("study.{csv,md,tex}");
     }
     const CompareFigures figs = compare_figures(r);
     for (const auto& [name, content] : figs.data) write_file_atomic(dir / name, content);
-    for (auto& l : render_figures(dir, figs.figures, render)) lines.push_back(l);
+    for (auto& l : render_figures(dir, figs.figures, render, provenance_lines(provenance))) lines.push_back(l);
     return lines;
 }
 

@@ -58,6 +58,9 @@ Logged run_file(const fs::path& file, const fs::path& out) {
     ExperimentOptions o;
     o.render_figures = false;
     o.log = [&](const std::string& s) { l.log.push_back(s); };
+    // One date for every run: reruns are compared byte for byte (the date is when a run started).
+    o.provenance = make_provenance("run", "rhoflow run e.toml");
+    o.provenance.date = "2026-12-01T00:00:00Z";
     l.result = run_experiment(read_experiment(file, out), o);
     return l;
 }
