@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -80,8 +81,9 @@ TEST_CASE("cli provenance: compare --out and check --out record it in every file
     const json side = json::parse(slurp(c / "table.csv.meta.json"));
     check_provenance(side, cmp, "compare");
     CHECK(side["rows"] == "table");
-    const std::string line = "command line: " + rhoflow::command_line_of(cmp);
-    CHECK(has(line, "'" + (t / "my cmp").string() + "'"));  // quoted: it has a space
+    std::string line = "command line: ";  // (not "literal" + std::string: GCC 12 warns falsely, PR 105329)
+    line += rhoflow::command_line_of(cmp);
+    CHECK(has(line, fmt::format("'{}'", (t / "my cmp").string())));  // quoted: it has a space
     for (const char* f : {"table.tex", "gap.tex"}) CHECK(has(slurp(c / f), "% " + line + "\n"));
     CHECK(has(slurp(c / "fig_trajectory.gp"), "# " + line + "\n"));
     CHECK(has(slurp(c / "fig_trajectory.gp"), std::string("commit ") + rhoflow::git_commit()));
@@ -214,7 +216,7 @@ TEST_CASE("cli ode: --t gives exactly those times, --t-log N log-spaced ones, an
     for (std::size_t i = 2; i < t.size(); ++i) CHECK(t[i] / t[i - 1] == doctest::Approx(std::pow(10.0, 0.1)).epsilon(1e-12));
     // Ten rows per decade: the transient around the hitting time 4.04 has rows, an even grid of 101 on [0, 1000] has none.
     int in_transient = 0;
-    for (double x : t) in_transient += x > 1 && x < 10;
+    for (double x : t) in_transient += x > 1.05 && x < 9.5;  // 10^0.1 ... 10^0.9
     CHECK(in_transient == 9);
     const Run both = rhoflow_cli({"ode", "--t", "0,1", "--t-log", "5"});
     CHECK(both.code == 2);
