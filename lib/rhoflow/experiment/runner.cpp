@@ -801,7 +801,14 @@ void draw_missing_figures(json& manifest, const fs::path& partial, const Experim
                           const JobResult& r, const json& params, const ExperimentOptions& o) {
     if (!lacks_figures(manifest, c, o)) return;
     if (o.log) o.log(fmt::format("{}: taken from an earlier run that drew no figures: drawing them", c.dir));
-    in_cell(e, c, [&] { write_cell(c, r, partial, true, o.provenance); });
+    // The cell keeps the provenance of the run that computed it: only its figures are new.
+    Provenance made = o.provenance;
+    try {
+        made = detail::read_json_file(partial / c.dir / document_file(c.job)).get<Provenance>();
+    } catch (const std::exception&) {
+        // read back a moment ago (earlier_result); if it went since, this run's provenance
+    }
+    in_cell(e, c, [&] { write_cell(c, r, partial, true, made); });
     record(manifest, partial, c, params, "complete", "", true);
 }
 

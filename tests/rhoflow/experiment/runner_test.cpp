@@ -137,7 +137,7 @@ TEST_CASE("runner: a rerun skips every cell and is byte-identical, a changed cel
     const fs::path file = write(dir, "e.toml", kSweep);
     run_file(file, out);
     const auto first = outputs(out);
-    REQUIRE(first.size() == 9);
+    REQUIRE(first.size() == 12);  // 3 documents, 2 summaries x (csv, csv.meta.json, md, tex), run.json, CITATION.bib
 
     const Logged again = run_file(file, out);
     CHECK(count_containing(again.log, "complete from an earlier run") == 3);
