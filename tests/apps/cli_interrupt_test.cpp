@@ -78,15 +78,7 @@ TEST_CASE("cli interrupt: SIGTERM while compare writes its folder leaves the ear
 
 TEST_CASE("cli interrupt: an experiment interrupted after a cell resumes to the files of an uninterrupted run") {
     TempDir t("cli_interrupt_run");
-    // One date for both runs (io/json.hpp): their files are compared byte for byte.
-    const char* old_epoch = std::getenv("SOURCE_DATE_EPOCH");
-    const std::string saved_epoch = old_epoch ? old_epoch : "";
-    ::setenv("SOURCE_DATE_EPOCH", "1764547200", 1);
-    struct Restore {
-        bool had;
-        std::string value;
-        ~Restore() { had ? (void)::setenv("SOURCE_DATE_EPOCH", value.c_str(), 1) : (void)::unsetenv("SOURCE_DATE_EPOCH"); }
-    } restore{old_epoch != nullptr, saved_epoch};
+    const FixedDate date;  // one date for both runs: their files are compared byte for byte
     write_text(t / "exp.toml",
                "[[task]]\nname = \"s\"\ncommand = \"sga\"\nd = 8\nL = 20\nR = 4\ntrials = 2\nseed = 3\n"
                "steps = [400000, 400001, 400002]\n");

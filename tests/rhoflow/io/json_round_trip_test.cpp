@@ -549,7 +549,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     CHECK(json(fr)["method"] == "montecarlo");
 }
 
-TEST_CASE("json round trip: provenance carries every member; older documents read with the new keys empty") {
+TEST_CASE("json round trip: provenance carries every member, older documents read with the new keys empty") {
     Provenance p = make_provenance("run", "rhoflow run 'my file.toml'");
     p.experiment_file = "my file.toml";
     p.experiment_sha256 = sha256_hex("x");
