@@ -21,6 +21,7 @@
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/version.hpp"
 #include "text.hpp"
 
 namespace rhoflow::cli {
@@ -54,12 +55,14 @@ struct JobCommand {
     std::string folder;                        // compare and check: --out
     bool no_figures = false, quiet = false;    // compare and check
     bool rigorous = false;                     // field: --rigorous (prove_command.hpp)
+    std::string command_line;                  // the whole command line (provenance)
 };
 
 struct RunCommand {
     CLI::App* app = nullptr;
     std::string file, out, max_memory;
     bool dry_run = false, no_figures = false;
+    std::string command_line;  // the whole command line (provenance)
 };
 
 const char* kDescriptions[] = {
@@ -102,8 +105,31 @@ const char* kDescriptions[] = {
     "result is sampled, not proved. Exit code 0 whatever the verdict.",
 };
 
+// sga and compare have different defaults for the run (compare's are the embedded default
+// experiment's): each help text lists its own and names the other's, from the jobs themselves.
+std::string run_defaults(const std::string& command) {
+    const Job d = make_job(command);
+    std::string s;
+    for (const char* key : {"steps", "trials", "eta0", "k0", "gamma", "rho0", "seed"})
+        if (const Setting* set = find_setting(command, key))
+            s += fmt::format("{}{} {}", s.empty() ? "" : ", ", key, set->get(d));
+    return s;
+}
+
+std::string description(const std::string& command, std::size_t index) {
+    std::string d = kDescriptions[index];
+    if (command == "sga")
+        d += "\n  Defaults of sga (shown beside each flag): " + run_defaults("sga") +
+             ". compare has other defaults (the embedded default experiment): " + run_defaults("compare") +
+             ". The model defaults are the same for both.";
+    if (command == "compare")
+        d += "\n  Defaults of compare (shown beside each flag; the embedded default experiment): " + run_defaults("compare") +
+             ". sga has other defaults: " + run_defaults("sga") + ". The model defaults are the same for both.";
+    return d;
+}
+
 void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
-    c.app = app.add_subcommand(c.name, kDescriptions[index]);
+    c.app = app.add_subcommand(c.name, description(c.name, index));
     const Job defaults = make_job(c.name);
     for (const Setting& s : settings_for(c.name)) {
         CLI::Option* opt = s.is_switch ? c.app->add_flag("--" + s.key, c.switches[s.key], s.help)
@@ -211,6 +237,7 @@ void emit(const OutputOptions& out, const nlohmann::json& doc, const std::string
 
 std::function<void()> job_work(const JobCommand& c, Job job) {
     return [c, job = std::move(job)] {
+        const Provenance provenance = make_provenance(c.name, c.command_line);  // dated when the work starts
         ProgressCounter progress;
         JobResult result;
         {
@@ -219,10 +246,10 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
             result = run(job, &progress, detail_of(c));
         }
         if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
-        const nlohmann::json doc = document(job, result);
+        const nlohmann::json doc = document(job, result, provenance);
         if (!c.folder.empty()) {
             StagedDirectory out(c.folder);  // complete or absent under its final name
-            const auto lines = write_outputs(job, result, out.path(), !c.no_figures,
+            const auto lines = write_outputs(job, result, out.path(), !c.no_figures, provenance,
                                              std::filesystem::path(c.folder).lexically_normal().filename().string());
             out.commit();
             if (!c.quiet) std::cerr << "rhoflow " << c.name << ": wrote into " << c.folder << "/:\n";
@@ -281,6 +308,7 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
         }
         ProgressCounter progress;
         ExperimentOptions o;
+        o.provenance = make_provenance("run", r.command_line);  // the runner adds the file and its hash
         o.render_figures = !r.no_figures;
         o.log = [](const std::string& line) { std::cerr << line << "\n"; };
         o.progress = &progress;
@@ -341,7 +369,61 @@ Outcome guarded(F&& f) {
     }
 }
 
+// Edit distance (insertions, deletions, substitutions) between two short names.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// For each --flag the subcommand does not have: "did you mean --eta0?" naming its closest flag
+// (the shortest flag it is a prefix of, else one at most 2 edits away), if there is one.
+std::string did_you_mean(CLI::App& app, const std::vector<std::string>& args) {
+    if (args.empty()) return "";
+    CLI::App* sub = nullptr;
+    try {
+        sub = app.get_subcommand(args[0]);
+    } catch (const CLI::OptionNotFound&) {
+        return "";
+    }
+    std::vector<std::string> names;
+    for (const CLI::Option* o : sub->get_options())
+        for (const auto& n : o->get_lnames()) names.push_back(n);
+    std::string out;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.rfind("--", 0) != 0 || a.size() < 3) continue;
+        const std::string name = a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2);
+        if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+        std::string best;
+        std::size_t best_d = 3;
+        for (const auto& n : names) {
+            const std::size_t d = n.rfind(name, 0) == 0 ? 0 : edit_distance(name, n);  // a prefix first
+            if (d < best_d || (d == best_d && !best.empty() && n.size() < best.size())) {
+                best = n;
+                best_d = d;
+            }
+        }
+        if (!best.empty()) out += fmt::format("\n--{} is not a flag of {}; did you mean --{}?", name, args[0], best);
+    }
+    return out;
+}
+
 }  // namespace
+
+std::string version_text() {
+    return fmt::format("rhoflow {}\ncommit {}{}", version, git_commit(),
+                       git_tree_modified() ? " (built with uncommitted changes to tracked files)" : "");
+}
 
 const std::vector<std::string>& command_names() {
     static const std::vector<std::string> names = [] {
@@ -382,6 +464,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         "input (the message names the flag and its accepted range), 3 numerical failure.",
         "rhoflow");
     app.require_subcommand(1, 1);
+    app.set_version_flag("--version", version_text(), "print the version and the git commit of this build, then exit");
     app.set_help_all_flag("--help-all", "help for every subcommand");
     std::vector<JobCommand> jobs(job_commands().size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -392,6 +475,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
     add_run_command(app, runc);
     ProveCommand provec;
     add_prove_command(app, provec);
+    const std::string command_line = command_line_of(args);
+    for (auto& j : jobs) j.command_line = command_line;
+    runc.command_line = command_line;
+    provec.command_line = command_line;
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
         app.parse(reversed);
@@ -401,8 +488,11 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
     } catch (const CLI::CallForAllHelp& e) {
         if (team_root()) app.exit(e);
         return {};
+    } catch (const CLI::CallForVersion& e) {
+        if (team_root()) std::cout << e.what() << "\n";
+        return {};
     } catch (const CLI::ParseError& e) {
-        return failure(2, std::string(e.what()) +
+        return failure(2, std::string(e.what()) + did_you_mean(app, args) +
                               "\nRun 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.");
     }
     Outcome prepared;
@@ -427,7 +517,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                     const Job job = job_from_flags(c);
                     if (std::get<FieldJob>(job).method != FieldMethod::exact)
                         throw FlagError{"rigorous", "--rigorous encloses the exact field (drop --method or use --method exact)"};
-                    *work = rigorous_field_work(std::get<FieldJob>(job), c.out.json);
+                    *work = rigorous_field_work(std::get<FieldJob>(job), c.out.json, c.command_line);
                     return;
                 }
                 Job job = job_from_flags(c);

@@ -32,6 +32,10 @@ Outcome execute(const std::function<void()>& work);
 /// file bytes: otherwise every rank exits 2 and rank 0 names the first rank that differs.
 int dispatch(const std::vector<std::string>& args);
 
+/// What `rhoflow --version` prints: "rhoflow VERSION" and "commit SHA" (git rev-parse HEAD of
+/// the source tree at build time, "unknown" outside git), noting uncommitted changes.
+std::string version_text();
+
 /// Names of all subcommands, in the order of --help.
 const std::vector<std::string>& command_names();
 

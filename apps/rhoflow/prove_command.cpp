@@ -9,6 +9,7 @@
 #include "rhoflow/core/team.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/rigorous/prove.hpp"
@@ -161,12 +162,15 @@ std::function<void()> prove_work(const ProveCommand& c) {
     return [c, p] {
         const ProveResult r = run_prove(p);
         if (!team_root()) return;
-        const nlohmann::json cert = certificate(p, r);
+        nlohmann::json cert = certificate(p, r);
+        const Provenance provenance = make_provenance("prove", c.command_line);
+        cert["provenance"] = provenance;  // optional for the checker (rigorous/verify.hpp)
         const std::string summary = proof_summary(p, r);
         if (!c.out.empty()) {
             StagedDirectory dir(c.out);
             write_file_atomic(dir.path() / "certificate.json", cert.dump(1) + "\n");
             write_file_atomic(dir.path() / "summary.md", summary);
+            write_citation(dir.path(), provenance);
             dir.commit();
             if (!c.quiet) std::cerr << "rhoflow prove: wrote " << c.out << "/certificate.json and summary.md\n";
         }
@@ -176,14 +180,14 @@ std::function<void()> prove_work(const ProveCommand& c) {
     };
 }
 
-std::function<void()> rigorous_field_work(const FieldJob& job, bool json) {
-    return [job, json] {
+std::function<void()> rigorous_field_work(const FieldJob& job, bool json, const std::string& command_line) {
+    return [job, json, command_line] {
         const ModelCell cell = ModelCell::of(job.model);
         std::vector<FieldEnclosure> pts;
         for (double rho : job.rho) pts.push_back(enclose_field(cell, {rho, rho}));
         if (!team_root()) return;
         if (json) {
-            nlohmann::json doc = provenance("field");
+            nlohmann::json doc = make_provenance("field", command_line);
             doc["model"] = job.model;
             doc["rigorous"] = true;
             doc["arb_version"] = arb_version_text();

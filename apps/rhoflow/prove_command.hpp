@@ -22,6 +22,7 @@ struct ProveCommand {
     std::string output;                        ///< --output FILE (the certificate)
     std::string out;                           ///< --out DIR
     std::string verify;                        ///< --verify CERT
+    std::string command_line;                  ///< the whole command line (recorded in the certificate's provenance)
 };
 
 /// Registers `prove` and its flags.
@@ -29,6 +30,6 @@ void add_prove_command(CLI::App& app, ProveCommand& p);
 /// Validates the flags (InvalidArgument naming the flag) and returns the work.
 std::function<void()> prove_work(const ProveCommand& p);
 /// The work of `rhoflow field --rigorous` for a validated field job (printing with --json or text).
-std::function<void()> rigorous_field_work(const FieldJob& job, bool json);
+std::function<void()> rigorous_field_work(const FieldJob& job, bool json, const std::string& command_line);
 
 }  // namespace rhoflow::cli

@@ -37,21 +37,39 @@ std::string text(const FieldJob& job, const FieldJobResult& r) {
 }
 
 std::string text(const OdeJob& job, const OdeJobResult& r) {
-    const OdeSolution& s = r.solution;
-    std::string out = fmt::format("# rhoflow ode, field {}, {}, rho0 = {}\n", r.field.method, describe(job.model),
-                                  format_number(job.rho0));
+    std::vector<const OdeSolution*> all = {&r.solution};
+    for (const auto& o : r.others) all.push_back(&o);
+    std::string rho0s;
+    for (double v : job.rho0) rho0s += fmt::format("{}{}", rho0s.empty() ? "" : ", ", format_number(v));
+    std::string out = fmt::format("# rhoflow ode, field {}, {}, rho0 = {}\n", r.field.method, describe(job.model), rho0s);
+    std::int64_t steps = 0, evals = 0;
+    for (const auto* s : all) steps += s->steps, evals += s->rhs_evals;
     out += fmt::format("# dopri5 rtol {} atol {}: {} steps, {} evaluations; field error bound on j' {:.1e}\n",
-                       format_number(job.ode.rtol), format_number(job.ode.atol), s.steps, s.rhs_evals, r.field.dj_error);
+                       format_number(job.ode.rtol), format_number(job.ode.atol), steps, evals, r.field.dj_error);
     if (!job.ode.error_estimate) out += "# --no-error-estimate: no error was estimated (the +- column shows 0)\n";
-    if (s.hit_time && !job.ode.error_estimate)
-        out += fmt::format("# hit |rho| >= {} at t = {:.12g} (error not estimated)\n", 1 - job.ode.hit_eps, *s.hit_time);
-    else if (s.hit_time)
-        out += fmt::format("# hit |rho| >= {} at t = {:.12g} +- {:.1e}\n", 1 - job.ode.hit_eps, *s.hit_time, s.hit_time_err);
-    else
-        out += fmt::format("# |rho| >= {} not reached by t = {}\n", 1 - job.ode.hit_eps, format_number(job.t_end));
-    out += fmt::format("{:>14} {:>20} {:>9}\n", "t", "rho", "+-");
-    for (std::size_t i = 0; i < s.t.size(); ++i)
-        out += fmt::format("{:>14.8g} {:>20.15f} {:>9.1e}\n", s.t[i], s.rho[i], s.rho_err[i]);
+    const double t_last = r.solution.t.empty() ? job.t_end : r.solution.t.back();
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        const OdeSolution& s = *all[k];
+        const std::string from = all.size() > 1 ? fmt::format(" from rho0 = {}", format_number(job.rho0[k])) : "";
+        if (s.hit_time && !job.ode.error_estimate)
+            out += fmt::format("# hit |rho| >= {}{} at t = {:.12g} (error not estimated)\n", 1 - job.ode.hit_eps, from,
+                               *s.hit_time);
+        else if (s.hit_time)
+            out += fmt::format("# hit |rho| >= {}{} at t = {:.12g} +- {:.1e}\n", 1 - job.ode.hit_eps, from, *s.hit_time,
+                               s.hit_time_err);
+        else
+            out += fmt::format("# |rho| >= {} not reached{} by t = {}\n", 1 - job.ode.hit_eps, from, format_number(t_last));
+    }
+    out += fmt::format("{:>14}", "t");
+    for (std::size_t k = 0; k < all.size(); ++k)
+        out += all.size() > 1 ? fmt::format(" {:>20} {:>9}", fmt::format("rho({})", format_number(job.rho0[k])), "+-")
+                              : fmt::format(" {:>20} {:>9}", "rho", "+-");
+    out += "\n";
+    for (std::size_t i = 0; i < r.solution.t.size(); ++i) {
+        out += fmt::format("{:>14.8g}", r.solution.t[i]);
+        for (const auto* s : all) out += fmt::format(" {:>20.15f} {:>9.1e}", s->rho[i], s->rho_err[i]);
+        out += "\n";
+    }
     return out;
 }
 

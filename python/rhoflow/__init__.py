@@ -515,8 +515,10 @@ for _cls in (FieldResult, OdeResult, PhaseResult, SgaResult, CompareResult, Stat
 _DESCRIPTIONS = {
     "field": "The population field at each rho: j(rho) = E||f_q(X)||^2, j'(rho), the ODE drift "
              "F = (1 - rho^2) j'(rho) and E[A_I], each with its error (method exact, meanfield or montecarlo).",
-    "ode": "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 on an even grid of `points` times up to "
-           "t_end, with rho_err (integration and field error) and the hitting time of |rho| >= 1 - hit.",
+    "ode": "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the others' "
+           "solutions under 'others') on an even grid of `points` times up to t_end (or t_log log-spaced ones, "
+           "or the given times t), with rho_err (integration and field error) and the hitting time of "
+           "|rho| >= 1 - hit.",
     "phase": "The phase portrait: every equilibrium with its stability and error, the basins, monotonicity.",
     "sga": "An ensemble of projected SGA trials with step sizes eta_k = eta0 / (1 + k/k0)^gamma; trial k draws from "
            "the stream (seed, sga_trial, k), so the numbers do not depend on `threads`.",
@@ -681,11 +683,21 @@ def _load_run(path):
 
 
 def _read_table(path):
-    """A table from a CSV file rhoflow wrote (io/table.hpp: '#' caption and provenance lines, a
-    header of keys, numbers with 17 significant digits, empty fields for missing values)."""
+    """A table from a CSV file rhoflow wrote (io/table.hpp: a header of keys, numbers in their
+    shortest round-trip form, empty fields for missing values; caption and provenance in the
+    sidecar PATH.meta.json). Files from before the sidecar, with '#' caption and provenance lines
+    at the top, read the same."""
     with open(path, encoding="utf-8", newline="") as f:
         lines = f.read().splitlines()
     comments = [l[2:] if l.startswith("# ") else l[1:] for l in lines if l.startswith("#")]
+    sidecar = _os.fspath(path) + ".meta.json"
+    if _os.path.isfile(sidecar):
+        try:
+            with open(sidecar, encoding="utf-8") as f:
+                side = _json.load(f)
+            comments = [str(side["caption"])] + [str(m) for m in side["meta"]]
+        except (KeyError, TypeError, _json.JSONDecodeError) as e:
+            raise ValueError(f"{sidecar} is not the sidecar of a rhoflow table: {e}") from None
     rows = list(_csv.reader([l for l in lines if not l.startswith("#")]))
     if not rows:
         raise ValueError(f"{path} has no header")

@@ -191,10 +191,12 @@ def field(model: Model = ...,
     ...
 
 def ode(model: Model = ...,
-        rho0: float = 0.05,
+        rho0: list[float] = [0.05],
         t_end: float = 50.0,
         *,
         points: int = 101,
+        t_log: int = 0,
+        t: list[float] = [],
         rtol: float = 1e-10,
         atol: float = 1e-12,
         hit: float = 0.01,
@@ -204,23 +206,30 @@ def ode(model: Model = ...,
         table_points: int = 1025,
         threads: int = 0) -> OdeResult:
     """
-    The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 on an even grid of `points`
-    times up to t_end, with rho_err (integration and field error) and the hitting time of |rho|
-    >= 1 - hit.
+    The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the
+    others' solutions under 'others') on an even grid of `points` times up to t_end (or t_log
+    log-spaced ones, or the given times t), with rho_err (integration and field error) and the
+    hitting time of |rho| >= 1 - hit.
 
     Parameters
     ----------
     model : Model
         the model (d, L, R, theta, sigma, beta)
-    rho0 : float, default 0.05
-        initial alignment in [-1, 1]
-        [rho0] initial alignment
+    rho0 : list[float], default [0.05]
+        initial alignments in [-1, 1], comma-separated: one solution each (1 ... 1000)
+        [rho0] initial alignments, one solution each (1 ... 1000 values)
     t_end : float, default 50.0
         final time (ODE time t = sum of step sizes), > 0
-        [t_end] final ODE time
+        [t_end] final ODE time (of the even and the log-spaced grid)
     points : int, default 101
         output times, evenly spaced on [0, t-end], 2 ... 1e7
-        [points] output times, evenly spaced on [0, t_end]
+        [points] output times, evenly spaced on [0, t_end] (unless t_log or times)
+    t_log : int, default 0
+        N > 0: output at t = 0 and N times log-spaced on [t-end/1e4, t-end] instead of --points
+        [t_log] > 0: t = 0 and t_log times log-spaced on [t_end / 1e4, t_end] instead
+    t : list[float], default []
+        output at these times (comma-separated, ascending, >= 0) instead of a grid
+        [times] given output times (ascending, >= 0) instead of a grid; empty: a grid
     rtol : float, default 1e-10
         relative tolerance per step, 1e-14 ... 0.1
         [ode.rtol] relative tolerance per step

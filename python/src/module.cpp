@@ -257,7 +257,20 @@ auto watch(F&& work, Reporter& reporter) -> decltype(work(static_cast<ProgressCo
 struct Result {
     Job job;
     JobResult result;
+    Provenance provenance;  // made when the job started (or read back from its document)
 };
+
+// The provenance of a job run from Python now: the command line is the interpreter's
+// (python3 + sys.argv: the script that made the result). Needs the GIL.
+Provenance python_provenance(const std::string& command) {
+    std::vector<std::string> argv;
+    try {
+        for (const auto& a : py::module_::import("sys").attr("argv")) argv.push_back(py::str(a));
+    } catch (const py::error_already_set&) {
+        argv.clear();  // an embedding program without sys.argv: the interpreter alone
+    }
+    return make_provenance(command, command_line_of(argv, "python3"));
+}
 
 // Throws NumericalError naming the first non-finite element, as ensure_finite does for the
 // rest of the document (the command line exits 3 on it).
@@ -279,7 +292,7 @@ json document_without(const Result& r, std::vector<std::vector<double>*> aside,
         for (std::size_t i = 0; i < aside_int.size(); ++i) saved_int[i].swap(*aside_int[i]);
     };
     try {
-        json doc = document(r.job, r.result);
+        json doc = document(r.job, r.result, r.provenance);
         restore();
         return doc;
     } catch (...) {
@@ -340,8 +353,8 @@ py::object ensemble_data(EnsembleResult& e, const Result& r, py::handle self) {
 
 // The result's data (see the top) and its library tables, converted once, while no other
 // thread has the result.
-py::tuple wrap(Job job, JobResult result) {
-    auto holder = std::make_shared<Result>(Result{std::move(job), std::move(result)});
+py::tuple wrap(Job job, JobResult result, Provenance provenance) {
+    auto holder = std::make_shared<Result>(Result{std::move(job), std::move(result), std::move(provenance)});
     py::object self = py::cast(holder);
     Result& r = *holder;
     py::object data;
@@ -351,7 +364,7 @@ py::tuple wrap(Job job, JobResult result) {
     } else if (auto* e = std::get_if<EnsembleResult>(&r.result)) {
         data = ensemble_data(*e, r, self);
     } else {
-        data = to_python(document(r.job, r.result));
+        data = to_python(document(r.job, r.result, r.provenance));
     }
     if (const auto* c = std::get_if<CompareResult>(&r.result)) {
         tables["table"] = to_python(compare_table(*c));
@@ -365,9 +378,10 @@ py::tuple wrap(Job job, JobResult result) {
 
 py::tuple run_job(const std::string& command, const Pairs& settings, py::object progress) {
     Job job = build_job(command, settings);
+    Provenance provenance = python_provenance(command);
     Reporter reporter(std::move(progress), py::none());
     JobResult result = watch([&](ProgressCounter* c) { return run(job, c); }, reporter);
-    return wrap(std::move(job), std::move(result));
+    return wrap(std::move(job), std::move(result), std::move(provenance));
 }
 
 // A result from its JSON document (untrusted: the job is validated, the hooks check types).
@@ -377,7 +391,13 @@ py::tuple from_document(const json& doc) {
     std::visit([&](auto& j) { doc.at("params").get_to(j); }, job);
     validate(job);
     JobResult result = result_from_document(job, doc);
-    return wrap(std::move(job), std::move(result));
+    Provenance provenance;  // its own (older documents: no commit, command line, date)
+    try {
+        provenance = doc.get<Provenance>();
+    } catch (const json::exception&) {
+        provenance.command = command;  // not recorded: kept empty rather than refused
+    }
+    return wrap(std::move(job), std::move(result), std::move(provenance));
 }
 
 json parse_document(const std::string& text, const std::string& where) {
@@ -427,6 +447,7 @@ py::dict run_file(const std::string& path, const std::string& out, bool figures,
     const Experiment e = read_experiment(path, out);
     Reporter reporter(std::move(progress), std::move(log));
     ExperimentOptions o;
+    o.provenance = python_provenance("run");
     o.render_figures = figures;
     o.log = [&reporter](const std::string& line) { reporter.line(line); };
     ExperimentResult res = watch(
@@ -445,7 +466,10 @@ py::dict run_file(const std::string& path, const std::string& out, bool figures,
         for (const auto& [k, v] : c.swept) swept[py::str(k)] = v;
         cell["swept"] = swept;
         cell["resumed"] = static_cast<bool>(res.resumed.at(i));
-        cell["result"] = wrap(c.job, std::move(res.results.at(i)));
+        Provenance cell_provenance = o.provenance;
+        cell_provenance.experiment_file = e.file;
+        cell_provenance.experiment_sha256 = e.sha256;
+        cell["result"] = wrap(c.job, std::move(res.results.at(i)), std::move(cell_provenance));
         cells.append(cell);
     }
     py::dict summaries;
@@ -487,7 +511,7 @@ PYBIND11_MODULE(_rhoflow, m) {
         .def_property_readonly("command", [](const Result& r) { return std::string(rhoflow::command_of(r.job)); })
         .def(
             "document",
-            [](const Result& r, int indent) { return rhoflow::document(r.job, r.result).dump(indent); },
+            [](const Result& r, int indent) { return rhoflow::document(r.job, r.result, r.provenance).dump(indent); },
             py::arg("indent") = 2, "The JSON document `rhoflow SUB --json` prints for this job and result.")
         .def(
             "save",
@@ -495,7 +519,7 @@ PYBIND11_MODULE(_rhoflow, m) {
                 py::gil_scoped_release nogil;
                 rhoflow::StagedDirectory out(dir);
                 // the folder's name makes the tables' LaTeX labels unique, as `rhoflow SUB --out DIR` does
-                auto lines = rhoflow::write_outputs(r.job, r.result, out.path(), figures,
+                auto lines = rhoflow::write_outputs(r.job, r.result, out.path(), figures, r.provenance,
                                                     std::filesystem::path(dir).lexically_normal().filename().string());
                 out.commit();
                 return lines;

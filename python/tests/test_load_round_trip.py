@@ -15,9 +15,18 @@ COMPARE_KW = dict(steps=3000, trials=6, eta0=0.02, k0=1000, study_eta0=[0.04, 0.
                   effective_samples=200, effective_paths=200)
 
 
+def without_run_keys(text):
+    """The document without the provenance's command line and date (a Python call and the command
+    line record different ones: docs/cli.md, Provenance)."""
+    doc = json.loads(text)
+    for key in ("command_line", "date"):
+        doc.pop(key, None)
+    return doc
+
+
 def same_result(a, b):
     assert type(a) is type(b)
-    assert a.to_json() == b.to_json()
+    assert without_run_keys(a.to_json()) == without_run_keys(b.to_json())
     tables = getattr(a, "_tables", {})
     for name in tables:
         for key in tables[name]:
@@ -48,8 +57,8 @@ def test_sga_document_file_and_saved_folder(cli, tmp_path):
     same_result(loaded, live)
     assert loaded.rho.tobytes() == live.rho.tobytes() and loaded.hit_step.tolist() == live.hit_step.tolist()
     live.save(tmp_path / "sga")
-    assert os.listdir(tmp_path / "sga") == ["result.json"] or sorted(os.listdir(tmp_path / "sga")) == [
-        ".rhoflow-output", "result.json"]
+    assert sorted(os.listdir(tmp_path / "sga")) in (["CITATION.bib", "result.json"],
+                                                   [".rhoflow-output", "CITATION.bib", "result.json"])
     same_result(rhoflow.load(tmp_path / "sga"), live)
 
 

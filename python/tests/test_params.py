@@ -60,6 +60,8 @@ BAD = [
     (lambda: rhoflow.ode(rhoflow.Model(), rtol=1), "rtol", ["ode", "--rtol", "1"]),
     (lambda: rhoflow.ode(rhoflow.Model(), table_tol=1), "table_tol", ["ode", "--table-tol", "1"]),
     (lambda: rhoflow.compare(rows=2), "rows", ["compare", "--rows", "2"]),
+    (lambda: rhoflow.compare(trials=1), "trials", ["compare", "--trials", "1"]),   # 2 ... 1e7 (issue 17)
+    (lambda: rhoflow.compare(study_eta0=[0.1, 0.2]), "study_eta0", ["compare", "--study-eta0", "0.1,0.2"]),
     (lambda: rhoflow.compare(alpha=0.9), "alpha", ["compare", "--alpha", "0.9"]),
     (lambda: rhoflow.stationary(rhoflow.Model(), 0), "eta", ["stationary", "--eta", "0"]),
     (lambda: rhoflow.check("nonsense"), "claim", ["check", "--claim", "nonsense"]),
@@ -84,7 +86,8 @@ def test_bad_values_raise_value_error_with_the_library_message(cli, call, parame
     # The message names the parameter: the keyword first, or the library's field (its path for
     # the parsers' messages, "sga.sampler = 'fast' is not a sampler ...") when they agree.
     leaf = e.field.rsplit(".", 1)[-1]
-    assert text.startswith(parameter + ": ") or (leaf == parameter and parameter + " = " in text.split("(")[0])
+    assert text.startswith(parameter + ": ") or (leaf == parameter and (parameter + " = " in text.split("(")[0] or
+                                                                       text.startswith(parameter + " has ")))
     assert "accepted" in text or "is not" in text
 
 
@@ -142,3 +145,30 @@ def test_help_shows_every_parameter_with_default_range_and_field_documentation()
     # The result classes list the library's result fields with their documentation.
     assert "rho_final: alignment after the last step" in rhoflow.SgaResult.__doc__
     assert "rho_err: error estimate of rho(t)" in rhoflow.OdeResult.__doc__
+
+
+def test_documents_record_the_python_command_line_commit_and_date():
+    """A result made from Python records the interpreter's command line, the build's commit and
+    the date (docs/cli.md, Provenance); one read back keeps the provenance it was written with."""
+    import json
+    o = rhoflow.ode(rhoflow.Model(), 0.05, 5, points=3)
+    doc = json.loads(o.to_json())
+    assert doc["command_line"].startswith("python3 ")
+    assert len(doc["commit"]) in (7, 40) or doc["commit"] == "unknown"
+    assert len(doc["date"]) == 20 and doc["date"].endswith("Z")
+    old = dict(doc, command_line="rhoflow ode --rho0 0.05", date="2020-01-01T00:00:00Z")
+    again = json.loads(rhoflow.from_json(json.dumps(old)).to_json())
+    assert again["command_line"] == "rhoflow ode --rho0 0.05" and again["date"] == "2020-01-01T00:00:00Z"
+    # A document from before the provenance (program, version, command only) still loads.
+    for key in ("commit", "commit_modified", "command_line", "date", "experiment_file", "experiment_sha256"):
+        del old[key]
+    assert list(rhoflow.from_json(json.dumps(old)).t) == list(o.t)
+
+
+def test_ode_takes_several_rho0_and_given_times():
+    import json
+    o = rhoflow.ode(rhoflow.Model(), [0.05, 0.3], t=[0, 1, 10])
+    assert list(o.t) == [0, 1, 10]
+    single = rhoflow.ode(rhoflow.Model(), 0.3, t=[0, 1, 10])
+    others = json.loads(o.to_json())["others"]
+    assert len(others) == 1 and others[0]["rho"] == list(single.rho)

@@ -3,6 +3,8 @@
 // survives whole), and an interrupted sweep resumes to the same files as an uninterrupted one.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include <csignal>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -76,6 +78,7 @@ TEST_CASE("cli interrupt: SIGTERM while compare writes its folder leaves the ear
 
 TEST_CASE("cli interrupt: an experiment interrupted after a cell resumes to the files of an uninterrupted run") {
     TempDir t("cli_interrupt_run");
+    const FixedDate date;  // one date for both runs: their files are compared byte for byte
     write_text(t / "exp.toml",
                "[[task]]\nname = \"s\"\ncommand = \"sga\"\nd = 8\nL = 20\nR = 4\ntrials = 2\nseed = 3\n"
                "steps = [400000, 400001, 400002]\n");

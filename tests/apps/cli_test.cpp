@@ -19,6 +19,7 @@
 #include "cli_run.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/settings.hpp"
+#include "rhoflow/version.hpp"
 #include "test_util.hpp"
 
 using rhoflow::test::Run;
@@ -185,6 +186,16 @@ TEST_CASE("cli: --help documents every flag with its default and exits 0") {
                           "--beta", "--sigma-per-norm", "--json", "--output", "100000"})
         CHECK(r.out.find(s) != std::string::npos);
     CHECK(rhoflow_cli({"--help"}).code == 0);
+}
+
+TEST_CASE("cli: --version prints the version and the build's commit, and exits 0") {
+    const Run r = rhoflow_cli({"--version"});
+    CHECK(r.code == 0);
+    CHECK(r.out == rhoflow::cli::version_text() + "\n");
+    CHECK(r.out.rfind(std::string("rhoflow ") + rhoflow::version + "\ncommit " + rhoflow::git_commit(), 0) == 0);
+    const std::string commit = rhoflow::git_commit();  // 40 hex digits in a checkout, else "unknown"
+    CHECK((commit == "unknown" || (commit.size() == 40 && commit.find_first_not_of("0123456789abcdef") == std::string::npos)));
+    CHECK(r.err.empty());
 }
 
 TEST_CASE("cli: compare writes its files and prints the Markdown table") {

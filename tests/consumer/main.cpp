@@ -38,6 +38,6 @@ int main() {
     cp.study_eta0.clear();
     const CompareResult c = run_compare(cp);
     std::printf("compare: %zu table rows, tracking error %.3g\n", c.table.size(), c.tracking_error.mean);
-    ok = ok && c.table.size() >= 3 && c.tracking_error.mean < 0.15 && compare_document(c)["command"] == "compare";
+    ok = ok && c.table.size() >= 3 && c.tracking_error.mean < 0.15 && compare_document(c, make_provenance("compare"))["command"] == "compare";
     return ok ? 0 : 1;
 }

@@ -30,8 +30,8 @@ int verdict_code(Verdict v) { return v == Verdict::holds ? 0 : v == Verdict::fai
 
 }  // namespace
 
-nlohmann::json check_document(const CheckParams& params, const CheckResult& result) {
-    nlohmann::json doc = provenance("check");
+nlohmann::json check_document(const CheckParams& params, const CheckResult& result, const Provenance& provenance) {
+    nlohmann::json doc = provenance;
     doc.update(nlohmann::json(result));
     doc["box"] = params.box;
     doc["grid"] = {{"points_per_axis", params.grid}, {"refine", params.refine}, {"levels_done", result.diagnostics.levels}};

@@ -13,16 +13,18 @@
 #include <vector>
 
 #include "rhoflow/check/check.hpp"
+#include "rhoflow/io/json.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 
 namespace rhoflow {
 
-/// The JSON document of a check: {"program","version","command":"check","claim","verdict",
+/// The JSON document of a check: {"program","version","commit","command":"check","command_line",
+/// "date",...,"claim","verdict",
 /// "witness","points","min_margin","counts","box","grid","params",...}; the keys "claim",
 /// "verdict", "witness", "points", "min_margin" are a contract. Checked to be finite.
-nlohmann::json check_document(const CheckParams& params, const CheckResult& result);
+nlohmann::json check_document(const CheckParams& params, const CheckResult& result, const Provenance& provenance);
 
 /// One row per evaluated point: the six parameters, level, verdict, margin, error, where,
 /// table points (and the attractor count or hitting time for those claims).

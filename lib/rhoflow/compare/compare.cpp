@@ -28,14 +28,21 @@ void EffectiveParams::validate() const {
 
 void CompareParams::validate() const {
     validate_member("model", [&] { model.validate(); });
+    // One trial has no spread: its "95% CI" would have zero width and every row would pass.
+    if (sga.trials < 2)
+        throw InvalidArgument("sga.trials", fmt::format("trials = {} is out of range (accepted: 2 <= trials <= 1e7: a "
+                                                        "comparison needs 2 trials or more for its confidence intervals)",
+                                                        sga.trials));
     validate_member("sga", [&] { sga.validate(); });
     validate_member("table", [&] { table.validate(); });
     require(std::isfinite(horizon) && horizon > 0, "horizon", horizon, "finite horizon > 0");
     require(anchors >= 3 && anchors <= 10000, "anchors", anchors, "3 <= anchors <= 10000");
     require(rows >= 3 && rows <= 1000, "rows", rows, "3 <= rows <= 1000");
     for (double e : study_eta0) require(std::isfinite(e) && e > 0, "study_eta0", e, "finite study_eta0 > 0");
-    require(study_eta0.empty() || study_eta0.size() >= 3, "study_eta0", static_cast<double>(study_eta0.size()),
-            "a list of at least 3 values (or none)");
+    if (!study_eta0.empty() && study_eta0.size() < 3)
+        throw InvalidArgument("study_eta0", fmt::format("study_eta0 has {} value{}, too few to fit a slope (accepted: a "
+                                                        "list of at least 3 values, or none)",
+                                                        study_eta0.size(), study_eta0.size() == 1 ? "" : "s"));
     require(study_trials >= 2 && study_trials <= 1000000, "study_trials", static_cast<double>(study_trials),
             "2 <= study_trials <= 1e6");
     require(std::isfinite(study_horizon) && study_horizon >= 0, "study_horizon", study_horizon,

@@ -31,20 +31,46 @@ void FieldJob::validate() const {
 
 void OdeJob::validate() const {
     validate_member("model", [&] { model.validate(); });
-    validate_rho(rho0, "rho0");
+    require(!rho0.empty() && rho0.size() <= 1000, "rho0", static_cast<double>(rho0.size()),
+            "1 ... 1000 initial alignments");
+    for (double r : rho0) validate_rho(r, "rho0");
     require(std::isfinite(t_end) && t_end > 0, "t_end", t_end, "finite t_end > 0");
     require(points >= 2 && points <= 10000000, "points", points, "2 <= points <= 1e7");
+    require(t_log >= 0 && t_log <= 10000000, "t_log", t_log, "0 (off) or 1 ... 1e7 log-spaced times");
+    if (!times.empty() && t_log > 0)
+        throw InvalidArgument("times", "t = a list of times and t-log = N both choose the output times: give one");
+    require(times.size() <= 10000000, "times", static_cast<double>(times.size()), "at most 1e7 times");
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        require(std::isfinite(times[i]) && times[i] >= 0 && times[i] <= 1e300, "times", times[i],
+                "finite times >= 0");
+        if (i > 0 && !(times[i] > times[i - 1]))
+            throw InvalidArgument("times", fmt::format("t = {} after {}: the times must increase (accepted: an "
+                                                       "ascending list of times >= 0)",
+                                                       format_number(times[i]), format_number(times[i - 1])));
+    }
     validate_member("table", [&] { table.validate(); });
     validate_member("ode", [&] { ode.validate(); });
     // A start already at the hitting level (but not at the equilibrium +-1) has hitting time 0 by
     // definition: a level chosen by mistake, refused rather than reported as a result.
-    if (std::abs(rho0) < 1 && std::abs(rho0) >= 1 - ode.hit_eps)
-        throw InvalidArgument("ode.hit_eps",
-                              fmt::format("hit = {}: rho0 = {} is already at the hitting level |rho| >= 1 - hit = {}, so "
-                                          "the hitting time would be 0 by definition (accepted: hit < 1 - |rho0| = {})",
-                                          format_number(ode.hit_eps), format_number(rho0),
-                                          format_number(1 - ode.hit_eps), format_number(1 - std::abs(rho0))));
+    for (double r : rho0)
+        if (std::abs(r) < 1 && std::abs(r) >= 1 - ode.hit_eps)
+            throw InvalidArgument("ode.hit_eps",
+                                  fmt::format("hit = {}: rho0 = {} is already at the hitting level |rho| >= 1 - hit = {}, "
+                                              "so the hitting time would be 0 by definition (accepted: hit < 1 - |rho0| = {})",
+                                              format_number(ode.hit_eps), format_number(r),
+                                              format_number(1 - ode.hit_eps), format_number(1 - std::abs(r))));
     if (field == DriftMethod::exact) validate_member("model", [&] { validate_exact_field(model, table.exact); });
+}
+
+std::vector<double> OdeJob::output_times() const {
+    if (!times.empty()) return times;
+    if (t_log <= 0) return linear_grid(t_end, points);
+    // t = 0, then t_log times from t_end / 1e4 to t_end, evenly spaced in log t (four decades).
+    std::vector<double> t = {0.0};
+    const double lo = std::log(t_end * 1e-4), hi = std::log(t_end);
+    for (int i = 0; i < t_log; ++i)
+        t.push_back(t_log == 1 ? t_end : (i + 1 == t_log ? t_end : std::exp(lo + (hi - lo) * i / (t_log - 1))));
+    return t;
 }
 
 void PhaseJob::validate() const {
@@ -174,7 +200,10 @@ FieldJobResult run(const FieldJob& job) {
 OdeJobResult run(const OdeJob& job) {
     job.validate();
     const DriftField f = DriftField::make(job.model, job.field, job.table);
-    return {f.info(), solve_ode(f, job.rho0, linear_grid(job.t_end, job.points), job.ode)};
+    const std::vector<double> times = job.output_times();
+    OdeJobResult r{f.info(), solve_ode(f, job.rho0.front(), times, job.ode), {}};
+    for (std::size_t i = 1; i < job.rho0.size(); ++i) r.others.push_back(solve_ode(f, job.rho0[i], times, job.ode));
+    return r;
 }
 
 PhaseJobResult run(const PhaseJob& job) {
@@ -221,13 +250,15 @@ JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail) {
 
 // ------------------------------------------------------------------------------- documents
 
-json document(const Job& job, const JobResult& result) {
+json document(const Job& job, const JobResult& result, const Provenance& provenance) {
+    Provenance p = provenance;
+    p.command = std::string(command_of(job));  // the key a document is read back by
     if (const auto* c = std::get_if<CheckJob>(&job)) {
-        json doc = check_document(c->check, std::get<CheckResult>(result));
+        json doc = check_document(c->check, std::get<CheckResult>(result), p);
         doc["params"] = *c;
         return doc;
     }
-    json doc = provenance(std::string(command_of(job)));
+    json doc = p;
     doc["model"] = *model_of(job);
     std::visit([&](const auto& j) { doc["params"] = j; }, job);
     std::visit([&](const auto& r) { doc.update(json(r)); }, result);
@@ -251,6 +282,12 @@ JobResult result_from_document(const Job& job, const json& doc) {
 
 namespace {
 using Row = std::vector<std::pair<std::string, TableCell>>;
+// A text cell of a summary CSV holds no comma (numpy.genfromtxt reads no quotes): "a, b" as "a; b".
+std::string comma_free(std::string s) {
+    for (char& ch : s)
+        if (ch == ',') ch = ';';
+    return s;
+}
 TableCell opt(const std::optional<double>& v) { return v ? TableCell(*v) : TableCell(); }
 TableCell opt_mean(const std::optional<MeanCI>& v) { return v ? TableCell(v->mean) : TableCell(); }
 
@@ -311,7 +348,7 @@ std::vector<Row> headline_of(const CheckJob&, const CheckResult& r) {
              {"fails", static_cast<double>(r.fails)},
              {"undecided", static_cast<double>(r.undecided)},
              {"min_margin", r.min_margin},
-             {"witness", r.witness ? describe(r.witness->model) : std::string()}}};
+             {"witness", r.witness ? comma_free(describe(r.witness->model)) : std::string()}}};
 }
 }  // namespace
 
@@ -323,17 +360,35 @@ std::vector<Row> headline(const Job& job, const JobResult& result) {
 
 RHOFLOW_JSON_HOOKS(FieldJob, model, rho, method, exact, montecarlo)
 RHOFLOW_JSON_HOOKS(FieldJobResult, method, points, gradient)
-RHOFLOW_JSON_HOOKS(OdeJob, model, rho0, t_end, points, field, table, ode)
+void to_json(json& j, const OdeJob& v) {
+    j = {{"model", v.model}, {"rho0", v.rho0},   {"t_end", v.t_end},   {"points", v.points}, {"t_log", v.t_log},
+         {"times", v.times}, {"field", v.field}, {"table", v.table}, {"ode", v.ode}};
+}
+void from_json(const json& j, OdeJob& v) {
+    j.at("model").get_to(v.model);
+    // Documents before several rho0 (and given or log-spaced times) hold one number, no t_log, no times.
+    const json& r = j.at("rho0");
+    v.rho0 = r.is_array() ? r.get<std::vector<double>>() : std::vector<double>{r.get<double>()};
+    j.at("t_end").get_to(v.t_end);
+    j.at("points").get_to(v.points);
+    v.t_log = j.contains("t_log") ? j.at("t_log").get<int>() : 0;
+    v.times = j.contains("times") ? j.at("times").get<std::vector<double>>() : std::vector<double>{};
+    j.at("field").get_to(v.field);
+    j.at("table").get_to(v.table);
+    j.at("ode").get_to(v.ode);
+}
 RHOFLOW_JSON_HOOKS(PhaseJob, model, field, table, phase)
 RHOFLOW_JSON_HOOKS(SgaJob, model, sga)
 
 void to_json(json& j, const OdeJobResult& v) {
     j = v.solution;
     j["field"] = v.field;
+    j["others"] = v.others;
 }
 void from_json(const json& j, OdeJobResult& v) {
     j.get_to(v.solution);
     j.at("field").get_to(v.field);
+    v.others = j.contains("others") ? j.at("others").get<std::vector<OdeSolution>>() : std::vector<OdeSolution>{};
 }
 void to_json(json& j, const PhaseJobResult& v) {
     j = v.portrait;
@@ -393,31 +448,40 @@ PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw&
 }
 
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
-                                       bool render, const std::string& stem) {
-    if (const auto* r = std::get_if<CompareResult>(&result)) return write_compare(*r, dir, render, stem);
+                                       bool render, const Provenance& provenance, const std::string& stem,
+                                       bool citation) {
+    Provenance p = provenance;
+    p.command = std::string(command_of(job));
+    if (const auto* r = std::get_if<CompareResult>(&result)) {
+        std::vector<std::string> lines = write_compare(*r, dir, render, p, stem);
+        if (!citation) std::filesystem::remove(dir / "CITATION.bib");
+        return lines;
+    }
+    if (citation) write_citation(dir, p);
+    const std::string cite_line = citation ? "CITATION.bib; " : "";
     if (const auto* s = std::get_if<StationaryJob>(&job)) {
-        const PaperTable t = stationary_paper_table(*s, std::get<StationaryLaw>(result), stem);
-        write_file_atomic(dir / document_file(job), document(job, result).dump(2) + "\n");
+        PaperTable t = stationary_paper_table(*s, std::get<StationaryLaw>(result), stem);
+        for (auto& l : provenance_lines(p)) t.provenance.push_back(l);
+        write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
         write_file_atomic(dir / "stationary.md", to_markdown(t));
         write_file_atomic(dir / "stationary.tex", to_latex(t));
-        return {document_file(job) + "; stationary.{md,tex}"};
+        return {document_file(job) + "; " + cite_line + "stationary.{md,tex}"};
     }
     if (const auto* c = std::get_if<CheckJob>(&job)) {
         const auto& r = std::get<CheckResult>(result);
-        write_file_atomic(dir / "certificate.json", document(job, result).dump(2) + "\n");
-        const Table t = check_table(c->check, r);
-        write_file_atomic(dir / "points.csv", to_csv(t));
+        write_file_atomic(dir / "certificate.json", document(job, result, p).dump(2) + "\n");
+        Table points = check_table(c->check, r);
+        set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
         const PaperTable paper = check_paper_table(c->check, r, stem);
-        write_file_atomic(dir / "points.md", to_markdown(paper));
-        write_file_atomic(dir / "points.tex", to_latex(paper));
-        std::vector<std::string> lines = {"certificate.json; points.{csv,md,tex}"};
+        write_table_files(points, dir, "points", p, &paper);
+        std::vector<std::string> lines = {"certificate.json; " + cite_line + "points.{csv,md,tex}"};
         const CheckFigures figs = check_figures(c->check, r, c->x_axis_index());
         for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
-        for (auto& l : render_figures(dir, figs.figures, render)) lines.push_back(l);
+        for (auto& l : render_figures(dir, figs.figures, render, provenance_lines(p))) lines.push_back(l);
         if (!figs.skipped.empty()) lines.push_back(figs.skipped);
         return lines;
     }
-    write_file_atomic(dir / document_file(job), document(job, result).dump(2) + "\n");
+    write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
     return {document_file(job)};
 }
 

@@ -20,6 +20,7 @@
 #include "rhoflow/field/field.hpp"
 #include "rhoflow/field/montecarlo_field.hpp"
 #include "rhoflow/io/paper_table.hpp"
+#include "rhoflow/io/json.hpp"
 #include "rhoflow/io/table.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -46,22 +47,28 @@ struct FieldJobResult {
     std::vector<GradientMoments> gradient;       ///< montecarlo only: E g_u, E g_v, E|g_w|^2 per rho
 };
 
-/// The mean-field ODE from rho0 on an even time grid.
+/// The mean-field ODE from one or several rho0, at output times: an even grid on [0, t_end],
+/// a log-spaced one (t_log), or given times.
 struct OdeJob {
     ModelParams model;                           ///< the model
-    double rho0 = 0.05;                          ///< initial alignment
-    double t_end = 50;                           ///< final ODE time
-    int points = 101;                            ///< output times, evenly spaced on [0, t_end]
+    std::vector<double> rho0 = {0.05};           ///< initial alignments, one solution each (1 ... 1000 values)
+    double t_end = 50;                           ///< final ODE time (of the even and the log-spaced grid)
+    int points = 101;                            ///< output times, evenly spaced on [0, t_end] (unless t_log or times)
+    int t_log = 0;                               ///< > 0: t = 0 and t_log times log-spaced on [t_end / 1e4, t_end] instead
+    std::vector<double> times;                   ///< given output times (ascending, >= 0) instead of a grid; empty: a grid
     DriftMethod field = DriftMethod::exact;      ///< the field driving the ODE
     FieldTableParams table;                      ///< exact-field table accuracy
     OdeParams ode;                               ///< integrator tolerances and hitting level
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
+    /// The output times: `times`, else the log-spaced grid (t_log > 0), else the even one.
+    std::vector<double> output_times() const;
 };
-/// The solution with the field that drove it.
+/// The solutions with the field that drove them.
 struct OdeJobResult {
     DriftFieldInfo field;                        ///< method and error bounds of the field
-    OdeSolution solution;                        ///< t, rho, rho_err, hit_time, work counts
+    OdeSolution solution;                        ///< from rho0[0]: t, rho, rho_err, hit_time, work counts
+    std::vector<OdeSolution> others;             ///< from rho0[1], rho0[2], ... (empty for one rho0)
 };
 
 /// The phase portrait of the ODE.
@@ -176,10 +183,10 @@ StationaryLaw run(const StationaryJob& job);
 /// Runs one kind of job.
 CheckResult run(const CheckJob& job);
 
-/// The JSON document of a finished job: provenance, "model", "params" (the job), the result's
-/// keys (a check: its certificate, check/output.hpp); checked for non-finite numbers
-/// (NumericalError naming the path).
-nlohmann::json document(const Job& job, const JobResult& result);
+/// The JSON document of a finished job: the provenance's keys (its "command" set to the job's),
+/// "model", "params" (the job), the result's keys (a check: its certificate, check/output.hpp);
+/// checked for non-finite numbers (NumericalError naming the path).
+nlohmann::json document(const Job& job, const JobResult& result, const Provenance& provenance);
 /// Reads a job's result back from its document (the experiment runner resumes from these).
 JobResult result_from_document(const Job& job, const nlohmann::json& doc);
 
@@ -232,11 +239,13 @@ void from_json(const nlohmann::json& j, CheckJob& v);
 /// comparison, certificate.json for a check, result.json otherwise.
 std::string document_file(const Job& job);
 /// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
-/// output (tables, figures: rendered when `render`), or the document alone. Returns a line per
-/// file group written. `stem` (the output folder's or sweep cell's name) makes the tables'
-/// LaTeX labels unique (docs/cli.md, "Tables for papers"); "" = "rhoflow".
+/// output (tables, figures: rendered when `render`), or the document alone; each records
+/// `provenance`. `stem` (the output folder's or sweep cell's name) makes the tables' LaTeX labels
+/// unique (docs/cli.md, "Tables for papers"; "" = "rhoflow"). With `citation`, also
+/// DIR/CITATION.bib. Returns a line per file group written.
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
-                                       bool render, const std::string& stem = "");
+                                       bool render, const Provenance& provenance, const std::string& stem = "",
+                                       bool citation = true);
 
 /// The compact table of a stationary law for a paper (stationary.tex, stationary.md): E|rho|,
 /// its standard deviation and the effective attractor, each with its error, and the plain ODE's

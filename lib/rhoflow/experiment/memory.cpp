@@ -49,8 +49,12 @@ std::vector<Part> parts_of(const FieldJob& j, ResultDetail) {
 }
 
 std::vector<Part> parts_of(const OdeJob& j, ResultDetail) {
-    return {{300.0 * j.points, "points",
-             fmt::format("{} output points x 300 bytes (solution, error solves, document and text)", j.points)}};
+    const double n = j.times.empty() ? static_cast<double>(j.t_log > 0 ? j.t_log + 1 : j.points)
+                                     : static_cast<double>(j.times.size());
+    const char* key = !j.times.empty() ? "times" : j.t_log > 0 ? "t_log" : "points";
+    return {{300.0 * n * static_cast<double>(j.rho0.size()), key,
+             fmt::format("{} output times x {} rho0 x 300 bytes (solution, error solves, document and text)", n,
+                         j.rho0.size())}};
 }
 
 std::vector<Part> parts_of(const PhaseJob& j, ResultDetail) {

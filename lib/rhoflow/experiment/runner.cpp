@@ -531,6 +531,7 @@ Experiment read_experiment_text(std::string_view text, const std::string& name, 
         throw InvalidArgument("file", fmt::format("{}: {} bytes, more than the limit of {} (4 MiB) for an experiment file",
                                                   name, text.size(), max_experiment_bytes));
     e.digest = fnv1a_64(text);
+    e.sha256 = sha256_hex(text);
     const std::string hidden = hide_unclassifiable(text, e.file);
     toml::table doc;
     try {
@@ -592,7 +593,13 @@ Table summary_table(const Experiment& e, std::size_t task, const std::vector<Job
         if (c.task != task) continue;
         const auto rows = headline(c.job, results[i]);
         if (table.columns.empty()) {
-            for (const auto& [k, v] : c.swept) table.columns.push_back({k, k, latex_escape(k), "{:.6g}"});
+            // A swept flag's column is named as its params field (t-end as t_end): a name
+            // numpy.genfromtxt(names=True) keeps as it is.
+            for (const auto& [k, v] : c.swept) {
+                std::string name = k;
+                std::replace(name.begin(), name.end(), '-', '_');
+                table.columns.push_back({name, k, latex_escape(k), "{:.6g}"});
+            }
             for (const auto& [k, v] : rows.front()) table.columns.push_back({k, k, latex_escape(k), "{:.6g}"});
         }
         for (const auto& cells : rows) {
@@ -600,7 +607,10 @@ Table summary_table(const Experiment& e, std::size_t task, const std::vector<Job
             for (const auto& [k, v] : c.swept) {
                 char* end = nullptr;
                 const double x = std::strtod(v.c_str(), &end);
-                row.push_back(end && *end == 0 && !v.empty() ? TableCell(x) : TableCell(v));
+                // A swept list ("0,0.5") is written "0;0.5": no comma in a CSV cell (docs/cli.md).
+                std::string text = v;
+                std::replace(text.begin(), text.end(), ',', ';');
+                row.push_back(end && *end == 0 && !v.empty() ? TableCell(x) : TableCell(text));
             }
             for (const auto& [k, v] : cells) row.push_back(v);
             table.rows.push_back(row);
@@ -815,7 +825,8 @@ std::string e_out_name(const fs::path& partial) {
 }
 
 // Writes one cell's outputs whole: into a temporary folder, renamed into place at the end.
-void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& partial, bool render) {
+void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& partial, bool render,
+                const Provenance& provenance) {
     const fs::path dir = partial / c.dir;
     const fs::path tmp = dir.parent_path() / fmt::format(".{}.tmp", dir.filename().string());
     std::error_code ec;
@@ -823,7 +834,8 @@ void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& par
     fs::create_directories(tmp, ec);
     if (ec) throw IoError(fmt::format("cannot create the folder {}: {}", tmp.string(), ec.message()));
     RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
-    write_outputs(c.job, r, tmp, render, fmt::format("{}-{}", e_out_name(partial), c.dir));
+    write_outputs(c.job, r, tmp, render, provenance, fmt::format("{}-{}", e_out_name(partial), c.dir),
+                  false);  // one CITATION.bib, in OUT
     int err = 0;
     without_interrupt_cleanup([&] {
         fs::remove_all(dir, ec);
@@ -909,7 +921,14 @@ void draw_missing_figures(json& manifest, const fs::path& partial, const Experim
                           const JobResult& r, const json& params, const ExperimentOptions& o) {
     if (!lacks_figures(manifest, c, o)) return;
     if (o.log) o.log(fmt::format("{}: taken from an earlier run that drew no figures: drawing them", c.dir));
-    in_cell(e, c, [&] { write_cell(c, r, partial, true); });
+    // The cell keeps the provenance of the run that computed it: only its figures are new.
+    Provenance made = o.provenance;
+    try {
+        made = detail::read_json_file(partial / c.dir / document_file(c.job)).get<Provenance>();
+    } catch (const std::exception&) {
+        // read back a moment ago (earlier_result); if it went since, this run's provenance
+    }
+    in_cell(e, c, [&] { write_cell(c, r, partial, true, made); });
     record(manifest, partial, c, params, "complete", "", true);
 }
 
@@ -961,8 +980,9 @@ void drop_stale(json& manifest, const fs::path& partial, const Experiment& e, co
 
 // The run index (run.json) and the summaries, written once every cell has its result; then the
 // run folder becomes OUT.
-void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out) {
-    json index = provenance("run");
+void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out,
+                 const Provenance& provenance) {
+    json index = provenance;
     index["file"] = e.file;
     index["title"] = e.title;
     index["runs"] = json::array();
@@ -975,14 +995,12 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
     index["execution"] = execution;
     for (std::size_t t = 0; t < e.tasks.size(); ++t) {
         const Table table = summary_table(e, t, out.results);
-        const fs::path dir = partial / e.tasks[t].name;
-        write_file_atomic(dir / "summary.csv", to_csv(table));
         const PaperTable paper = summary_paper_table(e, t, table);
-        write_file_atomic(dir / "summary.md", to_markdown(paper));
-        write_file_atomic(dir / "summary.tex", to_latex(paper));
+        write_table_files(table, partial / e.tasks[t].name, "summary", provenance, &paper);
         out.summaries[e.tasks[t].name] = table;
     }
     write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");
+    write_citation(partial, provenance);
     int err = 0;
     without_interrupt_cleanup([&] {
         if (::rename(partial.c_str(), e.out.c_str()) != 0) err = errno;
@@ -992,9 +1010,20 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
 
 ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o);
 
+// The run's provenance: the caller's (or one made now), with the experiment file and its hash.
+Provenance run_provenance(const Experiment& e, const Provenance& given) {
+    Provenance p = given.version.empty() ? make_provenance("run") : given;
+    p.command = "run";
+    p.experiment_file = e.file;
+    p.experiment_sha256 = e.sha256;
+    return p;
+}
+
 }  // namespace
 
-ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o) {
+ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& options) {
+    ExperimentOptions o = options;
+    o.provenance = run_provenance(e, options.provenance);
     if (team_spread()) return run_experiment_spread(e, o);
     auto log = [&](const std::string& s) { if (o.log) o.log(s); };
     RunFolder folder = prepare_partial(e, o);  // locked until the run ends
@@ -1018,7 +1047,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
             log(fmt::format("[{}/{}] {}", i + 1, e.cells.size(), c.dir));
             try {
                 out.results.push_back(run_cell(c, e, o.progress));
-                in_cell(e, c, [&] { write_cell(c, out.results.back(), partial, o.render_figures); });
+                in_cell(e, c, [&] { write_cell(c, out.results.back(), partial, o.render_figures, o.provenance); });
             } catch (const std::exception& err) {
                 record(manifest, partial, c, params, "failed", err.what());
                 log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
@@ -1033,7 +1062,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     execution["busy_seconds"] = json::array({wall});
     execution["wall_seconds"] = wall;
-    write_index(e, partial, execution, out);
+    write_index(e, partial, execution, out, o.provenance);
     return out;
 }
 
@@ -1104,7 +1133,7 @@ public:
         }
         if (!root_) return {};
         write_index(e_, partial_, execution(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()),
-                    out_);
+                    out_, o_.provenance);
         return std::move(out_);
     }
 
@@ -1237,7 +1266,7 @@ private:
             JobResult r = w.sga       ? JobResult(w.sga->result())
                           : w.compare ? std::move(w.result)
                                       : result_from_document(c.job, detail::from_cbor_bytes(w.single));
-            write_cell(c, r, partial_, o_.render_figures);
+            write_cell(c, r, partial_, o_.render_figures, o_.provenance);
             out_.results[w.cell] = std::move(r);
         });
         w.sga.reset();

@@ -84,6 +84,7 @@ struct Experiment {
     std::vector<ExperimentTask> tasks;  ///< its tasks
     std::vector<ExperimentCell> cells;  ///< all combinations, task by task
     std::uint64_t digest = 0;           ///< FNV-1a hash of the file's bytes (MPI ranks compare it)
+    std::string sha256;                 ///< SHA-256 of the file's bytes (recorded in every output's provenance)
 };
 
 /// Limits of an experiment, so that reading one takes bounded time and memory whatever the file
@@ -113,6 +114,9 @@ struct ExperimentOptions {
     bool render_figures = true;                           ///< run gnuplot for compare cells
     std::function<void(const std::string&)> log;          ///< progress lines (none if empty)
     ProgressCounter* progress = nullptr;                  ///< counts SGA steps of the cell running
+    /// The run's provenance (command line, date); its experiment file and hash are the file's.
+    /// Left default (no version), the runner makes one for "run" without command line.
+    Provenance provenance;
 };
 
 /// What a finished run produced.

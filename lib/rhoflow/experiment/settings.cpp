@@ -318,11 +318,17 @@ std::vector<Setting> ode_settings() {
     using J = OdeJob;
     const char* g = "ODE";
     std::vector<Setting> s = model_settings();
-    s.push_back(real<J>("rho0", "rho0", "initial alignment in [-1, 1]", g, [](J& j) -> double& { return j.rho0; }));
+    s.push_back(real_list<J>("rho0", "rho0", "initial alignments in [-1, 1], comma-separated: one solution each (1 ... 1000)",
+                             g, [](J& j) -> std::vector<double>& { return j.rho0; }));
     s.push_back(real<J>("t-end", "t_end", "final time (ODE time t = sum of step sizes), > 0", g,
                         [](J& j) -> double& { return j.t_end; }));
     s.push_back(integer<J, int>("points", "points", "output times, evenly spaced on [0, t-end], 2 ... 1e7", g,
                                 [](J& j) -> int& { return j.points; }));
+    s.push_back(integer<J, int>("t-log", "t_log",
+                                "N > 0: output at t = 0 and N times log-spaced on [t-end/1e4, t-end] instead of --points", g,
+                                [](J& j) -> int& { return j.t_log; }));
+    s.push_back(real_list<J>("t", "times", "output at these times (comma-separated, ascending, >= 0) instead of a grid",
+                             g, [](J& j) -> std::vector<double>& { return j.times; }));
     s.push_back(real<J>("rtol", "ode.rtol", "relative tolerance per step, 1e-14 ... 0.1", g,
                         [](J& j) -> double& { return j.ode.rtol; }));
     s.push_back(real<J>("atol", "ode.atol", "absolute tolerance per step, 1e-16 ... 0.1", g,

@@ -242,8 +242,8 @@ PaperTable study_paper_table(const CompareResult& r, const std::string& stem) {
     return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "study"));
 }
 
-json compare_document(const CompareResult& r) {
-    json doc = provenance("compare");
+json compare_document(const CompareResult& r, const Provenance& provenance) {
+    json doc = provenance;
     doc["model"] = r.params.model;
     doc.update(json(r));
     ensure_finite(doc);
@@ -440,26 +440,75 @@ CompareFigures compare_figures(const CompareResult& r) {
     return out;
 }
 
+std::string csv_sidecar(const Table& t, const Provenance& provenance) {
+    json doc = provenance;
+    doc["caption"] = t.caption;
+    doc["meta"] = t.meta;
+    doc["rows"] = t.json_rows;
+    doc["columns"] = json::array();
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        doc["columns"].push_back({{"name", t.columns[i].key},
+                                  {"header", t.columns[i].header},
+                                  {"json", i < t.json_paths.size() ? t.json_paths[i] : std::string()}});
+    return doc.dump(2) + "\n";
+}
+
+void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pair<std::string, std::string>>& renamed) {
+    t.json_rows = rows;
+    t.json_paths.clear();
+    for (const auto& c : t.columns) {
+        t.json_paths.push_back(c.key);
+        for (const auto& [key, path] : renamed)
+            if (key == c.key) t.json_paths.back() = path;
+    }
+}
+
+void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
+                       const PaperTable* paper) {
+    t.provenance = provenance_lines(provenance);
+    write_file_atomic(dir / (stem + ".csv"), to_csv(t));
+    write_file_atomic(dir / (stem + ".csv.meta.json"), csv_sidecar(t, provenance));
+    if (!paper) {
+        write_file_atomic(dir / (stem + ".md"), to_markdown(t));
+        write_file_atomic(dir / (stem + ".tex"), to_latex(t));
+        return;
+    }
+    PaperTable p = *paper;  // the compact table for a paper, with the build and command line too
+    p.provenance.insert(p.provenance.end(), t.provenance.begin(), t.provenance.end());
+    write_file_atomic(dir / (stem + ".md"), to_markdown(p));
+    write_file_atomic(dir / (stem + ".tex"), to_latex(p));
+}
+
+void write_citation(const std::filesystem::path& dir, const Provenance& provenance) {
+    write_file_atomic(dir / "CITATION.bib", citation_bib(provenance));
+}
+
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
-                                       const std::string& stem) {
+                                       const Provenance& provenance, const std::string& stem) {
     std::vector<std::string> lines;
-    write_file_atomic(dir / "compare.json", compare_document(r).dump(2) + "\n");
+    write_file_atomic(dir / "compare.json", compare_document(r, provenance).dump(2) + "\n");
+    write_citation(dir, provenance);
     // CSV: every column, for machines; Markdown and LaTeX: the compact table for a paper.
-    auto write_table = [&](const Table& t, const PaperTable& paper, const std::string& name) {
-        write_file_atomic(dir / (name + ".csv"), to_csv(t));
-        write_file_atomic(dir / (name + ".md"), to_markdown(paper));
-        write_file_atomic(dir / (name + ".tex"), to_latex(paper));
+    auto write_table = [&](Table t, const PaperTable& paper, const std::string& name, const std::string& rows,
+                           const std::vector<std::pair<std::string, std::string>>& renamed) {
+        set_json_paths(t, rows, renamed);
+        write_table_files(t, dir, name, provenance, &paper);
     };
-    write_table(compare_table(r), compare_paper_table(r, stem), "table");
-    write_table(gap_table(r), gap_paper_table(r, stem), "gap");
-    lines.push_back("compare.json; table.{csv,md,tex}; gap.{csv,md,tex}");
+    // CSV columns named otherwise than their key in compare.json (docs/cli.md, "Loading the CSV files").
+    write_table(compare_table(r), compare_paper_table(r, stem), "table", "table",
+                {{"rho_sga_mean", "rho_sga.mean"}, {"rho_sga_ci95_lo", "rho_sga.lo"}, {"rho_sga_ci95_hi", "rho_sga.hi"},
+                 {"rho_sga_q50", "rho_sga_median"}, {"nuisance_mass_sga", "nuisance_mass_sga.mean"}});
+    write_table(gap_table(r), gap_paper_table(r, stem), "gap", "gap",
+                {{"gap_mean", "mean"}, {"gap_median", "median"}, {"gap_q90", "q90"}, {"gap_max", "max"}});
+    lines.push_back("compare.json; CITATION.bib; table.{csv,md,tex}; gap.{csv,md,tex}");
     if (r.study) {
-        write_table(study_table(r), study_paper_table(r, stem), "study");
+        write_table(study_table(r), study_paper_table(r, stem), "study", "study.rows",
+                    {{"sup_err_mean", "sup_err.mean"}, {"sup_err_ci95_lo", "sup_err.lo"}, {"sup_err_ci95_hi", "sup_err.hi"}});
         lines.push_back("study.{csv,md,tex}");
     }
     const CompareFigures figs = compare_figures(r);
     for (const auto& [name, content] : figs.data) write_file_atomic(dir / name, content);
-    for (auto& l : render_figures(dir, figs.figures, render)) lines.push_back(l);
+    for (auto& l : render_figures(dir, figs.figures, render, provenance_lines(provenance))) lines.push_back(l);
     return lines;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rhoflow/compare/compare.hpp"
+#include "rhoflow/io/json.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
@@ -37,8 +38,8 @@ PaperTable study_paper_table(const CompareResult& r, const std::string& stem);
 /// The model and ensemble as a sentence for a caption, in LaTeX (`latex`) or Markdown.
 std::string compare_parameters_sentence(const CompareParams& p, bool latex);
 
-/// compare.json: provenance, the model, and every field of the result.
-nlohmann::json compare_document(const CompareResult& r);
+/// compare.json: the provenance's keys, the model, and every field of the result.
+nlohmann::json compare_document(const CompareResult& r, const Provenance& provenance);
 
 /// The effective-dynamics lines of the printed summary: prediction and verdict ("" when off).
 std::string effective_markdown(const CompareResult& r);
@@ -54,10 +55,24 @@ struct CompareFigures {
 /// Figure data and scripts for the trajectory, the gap, the field and the study.
 CompareFigures compare_figures(const CompareResult& r);
 
-/// Writes every output into `dir` and renders the figures when `render` and gnuplot is
-/// available. Returns a line per file group written. `stem` names the output in the tables'
-/// LaTeX labels (the output folder's or the sweep cell's name; "" = "rhoflow").
-std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true,
-                                       const std::string& stem = "");
+/// Writes every output into `dir` (each recording `provenance`, and CITATION.bib) and renders the
+/// figures when `render` and gnuplot is available. Returns a line per file group written.
+/// `stem` names the output in the tables' LaTeX labels (the output folder's or the sweep cell's
+/// name; "" = "rhoflow").
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
+                                       const Provenance& provenance, const std::string& stem = "");
+/// The CSV's sidecar STEM.csv.meta.json: the provenance's keys, "caption", "meta" (the
+/// parameters), "rows" (the document array the rows come from, if any) and "columns" (name,
+/// header, and "json": the value's path within a row of that array).
+std::string csv_sidecar(const Table& t, const Provenance& provenance);
+/// Sets each column's JSON path (its key, or `renamed`'s entry) and the table's json_rows.
+void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pair<std::string, std::string>>& renamed);
+/// Writes a table as STEM.csv (every column, + STEM.csv.meta.json) and STEM.md, STEM.tex: the
+/// compact `paper` table when given (docs/cli.md, "Tables for papers"), else `t` whole; each
+/// carrying `provenance`.
+void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
+                       const PaperTable* paper = nullptr);
+/// Writes DIR/CITATION.bib (io/json.hpp, citation_bib).
+void write_citation(const std::filesystem::path& dir, const Provenance& provenance);
 
 }  // namespace rhoflow

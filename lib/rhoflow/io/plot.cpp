@@ -197,14 +197,16 @@ double gnuplot_timeout() {
     return t;
 }
 
-std::vector<std::string> render_figures(const fs::path& dir, const std::vector<Figure>& figures, bool render) {
+std::vector<std::string> render_figures(const fs::path& dir, const std::vector<Figure>& figures, bool render,
+                                        const std::vector<std::string>& provenance) {
     for (const auto& f : figures) check_name(f.name);
     std::vector<std::string> status;
     const std::optional<fs::path> gnuplot = render ? find_gnuplot() : std::nullopt;
     const double timeout = gnuplot ? gnuplot_timeout() : 0.0;
     for (const auto& f : figures) {
-        const std::string user = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name) +
-                                 script(f, f.name + ".png", f.name + ".svg");
+        std::string user = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
+        for (const auto& line : provenance) user += fmt::format("# {}\n", line);  // one line each (provenance_lines)
+        user += script(f, f.name + ".png", f.name + ".svg");
         write_file_atomic(dir / (f.name + ".gp"), user);
         if (!gnuplot) {
             status.push_back(render ? fmt::format("warning: {0}: gnuplot not found on the PATH, figure not rendered; data "

@@ -53,8 +53,9 @@ double gnuplot_timeout();
 
 /// Writes DIR/NAME.gp for each figure and, when `render` and gnuplot is available, renders
 /// NAME.png and NAME.svg. Returns one line per figure saying what was written, beginning with
-/// "warning: " when gnuplot was wanted but not found. Throws as described above.
+/// "warning: " when gnuplot was wanted but not found. Throws as described above. Each script
+/// starts with the `provenance` lines as comments (io/json.hpp, provenance_lines).
 std::vector<std::string> render_figures(const std::filesystem::path& dir, const std::vector<Figure>& figures,
-                                        bool render = true);
+                                        bool render = true, const std::vector<std::string>& provenance = {});
 
 }  // namespace rhoflow

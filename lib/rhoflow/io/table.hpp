@@ -1,6 +1,8 @@
 // Tables as CSV, Markdown and LaTeX (booktabs), each carrying its provenance: every parameter,
-// the seed and the version, as '#' comment lines in CSV, a caption paragraph in Markdown and
-// the \caption in LaTeX. Values are never NaN or infinite (NumericalError names the cell);
+// the seed and the version, in the CSV's sidecar FILE.csv.meta.json (csv_sidecar in
+// io/compare_output.hpp; the CSV itself is a header line and rows, which pandas.read_csv and
+// numpy.genfromtxt(names=True) both read), a caption paragraph in Markdown and the \caption in
+// LaTeX. Values are never NaN or infinite (NumericalError names the cell);
 // a missing value is an empty CSV field and an em dash elsewhere. No text can add a row: the
 // caption and provenance stay on their line (control characters shown as \n, \r, \t, \xHH),
 // CSV text fields holding ',', '"', CR or LF are quoted, and Markdown cells escape '|'.
@@ -31,14 +33,22 @@ struct Table {
     std::vector<TableColumn> columns; ///< the columns
     std::vector<std::vector<TableCell>> rows;  ///< rows of cells, one per column
     std::string label = "tab:rhoflow";  ///< LaTeX label
+    std::vector<std::string> provenance;  ///< build, command line, date (io/json.hpp): comment lines, not in the caption
+    std::string json_rows;  ///< the array of the JSON document whose elements are the rows ("table", "study.rows"; "" = none)
+    std::vector<std::string> json_paths;  ///< per column, its value's path within a row of json_rows ("rho_sga.mean"), or empty
 };
 
-/// CSV: '#'-prefixed caption and provenance lines, a header of column keys, numbers with 17
-/// significant digits (round-trip exact), texts quoted when needed.
+/// CSV: a header of column keys, then the rows: numbers in the shortest form that reads back to
+/// the same double (std::to_chars), a missing value as an empty field, texts quoted when they
+/// hold ',', '"', CR or LF (the writers' texts never do: numpy.genfromtxt does not read quotes).
+/// No comment lines: caption and provenance go to the sidecar.
 std::string to_csv(const Table& t);
+/// A number as to_csv writes it: the shortest decimal that reads back to the same double.
+std::string shortest(double v);
 /// Markdown: caption and provenance as an italic paragraph, then a pipe table.
 std::string to_markdown(const Table& t);
-/// LaTeX: a table environment with booktabs rules, caption with provenance, label.
+/// LaTeX: '%' lines with the provenance, a table environment with booktabs rules, caption with
+/// the parameters, label.
 std::string to_latex(const Table& t);
 /// Escapes LaTeX's special characters in plain text.
 std::string latex_escape(const std::string& s);

@@ -336,10 +336,12 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
         rep.valid = err.list.empty();
         return rep;
     };
-    if (!only_keys(cert, {"format", "rhoflow_version", "arb_version", "params", "verdict", "param_cells", "cells",
-                          "undecided", "counterexample", "summary"},
-                   "", err))
-        return done();
+    // "provenance" (build, command line, date: io/json.hpp) is optional and not checked: older
+    // certificates have none.
+    std::set<std::string> keys = {"format", "rhoflow_version", "arb_version", "params", "verdict", "param_cells", "cells",
+                                  "undecided", "counterexample", "summary"};
+    if (cert.is_object() && cert.contains("provenance")) keys.insert("provenance");
+    if (!only_keys(cert, keys, "", err)) return done();
     if (cert["format"] != "rhoflow proof certificate 1") err.add("format: must be \"rhoflow proof certificate 1\"");
     // The parameters that matter to the checker.
     const auto& p = cert["params"];

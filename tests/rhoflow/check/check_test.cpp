@@ -109,7 +109,7 @@ TEST_CASE("check box: JSON round trip of the result, and the document's contract
     const nlohmann::json j = r;
     const CheckResult back = j.get<CheckResult>();
     CHECK(nlohmann::json(back) == j);
-    const nlohmann::json doc = check_document(p, r);
+    const nlohmann::json doc = check_document(p, r, make_provenance("check"));
     for (const char* key : {"claim", "verdict", "witness", "points", "min_margin", "counts", "box", "grid", "params",
                             "version"})
         CHECK(doc.contains(key));

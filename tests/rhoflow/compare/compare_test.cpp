@@ -50,7 +50,7 @@ TEST_CASE("compare: SGA tracks the ODE through the transient, tables and JSON ar
     CHECK(r.study->rows.size() == 3);
     CHECK(r.study->fit.slope > 0.2);
     // The document and the printed table carry the same rows.
-    const auto doc = compare_document(r);
+    const auto doc = compare_document(r, make_provenance("compare", "rhoflow compare --test"));
     CHECK(doc["command"] == "compare");
     CHECK(doc["params"]["sga"]["seed"] == 1);
     CHECK(doc["table"].size() == r.table.size());
@@ -81,7 +81,7 @@ TEST_CASE("compare: writes every file, and figures when gnuplot is there") {
     p.study_eta0.clear();
     const CompareResult r = run_compare(p);
     const auto dir = test::temp_dir("compare_files");
-    write_compare(r, dir, gnuplot_available());
+    write_compare(r, dir, gnuplot_available(), make_provenance("compare", "rhoflow compare --test"));
     for (const char* f : {"compare.json", "table.csv", "table.md", "table.tex", "gap.csv", "gap.md", "gap.tex",
                           "fig_trajectory.dat", "fig_trajectory.gp", "fig_gap.gp", "fig_field.gp"})
         CHECK(std::filesystem::exists(dir / f));

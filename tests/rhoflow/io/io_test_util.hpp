@@ -42,6 +42,20 @@ std::string error_of(F&& f) {
 
 /// A fresh folder TMP/rhoflow_io_PID_NAME, removed when the test ends: two suites running at
 /// once never share one.
+/// SOURCE_DATE_EPOCH set for a scope (io/json.hpp): outputs of two runs compared byte for byte
+/// then carry the same date; children started meanwhile inherit it.
+struct FixedDate {
+    bool had;
+    std::string value;
+    FixedDate() : had(std::getenv("SOURCE_DATE_EPOCH") != nullptr), value(had ? std::getenv("SOURCE_DATE_EPOCH") : "") {
+        ::setenv("SOURCE_DATE_EPOCH", "1764547200", 1);
+    }
+    ~FixedDate() {
+        if (had) ::setenv("SOURCE_DATE_EPOCH", value.c_str(), 1);
+        else ::unsetenv("SOURCE_DATE_EPOCH");
+    }
+};
+
 struct TempDir {
     fs::path path;
     explicit TempDir(const std::string& name)

@@ -26,7 +26,9 @@
 #include "rhoflow/field/montecarlo_field.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
+#include "rhoflow/io/json.hpp"
 #include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/version.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 #include "test_util.hpp"
@@ -452,13 +454,15 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     check_header_members(f, "experiment/jobs.hpp", "FieldJob");
     OdeJob o;
     o.model = odd_model();
-    o.rho0 = -0.3;
+    o.rho0 = {-0.3, 0.5};
     o.t_end = 12.5;
     o.points = 9;
+    o.t_log = 7;
+    o.times = {0.5, 2};
     o.field = DriftMethod::meanfield;
     o.table = odd_table();
     o.ode = {1e-9, 1e-11, 0.02, false};
-    check_round_trip(o, {"model", "rho0", "t_end", "points", "field", "table", "ode"});
+    check_round_trip(o, {"model", "rho0", "t_end", "points", "t_log", "times", "field", "table", "ode"});
     check_header_members(o, "experiment/jobs.hpp", "OdeJob");
     PhaseJob ph;
     ph.model = odd_model();
@@ -488,6 +492,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     oj.model = fe.model;
     oj.field = DriftMethod::meanfield;
     oj.points = 5;
+    oj.rho0 = {0.05, -0.2};  // a second solution in "others"
     PhaseJob pj;
     pj.model = {100, 10500, 500, 3.0, 1.0, 1.0};
     pj.field = DriftMethod::meanfield;
@@ -516,7 +521,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     const std::vector<std::pair<Job, Keys>> jobs = {
         {fe, {"method", "points", "gradient"}},
         {fm, {"method", "points", "gradient"}},
-        {oj, with(kSolutionKeys, {"field"})},
+        {oj, with(kSolutionKeys, {"field", "others"})},
         {pj, with(kPortraitKeys, {"field"})},
         {sj, kEnsembleKeys},
         {cj, kCompareResultKeys},
@@ -524,20 +529,44 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
               "equilibria", "plain_ode", "method", "quadrature_err", "table"}},
         {kj, {}},  // the check's result has its own JSON layout (check/check.hpp); keys not listed here
     };
+    const Provenance prov = make_provenance("job", "rhoflow job --flag 'a b'");
     for (const auto& [job, keys] : jobs) {
         CAPTURE(command_of(job));
         const JobResult r = run(job);
-        const json doc = document(job, r);
-        CHECK(doc["command"] == command_of(job));
+        const json doc = document(job, r, prov);
+        CHECK(doc["command"] == command_of(job));  // the job's, whatever the provenance said
+        CHECK(doc["command_line"] == "rhoflow job --flag 'a b'");
+        CHECK(doc["commit"] == git_commit());
+        CHECK(doc["date"] == prov.date);
         CHECK(doc["params"] == std::visit([](const auto& j) { return json(j); }, job));
         if (model_of(job)) CHECK(doc["model"] == json(*model_of(job)));
         const JobResult back = result_from_document(job, json::parse(doc.dump()));
-        CHECK(document(job, back).dump() == doc.dump());
+        CHECK(document(job, back, prov).dump() == doc.dump());
         if (!keys.empty()) std::visit([&](const auto& x) { check_round_trip(x, keys); }, r);
     }
     const FieldJobResult fr = run(fm);
     CHECK(fr.gradient.size() == 2);
     CHECK(json(fr)["method"] == "montecarlo");
+}
+
+TEST_CASE("json round trip: provenance carries every member, older documents read with the new keys empty") {
+    Provenance p = make_provenance("run", "rhoflow run 'my file.toml'");
+    p.experiment_file = "my file.toml";
+    p.experiment_sha256 = sha256_hex("x");
+    p.commit_modified = true;
+    check_header_members(p, "io/json.hpp", "Provenance");
+    const Provenance back = json(p).get<Provenance>();
+    CHECK(back.command_line == p.command_line);
+    CHECK(back.experiment_sha256 == p.experiment_sha256);
+    // A document written by rhoflow 0.1.0 before this provenance: program, version, command only.
+    const json old = {{"program", "rhoflow"}, {"version", "0.1.0"}, {"command", "ode"}};
+    const Provenance o = old.get<Provenance>();
+    CHECK(o.command == "ode");
+    CHECK(o.commit.empty());
+    CHECK(o.command_line.empty());
+    CHECK(o.date.empty());
+    CHECK_FALSE(o.commit_modified);
+    CHECK_THROWS_AS(json({{"version", "0.1.0"}}).get<Provenance>(), json::exception);  // not a rhoflow document
 }
 
 TEST_CASE("json round trip: the rigorous field's and prove's structs carry every member") {
