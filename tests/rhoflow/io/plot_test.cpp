@@ -19,15 +19,6 @@ const std::vector<Figure> figures = {{"fig_line", "set title 'line'\nplot 'fig_l
 
 void write_data(const fs::path& dir) { write_file_atomic(dir / "fig_line.dat", "0 0\n1 1\n2 4\n"); }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "";
-}
-
 }  // namespace
 
 TEST_CASE("plot: folder names with quotes, spaces, newlines and shell syntax are data, not code") {
