@@ -57,7 +57,10 @@ void SgaJob::validate() const {
     validate_member("sga", [&] { sga.validate(); });
 }
 
-void CompareJob::validate() const { compare.validate(); }  // field paths as in CompareParams
+void CompareJob::validate() const {
+    compare.validate();  // field paths as in CompareParams
+    validate_member("figure", [&] { figure.validate(); });
+}
 
 void StationaryJob::validate() const {
     validate_member("model", [&] { model.validate(); });
@@ -77,6 +80,7 @@ void CheckJob::validate() const {
         throw;
     }
     x_axis_index();
+    validate_member("figure", [&] { figure.validate(); });
 }
 
 int CheckJob::x_axis_index() const {
@@ -341,10 +345,20 @@ void from_json(const json& j, PhaseJobResult& v) {
     j.get_to(v.portrait);
     j.at("field").get_to(v.field);
 }
-void to_json(json& j, const CompareJob& v) { j = v.compare; }
-void from_json(const json& j, CompareJob& v) { j.get_to(v.compare); }
+void to_json(json& j, const CompareJob& v) {
+    j = v.compare;
+    j["figure"] = v.figure;
+}
+void from_json(const json& j, CompareJob& v) {
+    json params = j;
+    if (params.is_object() && params.contains("figure")) {  // documents before the figure sizes have none
+        params.at("figure").get_to(v.figure);
+        params.erase("figure");
+    }
+    params.get_to(v.compare);
+}
 RHOFLOW_JSON_HOOKS(StationaryJob, model, eta, update, stationary)
-RHOFLOW_JSON_HOOKS(CheckJob, check, scale, x_axis)
+RHOFLOW_JSON_HOOKS(CheckJob, check, scale, x_axis, figure)
 
 // ------------------------------------------------------------------------------- outputs
 
@@ -355,8 +369,11 @@ std::string document_file(const Job& job) {
 }
 
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
-                                       bool render) {
-    if (const auto* r = std::get_if<CompareResult>(&result)) return write_compare(*r, dir, render);
+                                       bool render, const std::string& label_stem) {
+    if (const auto* r = std::get_if<CompareResult>(&result)) {
+        const auto* c = std::get_if<CompareJob>(&job);
+        return write_compare(*r, dir, render, c ? c->figure : FigureParams{}, label_stem);
+    }
     if (const auto* c = std::get_if<CheckJob>(&job)) {
         const auto& r = std::get<CheckResult>(result);
         write_file_atomic(dir / "certificate.json", document(job, result).dump(2) + "\n");
@@ -365,9 +382,9 @@ std::vector<std::string> write_outputs(const Job& job, const JobResult& result, 
         write_file_atomic(dir / "points.md", to_markdown(t));
         write_file_atomic(dir / "points.tex", to_latex(t));
         std::vector<std::string> lines = {"certificate.json; points.{csv,md,tex}"};
-        const CheckFigures figs = check_figures(c->check, r, c->x_axis_index());
+        const CheckFigures figs = check_figures(c->check, r, c->x_axis_index(), c->figure);
         for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
-        for (auto& l : render_figures(dir, figs.figures, render)) lines.push_back(l);
+        for (auto& l : render_figures(dir, figs.figures, render, c->figure, label_stem)) lines.push_back(l);
         if (!figs.skipped.empty()) lines.push_back(figs.skipped);
         return lines;
     }

@@ -19,6 +19,7 @@
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/field/field.hpp"
 #include "rhoflow/field/montecarlo_field.hpp"
+#include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/table.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -89,6 +90,7 @@ struct SgaJob {
 /// The comparator (CompareParams is its job; default_compare_params() its defaults).
 struct CompareJob {
     CompareParams compare = default_compare_params();  ///< everything the comparison needs
+    FigureParams figure;                               ///< size of its figures (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
 };
@@ -108,6 +110,7 @@ struct CheckJob {
     CheckParams check;          ///< claim, box, grid, certification
     std::string scale = "auto"; ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
     std::string x_axis;         ///< the phase diagram's horizontal axis ("" = the first ranged parameter)
+    FigureParams figure;        ///< size of the phase diagram (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
     /// The x_axis as an Axis index, -1 for the first ranged one (InvalidArgument if not ranged).
@@ -232,8 +235,8 @@ void from_json(const nlohmann::json& j, CheckJob& v);
 std::string document_file(const Job& job);
 /// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
 /// output (tables, figures: rendered when `render`), or the document alone. Returns a line per
-/// file group written.
+/// file group written. Figure captions are labelled from `label_stem` (else the folder's name).
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
-                                       bool render);
+                                       bool render, const std::string& label_stem = "");
 
 }  // namespace rhoflow

@@ -704,7 +704,7 @@ void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& par
     fs::create_directories(tmp, ec);
     if (ec) throw IoError(fmt::format("cannot create the folder {}: {}", tmp.string(), ec.message()));
     RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
-    write_outputs(c.job, r, tmp, render);
+    write_outputs(c.job, r, tmp, render, c.dir);
     int err = 0;
     without_interrupt_cleanup([&] {
         fs::remove_all(dir, ec);

@@ -1,6 +1,6 @@
 // The comparator's outputs, made from its typed result (compare/compare.hpp) and nothing else:
 // compare.json, the ODE-vs-SGA, gap and step-size-study tables (CSV, Markdown, LaTeX), the text
-// the CLI prints, and the figures (data files, gnuplot scripts, PNG/SVG).
+// the CLI prints, and the figures (data files, gnuplot scripts, PNG/PDF/SVG, cairolatex, captions).
 #pragma once
 
 #include <filesystem>
@@ -39,11 +39,16 @@ struct CompareFigures {
     std::vector<std::pair<std::string, std::string>> data;  ///< data file name and content
     std::vector<Figure> figures;                              ///< figures over those files
 };
-/// Figure data and scripts for the trajectory, the gap, the field and the study.
-CompareFigures compare_figures(const CompareResult& r);
+/// Figure data and scripts (io/compare_figures.cpp) at `size`: the trajectory (rho and, below,
+/// 1 - rho on a log axis with the SGA mean's 95% CI), the gap D_T with references through the
+/// data, the field with zooms near the ends where equilibria crowd, the study with its fitted
+/// slope and band, and the plateau rho*(eta) when the effective dynamics ran.
+CompareFigures compare_figures(const CompareResult& r, const FigureParams& size = {});
 
-/// Writes every output into `dir` and renders the figures when `render` and gnuplot is
-/// available. Returns a line per file group written.
-std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true);
+/// Writes every output into `dir` and renders the figures (at `figure`'s size; caption labels
+/// from `label_stem`, else the folder's name) when `render` and gnuplot is available. Returns a
+/// line per file group written.
+std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render = true,
+                                       const FigureParams& figure = {}, const std::string& label_stem = "");
 
 }  // namespace rhoflow
