@@ -51,6 +51,7 @@
 #include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/table.hpp"
+#include "rhoflow/io/uncertain.hpp"
 
 // check
 #include "rhoflow/check/box.hpp"
