@@ -27,6 +27,7 @@
 #include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/experiment/sweep.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/version.hpp"
 
@@ -842,7 +843,8 @@ void drop_stale(json& manifest, const fs::path& partial, const Experiment& e, co
 
 // The run index (run.json) and the summaries, written once every cell has its result; then the
 // run folder becomes OUT.
-void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out) {
+void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out,
+                 bool render) {
     json index = provenance("run");
     index["file"] = e.file;
     index["title"] = e.title;
@@ -861,6 +863,18 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
         write_file_atomic(dir / "summary.md", to_markdown(table));
         write_file_atomic(dir / "summary.tex", to_latex(table));
         out.summaries[e.tasks[t].name] = table;
+        // Across the cells: figures and compact tables of a sweep (experiment/sweep.hpp).
+        const SweepSummary sweep = sweep_summary(e, t, out.results);
+        for (const auto& [name, content] : sweep.files) write_file_atomic(dir / name, content);
+        if (!sweep.figures.empty()) {
+            FigureParams size;
+            for (const auto& c : e.cells)
+                if (const auto* j = std::get_if<CompareJob>(&c.job); j && c.task == t) {
+                    size = j->figure;
+                    break;
+                }
+            render_figures(dir, sweep.figures, render, size, e.tasks[t].name);
+        }
     }
     write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");
     int err = 0;
@@ -913,7 +927,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& o)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     execution["busy_seconds"] = json::array({wall});
     execution["wall_seconds"] = wall;
-    write_index(e, partial, execution, out);
+    write_index(e, partial, execution, out, o.render_figures);
     return out;
 }
 
@@ -984,7 +998,7 @@ public:
         }
         if (!root_) return {};
         write_index(e_, partial_, execution(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()),
-                    out_);
+                    out_, o_.render_figures);
         return std::move(out_);
     }
 

@@ -45,13 +45,13 @@ Figure both(std::string name, double aspect, std::string caption, Write write) {
 // The screen fraction the key takes below the plot: `entries` in `columns` columns.
 double key_fraction(const FigureGeometry& g, int entries, int columns) {
     const int rows = (entries + columns - 1) / columns;
-    return (rows * g.font_pt * 1.35 / 72.0 + 0.06) / g.height;
+    return (rows * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
 }
 
 // Key below the plot at the bottom of the canvas, in `columns` columns.
 std::string key_below(int columns) {
-    return fmt::format("set key at screen 0.5, screen 0.005 center bottom horizontal maxcols {} maxrows 10 samplen 2 "
-                       "spacing 1.1 width -2\n",
+    return fmt::format("set key at screen 0.5, screen 0.01 center bottom horizontal maxcols {} maxrows 10 samplen 2 "
+                       "spacing 1.05 reverse Left width -1\n",
                        columns);
 }
 
@@ -100,46 +100,62 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
             c += fmt::format("{:.10g} {} {} {} {} {}\n", w.t, gap(w.rho_sga.mean), gap(w.rho_sga.hi), gap(w.rho_sga.lo),
                              gap(w.rho_ode), w.pred_mean ? gap(*w.pred_mean) : std::string("?"));
     out.data.push_back({"fig_trajectory_gap.dat", c});
+    // The lower panel's range: the SGA mean's CI and the prediction (the ODE may fall far below).
+    double gap_lo = 0, gap_hi = 0;
+    auto cover = [&](double x) {
+        if (!(1 - x > 0)) return;
+        gap_lo = gap_lo == 0 ? 1 - x : std::min(gap_lo, 1 - x);
+        gap_hi = std::max(gap_hi, 1 - x);
+    };
+    for (const auto& w : r.table)
+        if (w.t > 0) {
+            cover(w.rho_sga.hi);
+            cover(w.rho_sga.lo);
+            cover(w.rho_sga.mean);
+            if (w.pred_mean) cover(*w.pred_mean);
+        }
+    if (gap_lo == 0) gap_lo = 1e-3, gap_hi = 1;
+    if (gap_hi <= gap_lo) gap_hi = gap_lo * 10;
 
     const double aspect = effective ? 1.3 : 1.15;
     const FigureGeometry g = figure_geometry(size, aspect);
     const int entries = 3 + (shown > 0) + (effective ? 4 : 0) + 1;
     const double kf = key_fraction(g, entries, key_columns(g));
     const double line = g.font_pt * 1.35 / 72.0 / g.height;  // one text line, screen units
-    const double lower_bottom = kf + 2.6 * line, top = 1 - 0.5 * line;
-    const double split = lower_bottom + 0.38 * (top - lower_bottom);
+    const double lower_bottom = kf + 2.4 * line, top = 1 - 0.5 * line;
+    const double split = lower_bottom + 0.4 * (top - lower_bottom);
     const std::size_t first_trial_column = effective ? 11 : 6;
     const auto write = [&](const FigureText& T) {
         std::string s = "set datafile missing '?'\nset multiplot\n" + side_margins(g) +
                         fmt::format("set logscale x\nset xrange [{:.10g}:{:.10g}]\nset grid\nset format x ''\n", t_lo,
                                     t_hi) +
-                        vertical(split + 0.6 * line, top) + "set ylabel " +
+                        vertical(split + 1.2 * line, top) + "set ylabel " +
                         T("alignment ρ = ⟨q, ξ⟩", "alignment $\\rho = \\langle q, \\xi\\rangle$") + "\n" +
                         key_below(key_columns(g));
         std::string plot = "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title " +
-                           T("SGA 10–90% band", "SGA 10--90\\,\\% band");
+                           T("SGA 10–90%", "SGA 10--90\\,\\%");
         for (std::size_t n = 0; n < shown; ++n)
             plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", first_trial_column + n,
                                 n == 0 ? "title " + T("single trials", "single trials") : std::string("notitle"));
         if (effective)
             plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title " +
-                    T("predicted 10–90% band", "predicted 10--90\\,\\% band") +
+                    T("predicted 10–90%", "predicted 10--90\\,\\%") +
                     ", '' using 1:8 with lines lw 2 lc rgb '#e6550d' title " +
-                    T("predicted mean (effective chain)", "predicted mean (effective chain)") +
+                    T("predicted mean", "predicted mean") +
                     ", '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title " +
-                    T("effective ODE a(ρ; η(t))", "effective ODE $a(\\rho;\\eta(t))$") +
+                    T("ODE of a(ρ; η)", "ODE of $a(\\rho;\\eta)$") +
                     ", '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title " +
-                    T("first order F + η(t) B", "first order $F + \\eta(t) B$");
+                    T("ODE of F + ηB", "ODE of $F + \\eta B$");
         plot += ", '' using 1:3 with lines lw 2 lc rgb '#08519c' title " + T("SGA mean", "SGA mean") +
-                ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("mean-field ODE", "mean-field ODE") +
+                ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("ODE of F", "ODE of $F$") +
                 ", 'fig_trajectory_gap.dat' using 1:(1/0) with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' title " +
-                T("SGA mean, 95% CI (lower panel)", "SGA mean, 95\\,\\% CI (lower panel)") + "\n";
+                T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI") + "\n";
         s += plot;
         // The lower panel: 1 - rho on a log axis, its own y range, the same x axis.
         s += "unset key\nset format x " + T("10^{%T}", "$10^{%T}$") + "\nset xlabel " +
              T("t = Σ_{j<k} η_j (ODE time)", "$t = \\sum_{j<k}\\eta_j$ (ODE time)") + "\n" +
-             vertical(lower_bottom, split) + "set logscale y\nset format y " + T("10^{%T}", "$10^{%T}$") +
-             "\nset ylabel " + T("1 − ρ", "$1-\\rho$") + "\n";
+             vertical(lower_bottom, split) + "set logscale y\n" + axis_tics('y', gap_lo, gap_hi, true, T.latex) +
+             "set ylabel " + T("1 − ρ", "$1-\\rho$") + "\n";
         s += "plot 'fig_trajectory_gap.dat' using 1:2:3:4 with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' notitle, '' "
              "using 1:2 with lines lw 1 lc rgb '#08519c' notitle, 'fig_trajectory.dat' using 1:(1-$2 > 0 ? 1-$2 : "
              "1/0) with lines lw 2 dt 2 lc rgb '#d62728' notitle";
@@ -176,13 +192,23 @@ void gap_figure(const CompareResult& r, const FigureParams& size, CompareFigures
     const GapAnchor& last = r.gap.back();
     const bool refs = last.eta > 0 && last.mean > 0;
     const double c1 = refs ? last.mean / last.eta : 0, c2 = refs ? last.mean / std::sqrt(last.eta) : 0;
+    double t_lo = 0, t_hi = 0, y_lo = 0, y_hi = 0;
+    for (const auto& a : r.gap) {
+        if (a.t > 0) t_lo = t_lo == 0 ? a.t : std::min(t_lo, a.t), t_hi = std::max(t_hi, a.t);
+        for (double y : {a.mean, a.median, a.q90})
+            if (y > 0) y_lo = y_lo == 0 ? y : std::min(y_lo, y), y_hi = std::max(y_hi, y);
+    }
+    if (t_lo == 0) t_lo = 1, t_hi = 10;
+    if (t_hi <= t_lo) t_hi = 10 * t_lo;
+    if (y_lo == 0) y_lo = 1e-3, y_hi = 1;
+    if (y_hi <= y_lo) y_hi = 10 * y_lo;
     const FigureGeometry g = figure_geometry(size, 0.85);
     const double kf = key_fraction(g, refs ? 5 : 3, key_columns(g));
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const auto write = [&](const FigureText& T) {
         std::string s = side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
-                        "set logscale xy\nset grid\nset format x " + T("10^{%T}", "$10^{%T}$") + "\nset format y " +
-                        T("10^{%T}", "$10^{%T}$") + "\nset xlabel " + T("ODE time t", "ODE time $t$") +
+                        "set logscale xy\nset grid\n" + axis_tics('x', t_lo, t_hi, true, T.latex) +
+                        axis_tics('y', y_lo, y_hi, true, T.latex) + "set xlabel " + T("ODE time t", "ODE time $t$") +
                         "\nset ylabel " +
                         T(fmt::format("gap D_T(t), T = {}", format_number(r.params.horizon)),
                           fmt::format("gap $D_T(t)$, $T = {}$", tex_number(r.params.horizon))) +
@@ -256,7 +282,7 @@ void field_figure(const CompareResult& r, const FigureParams& size, CompareFigur
                    (titled ? "title " + T("unstable", "unstable") : std::string("notitle"));
         };
         std::string s = "set multiplot\nset grid\nset xzeroaxis lt -1\nset offsets 0, 0, graph 0.05, graph 0.05\n" +
-                        side_margins(g) + vertical(split + (zooms.empty() ? 0 : 2.4 * line), top) + "set xrange [-1:1]\n" +
+                        side_margins(g) + vertical(split + (zooms.empty() ? 0 : 2.4 * line), top) + "set xrange [-1.04:1.04]\nset xtics -1, 0.5, 1\n" +
                         "set xlabel " + T("alignment ρ", "alignment $\\rho$") + "\nset ylabel " +
                         T("F(ρ) = (1 − ρ^2) j'(ρ)", "$F(\\rho) = (1-\\rho^2)\\,j'(\\rho)$") + "\n" + key_below(3) +
                         "set clip two\n";
@@ -270,12 +296,16 @@ void field_figure(const CompareResult& r, const FigureParams& size, CompareFigur
             s += fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\n",
                              left + lmargin * (zooms.size() == 1 ? 1.0 : 1.0),
                              std::min(1 - 0.12 / g.width, left + width - 0.04));
-            s += vertical(bottom, split) + fmt::format("set xrange [{:.10g}:{:.10g}]\nset xtics {:.3g}\n", z.lo, z.hi,
-                                                       (z.hi - z.lo) / 2) +
-                 "set autoscale y\nset xlabel " +
+            double y_lo = 0, y_hi = 0;
+            for (const auto& p : r.field_curve)
+                if (p.rho >= z.lo && p.rho <= z.hi) y_lo = std::min(y_lo, p.drift), y_hi = std::max(y_hi, p.drift);
+            if (y_hi <= y_lo) y_hi = y_lo + 1;
+            s += vertical(bottom, split) + axis_tics('x', z.lo, z.hi, false, T.latex) +
+                 axis_tics('y', y_lo, y_hi, false, T.latex) +
+                 "set xlabel " +
                  T(fmt::format("zoom near ρ = {}", z.lo < 0 ? "−1" : "1"),
                    fmt::format("zoom near $\\rho = {}$", z.lo < 0 ? "-1" : "1")) +
-                 "\nset ylabel ''\nset format y " + T("%.1t·10^{%T}", "$%.1t\\cdot 10^{%T}$") + "\n" +
+                 "\nset ylabel ''\n" +
                  "plot 'fig_field.dat' using 1:($1 >= " + fmt::format("{:.10g} && $1 <= {:.10g}", z.lo, z.hi) +
                  " ? $2 : 1/0) with lines lw 2 lc rgb '#08519c' notitle, " + markers(false) + "\n";
         }
@@ -317,12 +347,16 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
     out.data.push_back({"fig_study.dat", d});
     double lo = s.rows.front().eta0, hi = lo;
     for (const auto& w : s.rows) lo = std::min(lo, w.eta0), hi = std::max(hi, w.eta0);
+    double y_lo = s.rows.front().sup_err.mean, y_hi = y_lo;
+    for (const auto& w : s.rows)
+        for (double y : {w.sup_err.lo, w.sup_err.hi, w.sup_err.mean})
+            if (y > 0) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
     const FigureGeometry g = figure_geometry(size, 0.8);
     const double kf = key_fraction(g, 4, 2);
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const auto write = [&](const FigureText& T) {
         std::string c = side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
-                        fmt::format("set logscale xy\nset grid\nset xrange [{:.10g}:{:.10g}]\n", lo / 1.25, hi * 1.25) +
+                        "set logscale xy\nset grid\n" + axis_tics('x', lo, hi, true, T.latex) + axis_tics('y', y_lo, y_hi, true, T.latex) +
                         "set xlabel " + T("initial step size η_0 (η_0 k_0 fixed)", "initial step size $\\eta_0$ ($\\eta_0 k_0$ fixed)") +
                         "\nset ylabel " +
                         T("mean sup_k |ρ_k − ρ(t_k)|", "mean $\\sup_k|\\rho_k - \\rho(t_k)|$") + "\n" + key_below(2);
@@ -363,12 +397,21 @@ void plateau_figure(const CompareResult& r, const EffectiveSummary& e, const Fig
             s += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", r.params.sga.schedule.eta(w.step), w.t,
                              w.rho_sga.mean, w.rho_sga.lo, w.rho_sga.hi);
     out.data.push_back({"fig_plateau_sga.dat", s});
+    double e_lo = 0, e_hi = 0;
+    auto cover = [&](double x) {
+        if (x > 0) e_lo = e_lo == 0 ? x : std::min(e_lo, x), e_hi = std::max(e_hi, x);
+    };
+    for (const auto& p : e.plateau) cover(p.eta);
+    for (const auto& w : r.table)
+        if (w.step > 0 && w.t >= after) cover(r.params.sga.schedule.eta(w.step));
+    if (e_lo == 0) e_lo = 1e-3, e_hi = 1e-2;
+    if (e_hi <= e_lo) e_hi = e_lo * 10;
     const FigureGeometry g = figure_geometry(size, 0.8);
     const double kf = key_fraction(g, 3, 1);
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const auto write = [&](const FigureText& T) {
         return side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
-               "set logscale x\nset grid\nset format x " + T("10^{%T}", "$10^{%T}$") + "\nset xlabel " +
+               "set logscale x\nset grid\n" + axis_tics('x', e_lo, e_hi, true, T.latex) + "set xlabel " +
                T("step size η", "step size $\\eta$") + "\nset ylabel " + T("alignment ρ", "alignment $\\rho$") +
                "\nset offsets 0, 0, graph 0.05, graph 0.05\n" + key_below(1) +
                "plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title " +

@@ -304,6 +304,60 @@ std::string tex_number(double x) {
     return (mantissa == "1" ? std::string() : mantissa + " \\times ") + fmt::format("10^{{{}}}", exponent);
 }
 
+namespace {
+// A tic label: "0.02", "3", "10^{-5}", "2·10^{-5}" (LaTeX: "$2\cdot 10^{-5}$").
+std::string tic_text(double v, bool latex) {
+    if (v == 0) return latex ? "$0$" : "0";
+    const double a = std::abs(v);
+    if (a >= 1e-3 && a < 1e5) {
+        std::string t = fmt::format("{:.6g}", v);
+        if (latex) return "$" + t + "$";
+        if (v < 0) t = "−" + t.substr(1);
+        return t;
+    }
+    int e = static_cast<int>(std::floor(std::log10(a) + 1e-9));
+    double m = v / std::pow(10.0, e);
+    if (std::abs(std::abs(m) - 10) < 1e-6) m /= 10, ++e;
+    const std::string ms = fmt::format("{:.3g}", m);
+    if (latex) return "$" + (ms == "1" ? std::string() : ms == "-1" ? std::string("-") : ms + "\\cdot ") +
+                      fmt::format("10^{{{}}}$", e);
+    std::string mu = ms == "1" ? std::string() : ms == "-1" ? std::string("−") : ms + "·";
+    if (!mu.empty() && mu[0] == '-') mu = "−" + mu.substr(1);
+    return mu + fmt::format("10^{{{}}}", e);
+}
+}  // namespace
+
+std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
+    std::vector<double> tics;
+    double a = lo, b = hi;
+    if (log) {
+        const double f = std::pow(hi / lo, 0.05);
+        a = lo / f, b = hi * f;
+        const int e0 = static_cast<int>(std::floor(std::log10(a))), e1 = static_cast<int>(std::ceil(std::log10(b)));
+        const int decades = e1 - e0;
+        const int every = decades > 12 ? (decades + 5) / 6 : 1;
+        const bool fine = std::log10(b / a) <= 2.2;
+        for (int e = e0; e <= e1; ++e) {
+            if (fine) {
+                for (double m : {1.0, 2.0, 5.0}) tics.push_back(m * std::pow(10.0, e));
+            } else if (e % every == 0) {
+                tics.push_back(std::pow(10.0, e));
+            }
+        }
+    } else {
+        const double pad = hi > lo ? 0.05 * (hi - lo) : 0.05 * std::max(1.0, std::abs(lo));
+        a = lo - pad, b = hi + pad;
+        const double raw = (b - a) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+        const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+        for (double k = std::ceil(a / step); k * step <= b; k += 1) tics.push_back(std::abs(k) < 1e-9 ? 0.0 : k * step);
+    }
+    std::string list;
+    for (double t : tics)
+        if (t >= a * (1 - 1e-12) && t <= b * (1 + 1e-12))
+            list += fmt::format("{}'{}' {:.17g}", list.empty() ? "" : ", ", tic_text(t, latex), t);
+    return fmt::format("set {0}range [{1:.17g}:{2:.17g}]\nset {0}tics ({3})\n", axis, a, b, list);
+}
+
 std::string figure_label(const std::string& stem, const std::string& figure) {
     std::string s;
     for (unsigned char c : stem) s += std::isalnum(c) || c == '-' || c == '.' || c == ':' ? static_cast<char>(c) : '-';

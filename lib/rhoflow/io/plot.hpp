@@ -88,6 +88,12 @@ struct FigureText {
 /// `x` for LaTeX math: up to 4 significant digits, "1.5 \times 10^{-7}" instead of a C exponent.
 std::string tex_number(double x);
 
+/// A gnuplot `set {axis}range` and `set {axis}tics (...)` covering [lo, hi] (lo < hi; lo > 0 on a
+/// log axis), padded by 5%, with about 4-6 labelled round tics: 1, 2, 5 x 10^k on a log axis of
+/// at most two decades, decades (10^k) beyond, round steps on a linear one; labels in enhanced
+/// text or LaTeX.
+std::string axis_tics(char axis, double lo, double hi, bool log, bool latex);
+
 /// The label of a figure caption: "fig:" + `stem` (reduced to letters, digits, '-', '.', ':') +
 /// "-" + `figure`, so that two outputs' figures included in one document do not collide.
 std::string figure_label(const std::string& stem, const std::string& figure);
