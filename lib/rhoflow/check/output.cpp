@@ -175,8 +175,10 @@ std::string axis_range(const ParamRange& r, char which, bool latex) {
 
 // check_points.dat: per point x, y (with one axis: the margin), verdict code, margin, error,
 // attractors, level and marker size (smaller for refined points).
-std::string points_data(const CheckParams& params, const CheckResult& result, int xa, int ya) {
-    const double base = std::clamp(55.0 / params.grid, 0.35, 3.0);
+std::string points_data(const CheckParams& params, const CheckResult& result, int xa, int ya, double plot_width_in) {
+    // A square of point size 1 is about 10 pt wide: a coarse point fills 80% of its grid cell.
+    const double cell_pt = plot_width_in * 72.0 / std::max(1, params.grid - 1);
+    const double base = std::clamp(0.08 * cell_pt, 0.2, 3.0);
     std::string d = fmt::format("# {} {} verdict(0 holds,1 fails,2 undecided) margin error attractors level size\n",
                                 axis_name(xa), ya >= 0 ? axis_name(ya) : "margin");
     for (const auto& p : result.points)
@@ -221,7 +223,7 @@ std::string verdict_map_2d(const CheckParams& params, const CheckResult& result,
     plot += result.boundary.empty()
                 ? std::string("1/0 notitle")
                 : "'check_boundary.dat' using 1:2 with points pt 7 ps 0.3 lc rgb 'black' title " +
-                      T("boundary (finest disagreeing cells)", "boundary (finest disagreeing cells)");
+                      T("boundary", "boundary");
     return s + plot;
 }
 
@@ -305,7 +307,8 @@ CheckFigures check_figures(const CheckParams& params, const CheckResult& result,
                     ya >= 0 ? " Each point is coloured by its verdict (refined points smaller); black dots mark the "
                               "centres of the finest cells whose corners disagree."
                             : " The relative margin of each point with its error bar.");
-    out.data_files.push_back({"check_points.dat", points_data(params, result, xa, ya)});
+    const FigureGeometry shape = figure_geometry(size, ya >= 0 ? 0.95 : 0.75);
+    out.data_files.push_back({"check_points.dat", points_data(params, result, xa, ya, 0.8 * shape.width)});
     if (ya >= 0) {
         const FigureGeometry g = figure_geometry(size, 0.95);
         out.data_files.push_back({"check_boundary.dat", boundary_data(result, xa, ya)});

@@ -337,7 +337,13 @@ std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
         const int decades = e1 - e0;
         const int every = decades > 12 ? (decades + 5) / 6 : 1;
         const bool fine = std::log10(b / a) <= 2.2;
-        for (int e = e0; e <= e1; ++e) {
+        const bool linear = std::log10(b / a) < 0.6;
+        if (linear) {  // less than a factor 4: round linear steps on the log axis
+            const double raw = (b - a) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
+            const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+            for (double k = std::ceil(a / step); k * step <= b; k += 1) tics.push_back(k * step);
+        }
+        for (int e = e0; e <= e1 && !linear; ++e) {
             if (fine) {
                 for (double m : {1.0, 2.0, 5.0}) tics.push_back(m * std::pow(10.0, e));
             } else if (e % every == 0) {
