@@ -233,6 +233,7 @@ json document(const Job& job, const JobResult& result) {
     doc["model"] = *model_of(job);
     std::visit([&](const auto& j) { doc["params"] = j; }, job);
     std::visit([&](const auto& r) { doc.update(json(r)); }, result);
+    if (const auto* c = std::get_if<CompareJob>(&job)) doc["params"]["figure"] = c->figure;  // the result's params lack it
     ensure_finite(doc);
     return doc;
 }

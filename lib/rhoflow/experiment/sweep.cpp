@@ -99,11 +99,11 @@ std::string frame(const FigureGeometry& g, std::size_t entries) {
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const double key = (static_cast<double>(rows) * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
     return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\nset bmargin at screen {:.4f}\nset "
-                       "tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.01 center bottom horizontal maxcols {} "
-                       "samplen 2 reverse Left width -1\nset grid\nset datafile missing '?'\nset offsets graph 0.03, "
+                       "tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.01 center bottom vertical maxrows {} "
+                       "samplen 2 reverse Left width -3\nset grid\nset datafile missing '?'\nset offsets graph 0.03, "
                        "graph 0.03, graph 0.05, graph 0.05\n",
                        std::min(0.35, g.font_pt * 6.2 / 72.0 / g.width), 1 - 0.12 / g.width, key + 2.4 * line,
-                       1 - 0.5 * line, columns);
+                       1 - 0.5 * line, rows);
 }
 
 struct Group {

@@ -48,11 +48,13 @@ double key_fraction(const FigureGeometry& g, int entries, int columns) {
     return (rows * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
 }
 
-// Key below the plot at the bottom of the canvas, in `columns` columns.
-std::string key_below(int columns) {
-    return fmt::format("set key at screen 0.5, screen 0.01 center bottom horizontal maxcols {} maxrows 10 samplen 2 "
-                       "spacing 1.05 reverse Left width -1\n",
-                       columns);
+// Key below the plot at the bottom of the canvas: `entries` in `columns` columns, filled down
+// (a row count, not a width: cairolatex cannot measure LaTeX text, so a width-based layout
+// would put every entry in one column).
+std::string key_below(int entries, int columns) {
+    return fmt::format("set key at screen 0.5, screen 0.01 center bottom vertical maxrows {} samplen 2 spacing 1.05 "
+                       "reverse Left width -3\n",
+                       (entries + columns - 1) / columns);
 }
 
 // Left and right margins (screen) shared by the panels of a figure.
@@ -131,7 +133,7 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
                                     t_hi) +
                         vertical(split + 1.2 * line, top) + "set ylabel " +
                         T("alignment ρ = ⟨q, ξ⟩", "alignment $\\rho = \\langle q, \\xi\\rangle$") + "\n" +
-                        key_below(key_columns(g));
+                        key_below(entries, key_columns(g));
         std::string plot = "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title " +
                            T("SGA 10–90%", "SGA 10--90\\,\\%");
         for (std::size_t n = 0; n < shown; ++n)
@@ -212,7 +214,7 @@ void gap_figure(const CompareResult& r, const FigureParams& size, CompareFigures
                         "\nset ylabel " +
                         T(fmt::format("gap D_T(t), T = {}", format_number(r.params.horizon)),
                           fmt::format("gap $D_T(t)$, $T = {}$", tex_number(r.params.horizon))) +
-                        "\n" + key_below(key_columns(g));
+                        "\n" + key_below(refs ? 5 : 3, key_columns(g));
         s += "plot 'fig_gap.dat' using 1:4 with linespoints lw 2 pt 7 ps 0.5 lc rgb '#08519c' title " +
              T("mean", "mean") + ", '' using 1:5 with lines lw 1.5 lc rgb '#31a354' title " + T("median", "median") +
              ", '' using 1:6 with lines lw 1.5 dt 2 lc rgb '#e6550d' title " +
@@ -284,7 +286,7 @@ void field_figure(const CompareResult& r, const FigureParams& size, CompareFigur
         std::string s = "set multiplot\nset grid\nset xzeroaxis lt -1\nset offsets 0, 0, graph 0.05, graph 0.05\n" +
                         side_margins(g) + vertical(split + (zooms.empty() ? 0 : 2.4 * line), top) + "set xrange [-1.04:1.04]\nset xtics -1, 0.5, 1\n" +
                         "set xlabel " + T("alignment ρ", "alignment $\\rho$") + "\nset ylabel " +
-                        T("F(ρ) = (1 − ρ^2) j'(ρ)", "$F(\\rho) = (1-\\rho^2)\\,j'(\\rho)$") + "\n" + key_below(3) +
+                        T("F(ρ) = (1 − ρ^2) j'(ρ)", "$F(\\rho) = (1-\\rho^2)\\,j'(\\rho)$") + "\n" + key_below(3, 3) +
                         "set clip two\n";
         s += "plot 'fig_field.dat' using 1:2 with lines lw 2 lc rgb '#08519c' title " + T("F", "$F$") + ", " +
              markers(true) + "\nunset key\n";
@@ -359,7 +361,7 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
                         "set logscale xy\nset grid\n" + axis_tics('x', lo, hi, true, T.latex) + axis_tics('y', y_lo, y_hi, true, T.latex) +
                         "set xlabel " + T("initial step size η_0 (η_0 k_0 fixed)", "initial step size $\\eta_0$ ($\\eta_0 k_0$ fixed)") +
                         "\nset ylabel " +
-                        T("mean sup_k |ρ_k − ρ(t_k)|", "mean $\\sup_k|\\rho_k - \\rho(t_k)|$") + "\n" + key_below(2);
+                        T("mean sup_k |ρ_k − ρ(t_k)|", "mean $\\sup_k|\\rho_k - \\rho(t_k)|$") + "\n" + key_below(4, 2);
         c += "plot 'fig_study.dat' using 1:7:8 with filledcurves fs transparent solid 0.3 lc rgb '#fdae6b' title " +
              T("fit, 95% band", "fit, 95\\,\\% band") + ", '' using 1:6 with lines lw 2 lc rgb '#e6550d' title " +
              T(fmt::format("fit: slope {:.2f} ± {:.2f}", s.fit.slope, s.fit.slope_se),
@@ -413,7 +415,7 @@ void plateau_figure(const CompareResult& r, const EffectiveSummary& e, const Fig
         return side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
                "set logscale x\nset grid\n" + axis_tics('x', e_lo, e_hi, true, T.latex) + "set xlabel " +
                T("step size η", "step size $\\eta$") + "\nset ylabel " + T("alignment ρ", "alignment $\\rho$") +
-               "\nset offsets 0, 0, graph 0.05, graph 0.05\n" + key_below(1) +
+               "\nset offsets 0, 0, graph 0.05, graph 0.05\n" + key_below(3, 1) +
                "plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title " +
                T("effective attractor ρ*(η), root of a(ρ; η)", "effective attractor $\\rho^*(\\eta)$, root of $a(\\rho;\\eta)$") +
                ", 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title " +
