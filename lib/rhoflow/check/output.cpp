@@ -202,7 +202,7 @@ std::string check_margins(const FigureGeometry& g, int key_rows) {
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\nset bmargin at screen "
                        "{:.4f}\nset tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.005 center bottom "
-                       "vertical maxrows {} samplen 1.5 width -3\n",
+                       "vertical maxrows {} samplen 1.5 width 1\n",
                        std::min(0.35, g.font_pt * 6.5 / 72.0 / g.width), 1 - 0.25 / g.width,
                        (key_rows * g.font_pt * 1.35 / 72.0 + 0.06) / g.height + 2.6 * line, 1 - 0.8 * line, key_rows);
 }

@@ -424,7 +424,7 @@ template <class J>
 Setting figure_size_setting() {
     return custom<J>("figure-size", "figure.size",
                      "figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)",
-                     "Output", "SIZE", [](J& j, const std::string& t) { j.figure.size = t; },
+                     "Output", "TEXT", [](J& j, const std::string& t) { j.figure.size = t; },
                      [](J& j) { return j.figure.size; });
 }
 

@@ -10,6 +10,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/runner.hpp"
+#include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/experiment/sweep.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/io_test_util.hpp"
@@ -237,4 +238,38 @@ no-effective = true
     for (const auto& n : names) all.push_back({dir, n});
     write_text(dir / "tables.tex", "\\input{" + (fs::absolute(dir) / "sweep.tex").string() + "}\n");
     CHECK(compiles(dir, all, "\\usepackage{booktabs}\n\\AtEndDocument{\\input{" + (fs::absolute(dir) / "sweep.tex").string() + "}}\n"));
+}
+
+TEST_CASE("figures: a 2-D check map labels both edges of the box, regenerates alone and compiles") {
+    if (!gnuplot_available()) {
+        MESSAGE("gnuplot not installed: figures not checked");
+        return;
+    }
+    CheckJob job;
+    job.check.claim = parse_claim("attractors=1", "claim");
+    job.check.box.d = ParamRange{50, 50};
+    job.check.box.R = ParamRange{25, 25};
+    job.check.box.L = ParamRange{50, 1000};
+    job.check.box.theta = ParamRange{0.5, 3};
+    job.check.grid = 3;
+    job.check.refine = 0;
+    job.check.certify.field = FieldMethod::meanfield;
+    Job j = job;
+    finish_settings(j);
+    validate(j);
+    const JobResult r = run(j);
+    TempDir t("figures_check");
+    const fs::path dir = t / "map";
+    fs::create_directories(dir);
+    write_outputs(j, r, dir, true);
+    const std::string gp = read_text(dir / "check_map.gp");
+    CAPTURE(gp);
+    CHECK(gp.find("'50' 50") != std::string::npos);      // L's edges
+    CHECK(gp.find("'1000' 1000") != std::string::npos);
+    CHECK(gp.find("'0.5' 0.5") != std::string::npos);    // theta's edges
+    CHECK(gp.find("'3' 3") != std::string::npos);
+    CHECK(gp.find("set title") == std::string::npos);
+    for (const std::string n : {"check_map", "check_attractors"}) regenerates_alone(dir, n, t / ("alone_" + n));
+    if (!have_program("pdflatex")) return;
+    CHECK(compiles(dir, {{dir, "check_map"}, {dir, "check_attractors"}}));
 }
