@@ -100,8 +100,8 @@ std::string frame(const FigureGeometry& g, std::size_t entries) {
     const double key = (static_cast<double>(rows) * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
     return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\nset bmargin at screen {:.4f}\nset "
                        "tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.01 center bottom vertical maxrows {} "
-                       "samplen 2 reverse Left width -3\nset grid\nset datafile missing '?'\nset offsets graph 0.03, "
-                       "graph 0.03, graph 0.05, graph 0.05\n",
+                       "samplen 2 reverse Left width -3\nset grid\nset datafile missing '?'\nset offsets 0, 0, graph 0.05, "
+                       "graph 0.05\n",
                        std::min(0.35, g.font_pt * 6.2 / 72.0 / g.width), 1 - 0.12 / g.width, key + 2.4 * line,
                        1 - 0.5 * line, rows);
 }
@@ -192,8 +192,11 @@ std::string sweep_body(const std::string& file, const std::vector<Group>& groups
                        const FigureGeometry& g, const std::string& xlabel, const std::string& ylabel, bool latex) {
     const FigureText T{latex};
     const std::size_t entries = groups.size() + (s.dashed ? 1 : 0) + (s.dotted ? 1 : 0) + 1;
-    std::string b = frame(g, entries) + (log ? "set logscale x\n" : "") + "set xlabel " + xlabel + "\nset ylabel " +
-                    ylabel + "\n";
+    double lo = groups.front().points.front().first, hi = lo;
+    for (const auto& gr : groups)
+        for (const auto& [x, v] : gr.points) lo = std::min(lo, x), hi = std::max(hi, x);
+    std::string b = frame(g, entries) + (log ? "set logscale x\n" : "") + axis_tics('x', lo, hi, log, latex) +
+                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n";
     std::string plot = "plot ";
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const std::string c = colour(i);
@@ -284,7 +287,13 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
         }
         return s + "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
     }
-    std::string md = fmt::format("{}.\n\n|", what);
+    std::string md = fmt::format(
+        "Across the {} cells of task `{}`: the SGA mean of |ρ| after the last step{}; every value ± half the width of "
+        "its 95% confidence interval, rounded to it.\n\n|",
+        cells.size(), t.name,
+        compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of |ρ| ≥ 1 − ε "
+                  "(SGA: over trials that hit; ODE: from the trials' starts)"
+                : "");
     for (const auto& h : head) md += " " + h + " |";
     md += "\n|";
     for (std::size_t i = 0; i < head.size(); ++i) md += " ---: |";

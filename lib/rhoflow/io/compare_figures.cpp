@@ -53,7 +53,7 @@ double key_fraction(const FigureGeometry& g, int entries, int columns) {
 // would put every entry in one column).
 std::string key_below(int entries, int columns) {
     return fmt::format("set key at screen 0.5, screen 0.01 center bottom vertical maxrows {} samplen 2 spacing 1.05 "
-                       "reverse Left width -3\n",
+                       "reverse Left width -2\n",
                        (entries + columns - 1) / columns);
 }
 

@@ -331,7 +331,7 @@ std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
     std::vector<double> tics;
     double a = lo, b = hi;
     if (log) {
-        const double f = std::pow(hi / lo, 0.05);
+        const double f = std::pow(hi / lo, 0.08);
         a = lo / f, b = hi * f;
         const int e0 = static_cast<int>(std::floor(std::log10(a))), e1 = static_cast<int>(std::ceil(std::log10(b)));
         const int decades = e1 - e0;
