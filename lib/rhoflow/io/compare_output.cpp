@@ -166,7 +166,9 @@ std::string compare_markdown(const CompareResult& r) {
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
                                        const FigureParams& figure, const std::string& label_stem) {
     std::vector<std::string> lines;
-    write_file_atomic(dir / "compare.json", compare_document(r).dump(2) + "\n");
+    json doc = compare_document(r);
+    doc["params"]["figure"] = figure;  // as the job's document has it (experiment/jobs.hpp)
+    write_file_atomic(dir / "compare.json", doc.dump(2) + "\n");
     auto write_table = [&](const Table& t, const std::string& stem) {
         write_file_atomic(dir / (stem + ".csv"), to_csv(t));
         write_file_atomic(dir / (stem + ".md"), to_markdown(t));

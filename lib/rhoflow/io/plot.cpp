@@ -210,6 +210,25 @@ std::string read_small_file(const fs::path& p) {
     return ss.str();
 }
 
+// cairo stamps each PDF with its creation time ("/CreationDate (D:YYYYMMDDHHMMSSZ)"); the same
+// figure must give the same bytes (reruns write identical folders), so the stamp is replaced by a
+// fixed one of the same length (the cross-reference offsets stay valid).
+void fix_pdf_date(const fs::path& p) {
+    std::string pdf = read_small_file(p);
+    const std::string key = "/CreationDate (D:";
+    bool changed = false;
+    for (std::size_t at = pdf.find(key); at != std::string::npos; at = pdf.find(key, at + 1)) {
+        const std::size_t start = at + key.size(), end = pdf.find(')', start);
+        if (end == std::string::npos || end - start != 15) continue;  // YYYYMMDDHHMMSSZ
+        pdf.replace(start, 15, "20000101000000Z");
+        changed = true;
+    }
+    if (!changed) return;
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << pdf;
+    if (!out) throw IoError("cannot rewrite the rendered image " + p.string());
+}
+
 bool non_empty_file(const fs::path& p) {
     struct stat st {};
     return ::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
@@ -453,6 +472,8 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
                                       ok ? ": it wrote no image" : "", msg.empty() ? "" : ":\n" + msg));
         }
         try {
+            fix_pdf_date(tmps[1]);
+            if (latex) fix_pdf_date(tex_pdf_tmp);
             if (latex) {  // the picture names its graphics after the temporary stem: name the final one
                 std::string tex = read_small_file(tex_tmp);
                 replace_all(tex, tex_stem.filename().string(), f.name + "-latex");

@@ -147,6 +147,13 @@ TEST_CASE("figures: a comparison's figures regenerate alone and their LaTeX vari
     CHECK(read_text(a / "fig_trajectory.gp").find("1 − ρ") != std::string::npos);  // the log panel of the gap
     CHECK(read_text(a / "fig_trajectory.caption.tex").find("\\label{fig:run-a-trajectory}") != std::string::npos);
     CHECK(temporaries(a).empty());
+    // The same figure gives the same bytes (cairo's creation date is fixed): reruns are identical.
+    write_compare(r, t / "again");
+    for (const auto& n : names) {
+        CAPTURE(n);
+        CHECK(read_text(t / "again" / (n + ".pdf")) == read_text(a / (n + ".pdf")));
+        CHECK(read_text(t / "again" / (n + "-latex.pdf")) == read_text(a / (n + "-latex.pdf")));
+    }
     if (!have_program("pdflatex")) {
         MESSAGE("pdflatex not installed: the cairolatex variants not compiled");
         return;
