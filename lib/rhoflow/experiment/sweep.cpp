@@ -82,8 +82,9 @@ std::string symbol(const std::string& key, bool latex) {
 std::string value_text(const std::string& t, bool latex) {
     const auto x = number(t);
     if (!x) return latex ? "\\texttt{" + t + "}" : t;
-    const std::string s = fmt::format("{:.4g}", *x);
-    return latex ? "$" + tex_number(*x) + "$" : s;
+    const std::string s = fmt::format("{:.6g}", *x);  // 10500, 0.25 (a C exponent only beyond 6 digits)
+    if (s.find('e') != std::string::npos) return latex ? "$" + tex_number(*x) + "$" : tex_number(*x);
+    return latex ? "$" + s + "$" : s;
 }
 
 std::string opt_text(const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("?"); }
@@ -186,6 +187,7 @@ struct Series {
     int mean = 2, lo = 3, hi = 4;  // columns of the measured value and its CI
     int dashed = 0, dotted = 0;    // reference columns (0: none)
     std::string dashed_text, dashed_tex, dotted_text, dotted_tex;
+    bool from_zero = false;        // a time: the y axis starts at 0
 };
 
 std::string sweep_body(const std::string& file, const std::vector<Group>& groups, const Series& s, bool log,
@@ -196,7 +198,7 @@ std::string sweep_body(const std::string& file, const std::vector<Group>& groups
     for (const auto& gr : groups)
         for (const auto& [x, v] : gr.points) lo = std::min(lo, x), hi = std::max(hi, x);
     std::string b = frame(g, entries) + (log ? "set logscale x\n" : "") + axis_tics('x', lo, hi, log, latex) +
-                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n";
+                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n" + (s.from_zero ? "set yrange [0:*]\n" : "");
     std::string plot = "plot ";
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const std::string c = colour(i);
@@ -360,6 +362,7 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
         if (compare) {
             Series hit;
             hit.mean = 8, hit.lo = 9, hit.hi = 10;
+            hit.from_zero = true;
             hit.dashed = 12, hit.dashed_text = "predicted (effective dynamics)", hit.dashed_tex = hit.dashed_text;
             hit.dotted = 11, hit.dotted_text = "mean-field ODE", hit.dotted_tex = hit.dotted_text;
             Figure h;
