@@ -204,10 +204,20 @@ std::string sweep_body(const std::string& file, const std::vector<Group>& groups
         const std::string c = colour(i);
         const std::string title = groups[i].label_text.empty() ? T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI")
                                                                : T(groups[i].label_text, groups[i].label_tex);
-        plot += fmt::format("{}'{}' index {} using 1:{}:{}:{} with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb '{}' title {}",
-                            i ? ", " : "", file, i, s.mean, s.lo, s.hi, c, title);
+        // A group none of whose cells has the measured value (no trial hit) would lose its key
+        // entry with its points: its title goes on the reference line, saying so.
+        const bool none = s.from_zero && std::none_of(groups[i].points.begin(), groups[i].points.end(),
+                                                      [](const auto& p) { return p.second->hit_sga.has_value(); });
+        const std::string none_title =
+            groups[i].label_text.empty()
+                ? T("no trial hit", "no trial hit")
+                : T(groups[i].label_text + " (no trial hit)", groups[i].label_tex + " (no trial hit)");
+        plot += fmt::format("{}'{}' index {} using 1:{}:{}:{} with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb '{}' {}",
+                            i ? ", " : "", file, i, s.mean, s.lo, s.hi, c, none ? "notitle" : "title " + title);
         if (s.dashed) plot += fmt::format(", '' index {} using 1:{} with lines lw 1.5 dt 2 lc rgb '{}' notitle", i, s.dashed, c);
-        if (s.dotted) plot += fmt::format(", '' index {} using 1:{} with lines lw 1 dt 3 lc rgb '{}' notitle", i, s.dotted, c);
+        if (s.dotted)
+            plot += fmt::format(", '' index {} using 1:{} with lines lw 1 dt 3 lc rgb '{}' {}", i, s.dotted, c,
+                                none ? "title " + none_title : std::string("notitle"));
     }
     if (!groups.front().label_text.empty()) plot += ", 1/0 with yerrorlines pt 7 ps 0.6 lc rgb 'black' title " + T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI");
     if (s.dashed) plot += ", 1/0 with lines lw 1.5 dt 2 lc rgb 'black' title " + T(s.dashed_text, s.dashed_tex);
