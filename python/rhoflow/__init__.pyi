@@ -422,6 +422,7 @@ def compare(model: Model = ...,
             effective_samples: int = 2000,
             effective_paths: int = 4000,
             alpha: float = 0.05,
+            figure_size: str = 'column',
             progress: Callable[[int, int], None] | None = None) -> CompareResult:
     """
     The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size
@@ -516,6 +517,9 @@ def compare(model: Model = ...,
     alpha : float, default 0.05
         family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
         [effective.alpha] family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
+    figure_size : str, default 'column'
+        figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
+        [figure.size]
     progress : callable(done, total) or a tqdm-like bar, optional
         called from the calling thread about every 50 ms with the SGA steps done and their total
 
@@ -620,7 +624,8 @@ def check(claim: str,
           table_tol: float = 1e-12,
           rel_tol: float = 1e-10,
           inner_resolution: float = 0.25,
-          x_axis: str = '') -> CheckResult:
+          x_axis: str = '',
+          figure_size: str = 'column') -> CheckResult:
     """
     Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a
     box of model parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.
@@ -696,6 +701,9 @@ def check(claim: str,
     x_axis : str, default ''
         ranged parameter on the phase diagram's horizontal axis
         [x_axis] the phase diagram's horizontal axis ("" = the first ranged parameter)
+    figure_size : str, default 'column'
+        figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
+        [figure.size]
 
     Returns
     -------

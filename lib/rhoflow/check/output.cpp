@@ -159,40 +159,75 @@ namespace {
 constexpr const char* kVerdictColours[3] = {"#2ca02c", "#d62728", "#7f7f7f"};
 constexpr const char* kVerdictNames[3] = {"holds", "fails", "undecided"};
 
-// The axis label of parameter a, with the fixed L it is relative to and the noise convention.
-std::string axis_label(const CheckParams& params, int a) {
-    std::string l(axis_name(a));
-    if (a == static_cast<int>(Axis::R) && !params.box.L.ranged())
-        l += fmt::format(" (R/L = R/{})", format_number(params.box.L.lo));
-    if (a == static_cast<int>(Axis::d) && !params.box.L.ranged())
-        l += fmt::format(" (d/L = d/{})", format_number(params.box.L.lo));
-    if (a == static_cast<int>(Axis::sigma) && params.noise == NoiseConvention::per_norm) l += " (per norm)";
-    return l;
+// The symbol of parameter a: enhanced text (UTF-8) or LaTeX math.
+std::string axis_symbol(int a, bool latex) {
+    const std::string n(axis_name(a));
+    if (n == "theta") return latex ? "$\\theta$" : "θ";
+    if (n == "sigma") return latex ? "$\\sigma$" : "σ";
+    if (n == "beta") return latex ? "$\\beta$" : "β";
+    return latex ? "$" + n + "$" : n;
 }
 
-// Gnuplot settings of axis `which` ('x' or 'y') for range r: log scale when r is on one, and a
-// range padded by 3% of the axis so that edge points show whole.
-std::string axis_range(const ParamRange& r, char which) {
-    if (r.effective_scale() == AxisScale::log) {
-        const double f = std::pow(r.hi / r.lo, 0.03);
-        // Tics at 1, 2, 5 x 10^k inside the range (gnuplot's own log tics are decades only).
-        std::string tics;
+// The axis label of parameter a, with the fixed L it is relative to and the noise convention.
+std::string axis_label(const CheckParams& params, int a, bool latex) {
+    std::string l = axis_symbol(a, latex);
+    if (a == static_cast<int>(Axis::R) && !params.box.L.ranged())
+        l += latex ? fmt::format(" ($R/L = R/{}$)", format_number(params.box.L.lo))
+                   : fmt::format(" (R/L = R/{})", format_number(params.box.L.lo));
+    if (a == static_cast<int>(Axis::d) && !params.box.L.ranged())
+        l += latex ? fmt::format(" ($d/L = d/{}$)", format_number(params.box.L.lo))
+                   : fmt::format(" (d/L = d/{})", format_number(params.box.L.lo));
+    if (a == static_cast<int>(Axis::sigma) && params.noise == NoiseConvention::per_norm) l += " (per norm)";
+    return FigureText{latex}(l, l);
+}
+
+// A tic label: the number in a form both bodies print.
+std::string tic_label(double t, bool latex) {
+    const std::string plain = fmt::format("{:.4g}", t);
+    return latex ? "$" + tex_number(t) + "$" : (plain.find('e') == std::string::npos ? plain : tex_number(t));
+}
+
+// Gnuplot settings of axis `which` ('x' or 'y') for range r: log scale when r is on one, a range
+// padded by 3% of the axis so that edge points show whole, and tics labelled at both ends of the
+// box (the interior tics at 1, 2, 5 x 10^k on a log axis, at a round step on a linear one, minus
+// those too close to an end to be read apart).
+std::string axis_range(const ParamRange& r, char which, bool latex) {
+    const bool log = r.effective_scale() == AxisScale::log;
+    auto position = [&](double v) { return log ? std::log(v) : v; };
+    const double span = position(r.hi) - position(r.lo);
+    std::vector<double> tics = {r.lo};
+    auto interior = [&](double t) {
+        if (t <= r.lo || t >= r.hi) return;
+        if (std::abs(position(t) - position(r.lo)) < 0.12 * span || std::abs(position(r.hi) - position(t)) < 0.12 * span)
+            return;
+        tics.push_back(t);
+    };
+    if (log) {
         for (int e = static_cast<int>(std::floor(std::log10(r.lo))) - 1; e <= std::log10(r.hi) + 1; ++e)
-            for (double m : {1.0, 2.0, 5.0}) {
-                const double t = m * std::pow(10.0, e);
-                if (t >= r.lo / f && t <= r.hi * f) tics += fmt::format("{}{:g}", tics.empty() ? "" : ", ", t);
-            }
-        return fmt::format("set logscale {0}\nset {0}range [{1:.17g}:{2:.17g}]\nset {0}tics ({3})\n", which,
-                           r.lo / f, r.hi * f, tics);
+            for (double m : {1.0, 2.0, 5.0}) interior(m * std::pow(10.0, e));
+    } else if (r.hi > r.lo) {
+        const double raw = (r.hi - r.lo) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
+        const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+        for (double t = std::ceil(r.lo / step) * step; t < r.hi; t += step) interior(t);
     }
-    const double pad = 0.03 * (r.hi - r.lo);
-    return fmt::format("set {}range [{:.17g}:{:.17g}]\n", which, r.lo - pad, r.hi + pad);
+    if (r.hi > r.lo) tics.push_back(r.hi);
+    std::string list;
+    for (double t : tics) list += fmt::format("{}'{}' {:.17g}", list.empty() ? "" : ", ", tic_label(t, latex), t);
+    std::string out = fmt::format("set {}tics ({})\n", which, list);
+    if (log) {
+        const double f = std::pow(r.hi / r.lo, 0.03);
+        return fmt::format("set logscale {0}\nset {0}range [{1:.17g}:{2:.17g}]\n", which, r.lo / f, r.hi * f) + out;
+    }
+    const double pad = r.hi > r.lo ? 0.03 * (r.hi - r.lo) : 0.03 * std::max(1.0, std::abs(r.lo));
+    return fmt::format("set {}range [{:.17g}:{:.17g}]\n", which, r.lo - pad, r.hi + pad) + out;
 }
 
 // check_points.dat: per point x, y (with one axis: the margin), verdict code, margin, error,
 // attractors, level and marker size (smaller for refined points).
-std::string points_data(const CheckParams& params, const CheckResult& result, int xa, int ya) {
-    const double base = std::clamp(55.0 / params.grid, 0.35, 3.0);
+std::string points_data(const CheckParams& params, const CheckResult& result, int xa, int ya, double plot_width_in) {
+    // A square of point size 1 is about 10 pt wide: a coarse point fills 80% of its grid cell.
+    const double cell_pt = plot_width_in * 72.0 / std::max(1, params.grid - 1);
+    const double base = std::clamp(0.08 * cell_pt, 0.2, 3.0);
     std::string d = fmt::format("# {} {} verdict(0 holds,1 fails,2 undecided) margin error attractors level size\n",
                                 axis_name(xa), ya >= 0 ? axis_name(ya) : "margin");
     for (const auto& p : result.points)
@@ -211,28 +246,41 @@ std::string boundary_data(const CheckResult& result, int xa, int ya) {
     return b;
 }
 
+// Margins (screen) leaving `key_rows` lines of key below the plot.
+std::string check_margins(const FigureGeometry& g, int key_rows) {
+    const double line = g.font_pt * 1.35 / 72.0 / g.height;
+    return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\nset bmargin at screen "
+                       "{:.4f}\nset tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.005 center bottom "
+                       "vertical maxrows {} samplen 1.5 width 1\n",
+                       std::min(0.35, g.font_pt * 6.5 / 72.0 / g.width), 1 - 0.25 / g.width,
+                       (key_rows * g.font_pt * 1.35 / 72.0 + 0.06) / g.height + 2.6 * line, 1 - 0.8 * line, key_rows);
+}
+
 // The check_map script over two axes: each point coloured by verdict, the boundary in black.
-std::string verdict_map_2d(const CheckParams& params, const CheckResult& result, const std::string& title, int xa,
-                           int ya) {
+std::string verdict_map_2d(const CheckParams& params, const CheckResult& result, const FigureGeometry& g, int xa, int ya,
+                           bool latex) {
     const auto ax = params.box.axes();
-    const std::string head = fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel "
-                                         "\"{}\" noenhanced\n{}{}set key below\nset grid\n",
-                                         title, axis_label(params, xa), axis_label(params, ya),
-                                         axis_range(*ax[xa], 'x'), axis_range(*ax[ya], 'y'));
+    const FigureText T{latex};
+    std::string s = "set xlabel " + axis_label(params, xa, latex) + "\nset ylabel " + axis_label(params, ya, latex) +
+                    "\n" + axis_range(*ax[xa], 'x', latex) + axis_range(*ax[ya], 'y', latex) + check_margins(g, 2) +
+                    "set grid front\n";
     std::string plot = "plot ";
     for (int v = 0; v < 3; ++v)
         plot += fmt::format("'check_points.dat' using 1:($3 == {} ? $2 : 1/0):8 with points pt 5 ps variable lc "
-                            "rgb '{}' title '{}', ",
-                            v, kVerdictColours[v], kVerdictNames[v]);
-    plot += result.boundary.empty() ? std::string("1/0 notitle")
-                                    : std::string("'check_boundary.dat' using 1:2 with points pt 7 ps 0.35 lc rgb "
-                                                  "'black' title 'boundary (finest disagreeing cells)'");
-    return head + plot;
+                            "rgb '{}' title {}, ",
+                            v, kVerdictColours[v], T(kVerdictNames[v], kVerdictNames[v]));
+    plot += result.boundary.empty()
+                ? std::string("1/0 notitle")
+                : "'check_boundary.dat' using 1:2 with points pt 7 ps 0.3 lc rgb 'black' title " +
+                      T("boundary", "boundary");
+    return s + plot;
 }
 
 // The check_attractors script over two axes: each point coloured by its number of attractors.
-std::string attractors_map_2d(const CheckParams& params, const CheckResult& result, int xa, int ya) {
+std::string attractors_map_2d(const CheckParams& params, const CheckResult& result, const FigureGeometry& g, int xa,
+                              int ya, bool latex) {
     const auto ax = params.box.axes();
+    const FigureText T{latex};
     std::set<int> counts;
     for (const auto& p : result.points) counts.insert(p.cert.attractors);
     const char* palette[] = {"#ffffff", "#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"};
@@ -242,38 +290,53 @@ std::string attractors_map_2d(const CheckParams& params, const CheckResult& resu
         const std::string name =
             n < 0 ? std::string("not certified") : fmt::format("{} attractor{}", n, n == 1 ? "" : "s");
         ap += fmt::format("'check_points.dat' using 1:($6 == {} ? $2 : 1/0):8 with points pt 5 ps variable "
-                          "lc rgb '{}' title '{}', ",
-                          n, colour, name);
+                          "lc rgb '{}' title {}, ",
+                          n, colour, T(name, name));
     }
     ap += result.boundary.empty() ? std::string("1/0 notitle")
-                                  : std::string("'check_boundary.dat' using 1:2 with points pt 7 ps 0.35 lc rgb "
-                                                "'black' title 'boundary'");
-    const std::string atitle = fmt::format("number of stable equilibria of d rho/dt = F(rho)\\n{}, {} field",
-                                           box_text(params), to_string(params.certify.field));
-    return fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel \"{}\" "
-                       "noenhanced\n{}{}set key below\nset grid\nset object 1 rectangle from graph "
-                       "0,0 to graph 1,1 behind fc rgb '#f0f0f0' fs solid noborder\n{}",
-                       atitle, axis_label(params, xa), axis_label(params, ya), axis_range(*ax[xa], 'x'),
-                       axis_range(*ax[ya], 'y'), ap);
+                                  : "'check_boundary.dat' using 1:2 with points pt 7 ps 0.3 lc rgb 'black' title " +
+                                        T("boundary", "boundary");
+    return "set xlabel " + axis_label(params, xa, latex) + "\nset ylabel " + axis_label(params, ya, latex) + "\n" +
+           axis_range(*ax[xa], 'x', latex) + axis_range(*ax[ya], 'y', latex) + check_margins(g, 2) +
+           "set grid front\nset object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb '#f0f0f0' fs solid "
+           "noborder\n" + ap;
 }
 
 // The check_map script over one axis: the margin with its error bar, coloured by verdict.
-std::string margin_plot_1d(const CheckParams& params, const std::string& title, int xa) {
+std::string margin_plot_1d(const CheckParams& params, const FigureGeometry& g, int xa, bool latex) {
     const auto ax = params.box.axes();
-    std::string plot = fmt::format("set title \"{}\" noenhanced\nset xlabel \"{}\" noenhanced\nset ylabel "
-                                   "'margin (relative; > 0 supports the claim)'\n{}set key below\nset "
-                                   "grid\nset xzeroaxis lt -1\nplot ",
-                                   title, axis_label(params, xa), axis_range(*ax[xa], 'x'));
+    const FigureText T{latex};
+    std::string plot = "set xlabel " + axis_label(params, xa, latex) + "\nset ylabel " +
+                       T("relative margin (> 0 supports the claim)", "relative margin ($>0$ supports the claim)") +
+                       "\n" + axis_range(*ax[xa], 'x', latex) + check_margins(g, 1) +
+                       "set grid\nset xzeroaxis lt -1\nset offsets 0, 0, graph 0.05, graph 0.05\nplot ";
     for (int v = 0; v < 3; ++v)
-        plot += fmt::format("{}'check_points.dat' using 1:($3 == {} ? $4 : 1/0):5 with yerrorbars pt 7 lc rgb '{}' "
-                            "title '{}'",
-                            v ? ", " : "", v, kVerdictColours[v], kVerdictNames[v]);
+        plot += fmt::format("{}'check_points.dat' using 1:($3 == {} ? $4 : 1/0):5 with yerrorbars pt 7 ps 0.6 lc rgb "
+                            "'{}' title {}",
+                            v ? ", " : "", v, kVerdictColours[v], T(kVerdictNames[v], kVerdictNames[v]));
     return plot;
+}
+
+// The box in a sentence of LaTeX.
+std::string box_tex(const CheckParams& p) {
+    std::string s;
+    const auto ax = p.box.axes();
+    for (int a = 0; a < axis_count; ++a) {
+        const ParamRange& r = *ax[a];
+        std::string sym = axis_symbol(a, true);
+        sym = sym.substr(1, sym.size() - 2);
+        s += fmt::format("{}${} {}$", s.empty() ? "" : ", ", sym,
+                         r.ranged() ? fmt::format("\\in [{}, {}]", tex_number(r.lo), tex_number(r.hi))
+                                    : "= " + tex_number(r.lo));
+        if (r.ranged()) s += fmt::format(" ({} scale)", to_string(r.effective_scale()));
+    }
+    if (p.noise == NoiseConvention::per_norm) s += " ($\\sigma$ per norm)";
+    return s;
 }
 
 }  // namespace
 
-CheckFigures check_figures(const CheckParams& params, const CheckResult& result, int x_axis) {
+CheckFigures check_figures(const CheckParams& params, const CheckResult& result, int x_axis, const FigureParams& size) {
     CheckFigures out;
     const auto& ranged = result.ranged_axes;
     if (ranged.empty() || ranged.size() > 2) {
@@ -284,18 +347,34 @@ CheckFigures check_figures(const CheckParams& params, const CheckResult& result,
     }
     int xa = ranged[0], ya = ranged.size() == 2 ? ranged[1] : -1;
     if (ya >= 0 && x_axis == ya) std::swap(xa, ya);
-    const std::string title =
-        fmt::format("rhoflow check {}: {} ({} points: {} hold, {} fail, {} undecided)\\n{}, {} field",
-                    to_string(params.claim), to_string(result.verdict), result.points.size(), result.holds,
-                    result.fails, result.undecided, box_text(params), to_string(params.certify.field));
-    out.data_files.push_back({"check_points.dat", points_data(params, result, xa, ya)});
+    const std::string caption =
+        fmt::format("\\texttt{{rhoflow check}} of the claim \\texttt{{{}}}: {} ({} points: {} hold, {} fail, {} "
+                    "undecided) over the box {}, {} field.{} Verdicts are verified to the field's estimated error at "
+                    "each point; between points the result is sampled, not proved.",
+                    to_string(params.claim), to_string(result.verdict), result.points.size(), result.holds, result.fails,
+                    result.undecided, box_tex(params), to_string(params.certify.field),
+                    ya >= 0 ? " Each point is coloured by its verdict (refined points smaller); black dots mark the "
+                              "centres of the finest cells whose corners disagree."
+                            : " The relative margin of each point with its error bar.");
+    const FigureGeometry shape = figure_geometry(size, ya >= 0 ? 0.95 : 0.75);
+    out.data_files.push_back({"check_points.dat", points_data(params, result, xa, ya, 0.8 * shape.width)});
     if (ya >= 0) {
+        const FigureGeometry g = figure_geometry(size, 0.95);
         out.data_files.push_back({"check_boundary.dat", boundary_data(result, xa, ya)});
-        out.figures.push_back({"check_map", verdict_map_2d(params, result, title, xa, ya)});
+        Figure map{"check_map", verdict_map_2d(params, result, g, xa, ya, false),
+                   verdict_map_2d(params, result, g, xa, ya, true), caption, 0.95};
+        out.figures.push_back(map);
         if (params.claim.kind == ClaimKind::attractors)
-            out.figures.push_back({"check_attractors", attractors_map_2d(params, result, xa, ya)});
+            out.figures.push_back(
+                {"check_attractors", attractors_map_2d(params, result, g, xa, ya, false),
+                 attractors_map_2d(params, result, g, xa, ya, true),
+                 fmt::format("Number of stable equilibria of $\\dot\\rho = F(\\rho)$ over the box {}, {} field.",
+                             box_tex(params), to_string(params.certify.field)),
+                 0.95});
     } else {
-        out.figures.push_back({"check_map", margin_plot_1d(params, title, xa)});
+        const FigureGeometry g = figure_geometry(size, 0.75);
+        out.figures.push_back({"check_map", margin_plot_1d(params, g, xa, false), margin_plot_1d(params, g, xa, true),
+                               caption, 0.75});
     }
     return out;
 }

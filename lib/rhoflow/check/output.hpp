@@ -46,8 +46,10 @@ struct CheckFigures {
 /// by verdict (refined points smaller) and the centres of the finest disagreeing cells in black
 /// (the traced boundary); with one, the margin with its error bar against the parameter; none
 /// for zero or three or more ranged axes. `x_axis` (an Axis value, or -1 for the first ranged
-/// axis) chooses the horizontal axis.
-CheckFigures check_figures(const CheckParams& params, const CheckResult& result, int x_axis = -1);
+/// axis) chooses the horizontal axis; `size` the figures' size. Tics are labelled at the box's
+/// edges; the parameters go into the caption (NAME.caption.tex), not a title.
+CheckFigures check_figures(const CheckParams& params, const CheckResult& result, int x_axis = -1,
+                          const FigureParams& size = {});
 
 /// The text report: claim, box, verdict, counts, witness and its command, caveats, timing.
 std::string check_text(const CheckParams& params, const CheckResult& result);

@@ -267,10 +267,18 @@ std::vector<TrajectoryPoint> trajectory(const Plan& plan, const EnsembleResult& 
 
 std::vector<FieldCurvePoint> field_curve(const DriftField& F) {
     std::vector<FieldCurvePoint> out;
-    for (int i = 0; i <= 400; ++i) {
-        const double r = -1.0 + i / 200.0;
-        out.push_back({r, F.drift(r), F.dj(r)});
+    std::vector<double> rho;
+    for (int i = 0; i <= 400; ++i) rho.push_back(-1.0 + i / 200.0);
+    // Denser near the ends (1 - |rho| from 10^-1.5 down to 10^-5), where equilibria crowd and the
+    // figure zooms in.
+    for (int i = 0; i <= 70; ++i) {
+        const double gap = std::pow(10.0, -1.5 - i / 20.0);
+        rho.push_back(-1.0 + gap);
+        rho.push_back(1.0 - gap);
     }
+    std::sort(rho.begin(), rho.end());
+    rho.erase(std::unique(rho.begin(), rho.end()), rho.end());
+    for (double r : rho) out.push_back({r, F.drift(r), F.dj(r)});
     return out;
 }
 

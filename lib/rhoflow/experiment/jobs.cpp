@@ -85,7 +85,10 @@ void SgaJob::validate() const {
     validate_member("sga", [&] { sga.validate(); });
 }
 
-void CompareJob::validate() const { compare.validate(); }  // field paths as in CompareParams
+void CompareJob::validate() const {
+    compare.validate();  // field paths as in CompareParams
+    validate_member("figure", [&] { figure.validate(); });
+}
 
 void StationaryJob::validate() const {
     validate_member("model", [&] { model.validate(); });
@@ -105,6 +108,7 @@ void CheckJob::validate() const {
         throw;
     }
     x_axis_index();
+    validate_member("figure", [&] { figure.validate(); });
 }
 
 int CheckJob::x_axis_index() const {
@@ -262,6 +266,7 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
     doc["model"] = *model_of(job);
     std::visit([&](const auto& j) { doc["params"] = j; }, job);
     std::visit([&](const auto& r) { doc.update(json(r)); }, result);
+    if (const auto* c = std::get_if<CompareJob>(&job)) doc["params"]["figure"] = c->figure;  // the result's params lack it
     ensure_finite(doc);
     return doc;
 }
@@ -398,10 +403,20 @@ void from_json(const json& j, PhaseJobResult& v) {
     j.get_to(v.portrait);
     j.at("field").get_to(v.field);
 }
-void to_json(json& j, const CompareJob& v) { j = v.compare; }
-void from_json(const json& j, CompareJob& v) { j.get_to(v.compare); }
+void to_json(json& j, const CompareJob& v) {
+    j = v.compare;
+    j["figure"] = v.figure;
+}
+void from_json(const json& j, CompareJob& v) {
+    json params = j;
+    if (params.is_object() && params.contains("figure")) {  // documents before the figure sizes have none
+        params.at("figure").get_to(v.figure);
+        params.erase("figure");
+    }
+    params.get_to(v.compare);
+}
 RHOFLOW_JSON_HOOKS(StationaryJob, model, eta, update, stationary)
-RHOFLOW_JSON_HOOKS(CheckJob, check, scale, x_axis)
+RHOFLOW_JSON_HOOKS(CheckJob, check, scale, x_axis, figure)
 
 // ------------------------------------------------------------------------------- outputs
 
@@ -453,7 +468,8 @@ std::vector<std::string> write_outputs(const Job& job, const JobResult& result, 
     Provenance p = provenance;
     p.command = std::string(command_of(job));
     if (const auto* r = std::get_if<CompareResult>(&result)) {
-        std::vector<std::string> lines = write_compare(*r, dir, render, p, stem);
+        const auto* c = std::get_if<CompareJob>(&job);
+        std::vector<std::string> lines = write_compare(*r, dir, render, p, c ? c->figure : FigureParams{}, stem);
         if (!citation) std::filesystem::remove(dir / "CITATION.bib");
         return lines;
     }
@@ -475,9 +491,9 @@ std::vector<std::string> write_outputs(const Job& job, const JobResult& result, 
         const PaperTable paper = check_paper_table(c->check, r, stem);
         write_table_files(points, dir, "points", p, &paper);
         std::vector<std::string> lines = {"certificate.json; " + cite_line + "points.{csv,md,tex}"};
-        const CheckFigures figs = check_figures(c->check, r, c->x_axis_index());
+        const CheckFigures figs = check_figures(c->check, r, c->x_axis_index(), c->figure);
         for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
-        for (auto& l : render_figures(dir, figs.figures, render, provenance_lines(p))) lines.push_back(l);
+        for (auto& l : render_figures(dir, figs.figures, render, c->figure, stem, provenance_lines(p))) lines.push_back(l);
         if (!figs.skipped.empty()) lines.push_back(figs.skipped);
         return lines;
     }

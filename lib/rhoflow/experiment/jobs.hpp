@@ -21,6 +21,7 @@
 #include "rhoflow/field/montecarlo_field.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/table.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -97,6 +98,7 @@ struct SgaJob {
 /// The comparator (CompareParams is its job; default_compare_params() its defaults).
 struct CompareJob {
     CompareParams compare = default_compare_params();  ///< everything the comparison needs
+    FigureParams figure;                               ///< size of its figures (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
 };
@@ -116,6 +118,7 @@ struct CheckJob {
     CheckParams check;          ///< claim, box, grid, certification
     std::string scale = "auto"; ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
     std::string x_axis;         ///< the phase diagram's horizontal axis ("" = the first ranged parameter)
+    FigureParams figure;        ///< size of the phase diagram (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
     /// The x_axis as an Axis index, -1 for the first ranged one (InvalidArgument if not ranged).

@@ -27,6 +27,7 @@
 #include "rhoflow/io/interrupt.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/experiment/sweep.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/version.hpp"
 
@@ -981,7 +982,7 @@ void drop_stale(json& manifest, const fs::path& partial, const Experiment& e, co
 // The run index (run.json) and the summaries, written once every cell has its result; then the
 // run folder becomes OUT.
 void write_index(const Experiment& e, const fs::path& partial, const json& execution, ExperimentResult& out,
-                 const Provenance& provenance) {
+                 const Provenance& provenance, bool render) {
     json index = provenance;
     index["file"] = e.file;
     index["title"] = e.title;
@@ -994,10 +995,23 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
     }
     index["execution"] = execution;
     for (std::size_t t = 0; t < e.tasks.size(); ++t) {
+        const fs::path dir = partial / e.tasks[t].name;
         const Table table = summary_table(e, t, out.results);
         const PaperTable paper = summary_paper_table(e, t, table);
-        write_table_files(table, partial / e.tasks[t].name, "summary", provenance, &paper);
+        write_table_files(table, dir, "summary", provenance, &paper);
         out.summaries[e.tasks[t].name] = table;
+        // Across the cells: figures and compact tables of a sweep (experiment/sweep.hpp).
+        const SweepSummary sweep = sweep_summary(e, t, out.results);
+        for (const auto& [name, content] : sweep.files) write_file_atomic(dir / name, content);
+        if (!sweep.figures.empty()) {
+            FigureParams size;
+            for (const auto& c : e.cells)
+                if (const auto* j = std::get_if<CompareJob>(&c.job); j && c.task == t) {
+                    size = j->figure;
+                    break;
+                }
+            render_figures(dir, sweep.figures, render, size, e.tasks[t].name, provenance_lines(provenance));
+        }
     }
     write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");
     write_citation(partial, provenance);
@@ -1062,7 +1076,7 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& op
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     execution["busy_seconds"] = json::array({wall});
     execution["wall_seconds"] = wall;
-    write_index(e, partial, execution, out, o.provenance);
+    write_index(e, partial, execution, out, o.provenance, o.render_figures);
     return out;
 }
 
@@ -1133,7 +1147,7 @@ public:
         }
         if (!root_) return {};
         write_index(e_, partial_, execution(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()),
-                    out_, o_.provenance);
+                    out_, o_.provenance, o_.render_figures);
         return std::move(out_);
     }
 

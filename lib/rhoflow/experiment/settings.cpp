@@ -425,6 +425,15 @@ std::vector<Setting> sga_settings() {
     return s;
 }
 
+// --figure-size of a job type J with a FigureParams member `figure`.
+template <class J>
+Setting figure_size_setting() {
+    return custom<J>("figure-size", "figure.size",
+                     "figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)",
+                     "Output", "TEXT", [](J& j, const std::string& t) { j.figure.size = t; },
+                     [](J& j) { return j.figure.size; });
+}
+
 std::vector<Setting> compare_settings() {
     using J = CompareJob;
     std::vector<Setting> s = model_settings();
@@ -491,6 +500,7 @@ std::vector<Setting> compare_settings() {
     s.push_back(real<J>("alpha", "effective.alpha",
                         "family-wise false-alarm rate of the verdict, 1e-6 ... 0.5", e,
                         [](J& j) -> double& { return j.compare.effective.alpha; }));
+    s.push_back(figure_size_setting<J>());
     return s;
 }
 
@@ -587,6 +597,7 @@ std::vector<Setting> check_settings() {
                         [](J& j) -> double& { return j.check.certify.table.exact.inner_resolution; }));
     s.push_back(custom<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
                           "TEXT", [](J& j, const std::string& t) { j.x_axis = t; }, [](J& j) { return j.x_axis; }));
+    s.push_back(figure_size_setting<J>());
     return s;
 }
 

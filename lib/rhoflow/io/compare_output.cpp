@@ -304,142 +304,6 @@ std::string compare_markdown(const CompareResult& r) {
     return md;
 }
 
-namespace {
-
-std::string figure_title(const CompareResult& r) {
-    return fmt::format("{}, {} trials, seed {}", describe(r.params.model), r.params.sga.trials, r.params.sga.seed);
-}
-
-// fig_trajectory.dat: t, the ODE, the ensemble's mean and 10-90% band, the effective
-// dynamics' columns when they were computed (a value missing at a row is written '?', gnuplot's
-// missing-data mark set in the script), and one column per shown trial (at most 5).
-void trajectory_figure(const CompareResult& r, CompareFigures& out) {
-    const bool effective = r.verdict.has_value();
-    const std::size_t shown = r.trajectory.empty() ? 0 : r.trajectory.front().trials.size();
-    std::string d = "# t rho_ode sga_mean sga_q10 sga_q90";
-    if (effective) d += " eff_ode first_order_ode pred_mean pred_q10 pred_q90";
-    for (std::size_t n = 0; n < shown; ++n) d += fmt::format(" trial{}", n);
-    d += "\n";
-    auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("?"); };
-    for (const auto& p : r.trajectory) {
-        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}", p.t, p.rho_ode, p.sga_mean, p.sga_q10, p.sga_q90);
-        if (effective)
-            d += fmt::format(" {} {} {} {} {}", opt(p.rho_eff_ode), opt(p.rho_first_order), opt(p.pred_mean),
-                             opt(p.pred_q10), opt(p.pred_q90));
-        for (std::size_t n = 0; n < shown; ++n) d += fmt::format(" {:.10g}", n < p.trials.size() ? p.trials[n] : p.sga_mean);
-        d += "\n";
-    }
-    out.data.push_back({"fig_trajectory.dat", d});
-    const std::size_t first_trial_column = effective ? 11 : 6;
-    std::string trials_plot;
-    for (std::size_t n = 0; n < shown; ++n)
-        trials_plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", first_trial_column + n,
-                                   n == 0 ? "title 'single trials'" : "notitle");
-    if (effective)
-        trials_plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title "
-                       "'predicted 10-90% band', '' using 1:8 with lines lw 2 lc rgb '#e6550d' title 'predicted mean "
-                       "(effective chain)', '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title 'effective ODE "
-                       "a(rho; eta(t))', '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title 'first order F + "
-                       "eta(t) B'";
-    out.figures.push_back(
-        {"fig_trajectory",
-         fmt::format("set title \"{}\" noenhanced\nset datafile missing '?'\nset logscale x\n"
-                     "set xlabel 't = sum of step sizes (ODE time)'\n"
-                     "set ylabel 'rho = <q, xi>'\nset key bottom right\nset grid\n"
-                     "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title 'SGA "
-                     "10-90% band'{}, '' using 1:3 with lines lw 2 lc rgb '#08519c' title 'SGA mean', '' using "
-                     "1:2 with lines lw 2 dt 2 lc rgb '#d62728' title 'ODE'",
-                     figure_title(r), trials_plot)});
-}
-
-void gap_figure(const CompareResult& r, CompareFigures& out) {
-    std::string d = "# t eta sqrt_eta gap_mean gap_median gap_q90 gap_max\n";
-    for (const auto& a : r.gap)
-        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", a.t, a.eta, std::sqrt(a.eta), a.mean,
-                         a.median, a.q90, a.max);
-    out.data.push_back({"fig_gap.dat", d});
-    out.figures.push_back(
-        {"fig_gap", fmt::format("set title \"D_T(t), T = {}: {}\" noenhanced\nset logscale xy\nset xlabel 't'\n"
-                                "set ylabel 'D_T(t)'\nset key top right\nset grid\nset format y '%g'\n"
-                                "plot 'fig_gap.dat' using 1:4 with linespoints lw 2 pt 7 title 'mean', '' using 1:5 "
-                                "with lines lw 1.5 title 'median', '' using 1:6 with lines lw 1.5 dt 2 title '90% "
-                                "quantile', '' using 1:2 with lines lw 1 dt 3 lc rgb 'black' title 'eta(t)', '' using "
-                                "1:3 with lines lw 1 dt 4 lc rgb 'gray40' title 'sqrt(eta(t))'",
-                                format_number(r.params.horizon), figure_title(r))});
-}
-
-void field_figure(const CompareResult& r, CompareFigures& out) {
-    std::string d = "# rho drift j_prime\n";
-    for (const auto& p : r.field_curve) d += fmt::format("{:.10g} {:.10g} {:.10g}\n", p.rho, p.drift, p.dj);
-    out.data.push_back({"fig_field.dat", d});
-    std::string e = "# rho stable\n";
-    for (const auto& q : r.phase.equilibria) e += fmt::format("{:.15g} {}\n", q.rho, q.stable ? 1 : 0);
-    out.data.push_back({"fig_field_equilibria.dat", e});
-    out.figures.push_back(
-        {"fig_field", fmt::format("set title \"F(rho) = (1 - rho^2) j'(rho), {} field: {}\" noenhanced\n"
-                                  "set xlabel 'rho'\nset ylabel 'F(rho)'\nset grid\nset key top left\nset xzeroaxis "
-                                  "lt -1\nplot 'fig_field.dat' using 1:2 with lines lw 2 title 'F', "
-                                  "'fig_field_equilibria.dat' using 1:($2 == 1 ? 0 : 1/0) with points pt 7 ps 1.8 "
-                                  "lc rgb '#2ca02c' title 'stable', '' using 1:($2 == 0 ? 0 : 1/0) with points pt "
-                                  "6 ps 1.8 lw 2 lc rgb '#d62728' title 'unstable'",
-                                  r.field.method, describe(r.params.model))});
-}
-
-void study_figure(const StepSizeStudy& s, CompareFigures& out) {
-    std::string d = "# eta0 sup_err_mean ci_lo ci_hi median\n";
-    for (const auto& w : s.rows)
-        d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", w.eta0, w.sup_err.mean, w.sup_err.lo, w.sup_err.hi,
-                         w.sup_err_median);
-    out.data.push_back({"fig_study.dat", d});
-    out.figures.push_back(
-        {"fig_study",
-         fmt::format("set title \"step-size study: sup tracking error, slope {:.3f} +- {:.3f}\" noenhanced\n"
-                     "set logscale xy\nset xlabel 'eta_0'\nset ylabel 'mean sup_k |rho_k - rho_{{ODE}}(t_k)|'\nset grid\n"
-                     "set key top left\nplot 'fig_study.dat' using 1:2:3:4 with yerrorbars pt 7 title 'mean, 95% CI', "
-                     "exp({:.17g}) * x**{:.17g} with lines lw 2 title 'least-squares fit', "
-                     "{:.17g} * (x / {:.17g})**0.5 with lines dt 2 lc rgb 'gray40' title 'slope 1/2 through the "
-                     "smallest eta_0'",
-                     s.fit.slope, s.fit.slope_se, s.fit.intercept, s.fit.slope, s.rows.back().sup_err.mean,
-                     s.rows.back().eta0)});
-}
-
-// The effective attractor rho*(eta) over the run's step sizes against where the ensemble was at
-// each row's step size: once the transient is over, the ensemble sits on the curve.
-void plateau_figure(const CompareResult& r, const EffectiveSummary& e, CompareFigures& out) {
-    std::string d = "# eta rho_star rho_star_err\n";
-    for (const auto& p : e.plateau) d += fmt::format("{:.10g} {:.10g} {:.10g}\n", p.eta, p.rho_star, p.rho_star_err);
-    out.data.push_back({"fig_plateau.dat", d});
-    // Rows after the transient (the ODE's hitting time): where the ensemble sits on its plateau.
-    const double after = r.hitting_time.ode ? r.hitting_time.ode->mean : 0.0;
-    std::string s = "# eta(t_k) t_k sga_mean ci_lo ci_hi (rows with t_k >= the ODE's hitting time)\n";
-    for (const auto& w : r.table)
-        if (w.step > 0 && w.t >= after)
-            s += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}\n", r.params.sga.schedule.eta(w.step), w.t,
-                             w.rho_sga.mean, w.rho_sga.lo, w.rho_sga.hi);
-    out.data.push_back({"fig_plateau_sga.dat", s});
-    out.figures.push_back(
-        {"fig_plateau",
-         fmt::format("set title \"effective attractor rho*(eta) and the SGA ensemble: {}\" noenhanced\nset logscale x\n"
-                     "set xlabel 'step size eta'\nset ylabel 'rho'\nset key bottom left\nset grid\n"
-                     "plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 lc rgb '#e6550d' title 'rho*(eta), "
-                     "root of a(rho; eta)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 lc rgb '#08519c' "
-                     "title 'SGA mean at step k, 95% CI (x = eta_k)', 1 with lines dt 2 lc rgb '#d62728' title 'ODE "
-                     "attractor'",
-                     figure_title(r))});
-}
-
-}  // namespace
-
-CompareFigures compare_figures(const CompareResult& r) {
-    CompareFigures out;
-    trajectory_figure(r, out);
-    gap_figure(r, out);
-    field_figure(r, out);
-    if (r.study) study_figure(*r.study, out);
-    if (r.effective) plateau_figure(r, *r.effective, out);
-    return out;
-}
-
 std::string csv_sidecar(const Table& t, const Provenance& provenance) {
     json doc = provenance;
     doc["caption"] = t.caption;
@@ -484,9 +348,11 @@ void write_citation(const std::filesystem::path& dir, const Provenance& provenan
 }
 
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
-                                       const Provenance& provenance, const std::string& stem) {
+                                       const Provenance& provenance, const FigureParams& figure, const std::string& stem) {
     std::vector<std::string> lines;
-    write_file_atomic(dir / "compare.json", compare_document(r, provenance).dump(2) + "\n");
+    json doc = compare_document(r, provenance);
+    doc["params"]["figure"] = figure;  // as the job's document has it (experiment/jobs.hpp)
+    write_file_atomic(dir / "compare.json", doc.dump(2) + "\n");
     write_citation(dir, provenance);
     // CSV: every column, for machines; Markdown and LaTeX: the compact table for a paper.
     auto write_table = [&](Table t, const PaperTable& paper, const std::string& name, const std::string& rows,
@@ -506,9 +372,9 @@ std::vector<std::string> write_compare(const CompareResult& r, const std::filesy
                     {{"sup_err_mean", "sup_err.mean"}, {"sup_err_ci95_lo", "sup_err.lo"}, {"sup_err_ci95_hi", "sup_err.hi"}});
         lines.push_back("study.{csv,md,tex}");
     }
-    const CompareFigures figs = compare_figures(r);
+    const CompareFigures figs = compare_figures(r, figure);
     for (const auto& [name, content] : figs.data) write_file_atomic(dir / name, content);
-    for (auto& l : render_figures(dir, figs.figures, render, provenance_lines(provenance))) lines.push_back(l);
+    for (auto& l : render_figures(dir, figs.figures, render, figure, stem, provenance_lines(provenance))) lines.push_back(l);
     return lines;
 }
 

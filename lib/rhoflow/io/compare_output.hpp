@@ -1,6 +1,6 @@
 // The comparator's outputs, made from its typed result (compare/compare.hpp) and nothing else:
 // compare.json, the ODE-vs-SGA, gap and step-size-study tables (CSV, Markdown, LaTeX), the text
-// the CLI prints, and the figures (data files, gnuplot scripts, PNG/SVG).
+// the CLI prints, and the figures (data files, gnuplot scripts, PNG/PDF/SVG, cairolatex, captions).
 #pragma once
 
 #include <filesystem>
@@ -52,15 +52,19 @@ struct CompareFigures {
     std::vector<std::pair<std::string, std::string>> data;  ///< data file name and content
     std::vector<Figure> figures;                              ///< figures over those files
 };
-/// Figure data and scripts for the trajectory, the gap, the field and the study.
-CompareFigures compare_figures(const CompareResult& r);
+/// Figure data and scripts (io/compare_figures.cpp) at `size`: the trajectory (rho and, below,
+/// 1 - rho on a log axis with the SGA mean's 95% CI), the gap D_T with references through the
+/// data, the field with zooms near the ends where equilibria crowd, the study with its fitted
+/// slope and band, and the plateau rho*(eta) when the effective dynamics ran.
+CompareFigures compare_figures(const CompareResult& r, const FigureParams& size = {});
 
 /// Writes every output into `dir` (each recording `provenance`, and CITATION.bib) and renders the
-/// figures when `render` and gnuplot is available. Returns a line per file group written.
-/// `stem` names the output in the tables' LaTeX labels (the output folder's or the sweep cell's
-/// name; "" = "rhoflow").
+/// figures at `figure`'s size when `render` and gnuplot is available. Returns a line per file
+/// group written. `stem` names the output in the tables' and figures' LaTeX labels (the output
+/// folder's or the sweep cell's name; "" = the folder's name).
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
-                                       const Provenance& provenance, const std::string& stem = "");
+                                       const Provenance& provenance, const FigureParams& figure = {},
+                                       const std::string& stem = "");
 /// The CSV's sidecar STEM.csv.meta.json: the provenance's keys, "caption", "meta" (the
 /// parameters), "rows" (the document array the rows come from, if any) and "columns" (name,
 /// header, and "json": the value's path within a row of that array).

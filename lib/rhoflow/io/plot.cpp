@@ -1,6 +1,9 @@
 #include "rhoflow/io/plot.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <fstream>
+#include <sstream>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -15,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/detail/fs.hpp"
 #include "rhoflow/io/interrupt.hpp"
@@ -146,16 +151,83 @@ void check_name(const std::string& name) {
     if (!ok) throw std::invalid_argument(fmt::format("figure name '{}' is not a plain file name", name));
 }
 
-std::string script(const Figure& f, const std::string& png, const std::string& svg) {
-    return fmt::format(
-        "set terminal pngcairo size 1000,700 enhanced font \",11\"\n"
-        "set output '{}'\n{}\n"
-        "set terminal svg size 1000,700 enhanced font \",11\" background rgb 'white'\n"
-        "set output '{}'\nreplot\nunset output\n",
-        png, f.body, svg);
+// The images of one figure (file names in the figure's folder).
+struct Outputs {
+    std::string png, pdf, svg, tex;  // tex: the cairolatex picture (its graphics: the same stem .pdf)
+};
+
+std::string fmt_in(double x) { return fmt::format("{:.3f}", x); }
+
+// The script that renders `f` into `o` at size `g`: each terminal runs the whole body (after a
+// reset), so a multiplot body works too.
+std::string script(const Figure& f, const Outputs& o, const FigureGeometry& g) {
+    const double pt = g.font_pt;
+    std::string s = "set encoding utf8\n";
+    auto pass = [&](const std::string& terminal, const std::string& output, const std::string& body) {
+        s += fmt::format("reset\n{}\nset output '{}'\n{}\nunset output\n", terminal, output, body);
+    };
+    pass(fmt::format("set terminal pngcairo size {},{} enhanced font 'sans,{:g}'", std::lround(g.width * 150),
+                     std::lround(g.height * 150), pt),
+         o.png, f.body);
+    pass(fmt::format("set terminal pdfcairo size {}in,{}in enhanced font 'sans,{:g}'", fmt_in(g.width),
+                     fmt_in(g.height), pt),
+         o.pdf, f.body);
+    pass(fmt::format("set terminal svg size {},{} enhanced font 'sans,{:g}' background rgb 'white'",
+                     std::lround(g.width * 72), std::lround(g.height * 72), pt),
+         o.svg, f.body);
+    if (!f.latex_body.empty())
+        pass(fmt::format("set terminal cairolatex pdf size {}in,{}in color font ',{:g}' header '{}'", fmt_in(g.width),
+                         fmt_in(g.height), pt, g.width < 5 ? "\\footnotesize" : "\\small"),
+             o.tex, f.latex_body);
+    return s;
+}
+
+// NAME.caption.tex: the caption and its label, for \input inside a figure environment.
+std::string caption_file(const Figure& f, const std::string& label) {
+    return fmt::format("% {0}: caption of {0}.pdf / {0}-latex.tex, written by rhoflow; \\input{{{0}.caption.tex}} "
+                       "inside the figure environment (needs amsmath).\n\\caption{{{1}}}\\label{{{2}}}\n",
+                       f.name, f.caption, label);
+}
+
+// The stem of the cairolatex temporary of `tex` (".STEM.tmp.PID.HOST.N", then ".tex" is added:
+// cairolatex needs a name ending in .tex and names its graphics after the stem).
+fs::path latex_temporary_stem(const fs::path& dir, const std::string& name) {
+    return detail::temporary_sibling(dir / (name + "-latex"));
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
 }
 
 std::string format_seconds(double t) { return fmt::format("{:g}", t); }
+
+std::string read_small_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (!in) throw IoError("cannot read the rendered picture " + p.string());
+    return ss.str();
+}
+
+// cairo stamps each PDF with its creation time ("/CreationDate (D:YYYYMMDDHHMMSSZ)"); the same
+// figure must give the same bytes (reruns write identical folders), so the stamp is replaced by a
+// fixed one of the same length (the cross-reference offsets stay valid).
+void fix_pdf_date(const fs::path& p) {
+    std::string pdf = read_small_file(p);
+    const std::string key = "/CreationDate (D:";
+    bool changed = false;
+    for (std::size_t at = pdf.find(key); at != std::string::npos; at = pdf.find(key, at + 1)) {
+        const std::size_t start = at + key.size(), end = pdf.find(')', start);
+        if (end == std::string::npos || end - start != 15) continue;  // YYYYMMDDHHMMSSZ
+        pdf.replace(start, 15, "20000101000000Z");
+        changed = true;
+    }
+    if (!changed) return;
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << pdf;
+    if (!out) throw IoError("cannot rewrite the rendered image " + p.string());
+}
 
 bool non_empty_file(const fs::path& p) {
     struct stat st {};
@@ -197,17 +269,154 @@ double gnuplot_timeout() {
     return t;
 }
 
+namespace {
+
+// W and H of "WxH" (inches), if the text has that form.
+std::optional<std::pair<double, double>> explicit_size(const std::string& t) {
+    const auto x = t.find('x');
+    if (x == std::string::npos || x == 0 || x + 1 == t.size()) return std::nullopt;
+    auto number = [](const std::string& u) -> std::optional<double> {
+        if (u.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
+        char* end = nullptr;
+        const double v = std::strtod(u.c_str(), &end);
+        if (end != u.c_str() + u.size()) return std::nullopt;
+        return v;
+    };
+    const auto w = number(t.substr(0, x)), h = number(t.substr(x + 1));
+    if (!w || !h) return std::nullopt;
+    return std::make_pair(*w, *h);
+}
+
+}  // namespace
+
+void FigureParams::validate() const {
+    if (size == "column" || size == "page") return;
+    const auto wh = explicit_size(size);
+    if (!wh || !(wh->first >= 1 && wh->first <= 20 && wh->second >= 1 && wh->second <= 20))
+        throw InvalidArgument("size", fmt::format("size = '{}' is not column, page or WxH in inches with 1 <= W, H <= "
+                                                  "20 (e.g. 5x3.5)",
+                                                  size));
+}
+
+RHOFLOW_JSON_HOOKS(FigureParams, size)
+
+FigureGeometry figure_geometry(const FigureParams& p, double aspect) {
+    p.validate();
+    if (p.size == "column") return {3.4, 3.4 * aspect, 8};
+    if (p.size == "page") return {7.0, 7.0 * aspect * 0.75, 9};  // flatter: a page-wide figure is read across
+    const auto wh = explicit_size(p.size);
+    return {wh->first, wh->second, wh->first < 5 ? 8.0 : 9.0};
+}
+
+std::string FigureText::operator()(const std::string& enhanced, const std::string& latex_text) const {
+    std::string t = latex ? latex_text : enhanced;
+    replace_all(t, "'", "''");
+    return "'" + t + "'";
+}
+
+std::string tex_number(double x) {
+    std::string s = fmt::format("{:.4g}", x);
+    const auto e = s.find('e');
+    if (e == std::string::npos) return s;
+    const int exponent = std::stoi(s.substr(e + 1));
+    const std::string mantissa = s.substr(0, e);
+    return (mantissa == "1" ? std::string() : mantissa + " \\times ") + fmt::format("10^{{{}}}", exponent);
+}
+
+namespace {
+// A tic label: "0.02", "3", "10^{-5}", "2·10^{-5}" (LaTeX: "$2\cdot 10^{-5}$").
+std::string tic_text(double v, bool latex) {
+    if (v == 0) return latex ? "$0$" : "0";
+    const double a = std::abs(v);
+    if (a >= 1e-3 && a < 1e5) {
+        std::string t = fmt::format("{:.6g}", v);
+        if (latex) return "$" + t + "$";
+        if (v < 0) t = "−" + t.substr(1);
+        return t;
+    }
+    int e = static_cast<int>(std::floor(std::log10(a) + 1e-9));
+    double m = v / std::pow(10.0, e);
+    if (std::abs(std::abs(m) - 10) < 1e-6) m /= 10, ++e;
+    const std::string ms = fmt::format("{:.3g}", m);
+    if (latex) return "$" + (ms == "1" ? std::string() : ms == "-1" ? std::string("-") : ms + "\\cdot ") +
+                      fmt::format("10^{{{}}}$", e);
+    std::string mu = ms == "1" ? std::string() : ms == "-1" ? std::string("−") : ms + "·";
+    if (!mu.empty() && mu[0] == '-') mu = "−" + mu.substr(1);
+    return mu + fmt::format("10^{{{}}}", e);
+}
+}  // namespace
+
+std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
+    std::vector<double> tics;
+    double a = lo, b = hi;
+    if (log) {
+        const double f = std::pow(hi / lo, 0.08);
+        a = lo / f, b = hi * f;
+        const int e0 = static_cast<int>(std::floor(std::log10(a))), e1 = static_cast<int>(std::ceil(std::log10(b)));
+        const int decades = e1 - e0;
+        const int every = decades > 12 ? (decades + 5) / 6 : 1;
+        const bool fine = std::log10(b / a) <= 2.2;
+        const bool linear = std::log10(b / a) < 0.6;
+        if (linear) {  // less than a factor 4: round linear steps on the log axis
+            const double raw = (b - a) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
+            const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+            for (double k = std::ceil(a / step); k * step <= b; k += 1) tics.push_back(k * step);
+        }
+        for (int e = e0; e <= e1 && !linear; ++e) {
+            if (fine) {
+                for (double m : {1.0, 2.0, 5.0}) tics.push_back(m * std::pow(10.0, e));
+            } else if (e % every == 0) {
+                tics.push_back(std::pow(10.0, e));
+            }
+        }
+    } else {
+        const double pad = hi > lo ? 0.05 * (hi - lo) : 0.05 * std::max(1.0, std::abs(lo));
+        a = lo - pad, b = hi + pad;
+        const double raw = (b - a) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+        const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+        for (double k = std::ceil(a / step); k * step <= b; k += 1) tics.push_back(std::abs(k) < 1e-9 ? 0.0 : k * step);
+    }
+    std::string list;
+    for (double t : tics)
+        if (t >= a * (1 - 1e-12) && t <= b * (1 + 1e-12))
+            list += fmt::format("{}'{}' {:.17g}", list.empty() ? "" : ", ", tic_text(t, latex), t);
+    return fmt::format("set {0}range [{1:.17g}:{2:.17g}]\nset {0}tics ({3})\n", axis, a, b, list);
+}
+
+std::string figure_label(const std::string& stem, const std::string& figure) {
+    std::string s;
+    for (unsigned char c : stem) s += std::isalnum(c) || c == '-' || c == '.' || c == ':' ? static_cast<char>(c) : '-';
+    if (s.empty()) s = "rhoflow";
+    return "fig:" + s + "-" + figure;
+}
+
+std::string output_stem(const fs::path& dir) {
+    std::string n = fs::path(dir).lexically_normal().filename().string();
+    if (n.empty()) n = fs::path(dir).lexically_normal().parent_path().filename().string();
+    const auto tmp = n.find(".tmp");
+    if (n.size() > 1 && n[0] == '.' && tmp != std::string::npos && tmp > 1) n = n.substr(1, tmp - 1);
+    return n;
+}
+
 std::vector<std::string> render_figures(const fs::path& dir, const std::vector<Figure>& figures, bool render,
+                                        const FigureParams& size, const std::string& label_stem,
                                         const std::vector<std::string>& provenance) {
     for (const auto& f : figures) check_name(f.name);
+    size.validate();
+    const std::string stem = label_stem.empty() ? output_stem(dir) : label_stem;
     std::vector<std::string> status;
     const std::optional<fs::path> gnuplot = render ? find_gnuplot() : std::nullopt;
     const double timeout = gnuplot ? gnuplot_timeout() : 0.0;
     for (const auto& f : figures) {
+        const FigureGeometry g = figure_geometry(size, f.aspect);
+        const Outputs final_names{f.name + ".png", f.name + ".pdf", f.name + ".svg", f.name + "-latex.tex"};
         std::string user = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
         for (const auto& line : provenance) user += fmt::format("# {}\n", line);  // one line each (provenance_lines)
-        user += script(f, f.name + ".png", f.name + ".svg");
+        user += script(f, final_names, g);
         write_file_atomic(dir / (f.name + ".gp"), user);
+        const std::string short_name = f.name.rfind("fig_", 0) == 0 ? f.name.substr(4) : f.name;
+        if (!f.caption.empty())
+            write_file_atomic(dir / (f.name + ".caption.tex"), caption_file(f, figure_label(stem, short_name)));
         if (!gnuplot) {
             status.push_back(render ? fmt::format("warning: {0}: gnuplot not found on the PATH, figure not rendered; data "
                                                   "and {0}.gp written (apt-get install gnuplot-nox, then run gnuplot "
@@ -216,19 +425,27 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
                                     : fmt::format("{}: data and {}.gp written (not rendered)", f.name, f.name));
             continue;
         }
-        const fs::path png = dir / (f.name + ".png"), svg = dir / (f.name + ".svg");
-        remove_stale_temporaries(png);  // images of a killed run (the script's are removed by its write)
-        remove_stale_temporaries(svg);
-        const fs::path png_tmp = detail::temporary_sibling(png), svg_tmp = detail::temporary_sibling(svg);
+        const bool latex = !f.latex_body.empty();
+        const std::vector<fs::path> images = {dir / final_names.png, dir / final_names.pdf, dir / final_names.svg};
+        for (const auto& p : images) remove_stale_temporaries(p);  // images of a killed run
+        std::vector<fs::path> tmps;
+        for (const auto& p : images) tmps.push_back(detail::temporary_sibling(p));
+        const fs::path tex_stem = latex_temporary_stem(dir, f.name);
+        const fs::path tex_tmp = tex_stem.string() + ".tex", tex_pdf_tmp = tex_stem.string() + ".pdf";
         const fs::path run = detail::temporary_sibling(dir / (f.name + ".gp"));
-        RemoveOnInterrupt g1(png_tmp, png.string()), g2(svg_tmp, svg.string()), g3(run, png.string());
+        const std::string what = (dir / final_names.png).string();
+        RemoveOnInterrupt g1(tmps[0], what), g2(tmps[1], what), g3(tmps[2], what), g4(tex_tmp, what),
+            g5(tex_pdf_tmp, what), g6(run, what);
         auto remove_temporaries = [&] {
             std::error_code ec;
-            for (const auto* p : {&png_tmp, &svg_tmp, &run}) fs::remove(*p, ec);
+            for (const auto& p : tmps) fs::remove(p, ec);
+            for (const auto* p : {&tex_tmp, &tex_pdf_tmp, &run}) fs::remove(*p, ec);
         };
         Finished done;
         try {
-            write_file_atomic(run, script(f, png_tmp.filename().string(), svg_tmp.filename().string()));
+            const Outputs temporary{tmps[0].filename().string(), tmps[1].filename().string(),
+                                    tmps[2].filename().string(), tex_tmp.filename().string()};
+            write_file_atomic(run, script(f, temporary, g));
             done = run_captured(*gnuplot, {"gnuplot", run.filename().string()}, dir, timeout);
         } catch (...) {
             remove_temporaries();
@@ -245,7 +462,10 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
                                       f.name));
         }
         const bool ok = done.status != -1 && WIFEXITED(done.status) && WEXITSTATUS(done.status) == 0;
-        if (!ok || !non_empty_file(png_tmp) || !non_empty_file(svg_tmp)) {
+        bool wrote = true;
+        for (const auto& p : tmps) wrote = wrote && non_empty_file(p);
+        if (latex) wrote = wrote && non_empty_file(tex_tmp) && non_empty_file(tex_pdf_tmp);
+        if (!ok || !wrote) {
             remove_temporaries();
             std::string msg = done.output;
             while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
@@ -253,12 +473,31 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
                                       (dir / (f.name + ".gp")).string(), describe(done.status),
                                       ok ? ": it wrote no image" : "", msg.empty() ? "" : ":\n" + msg));
         }
-        if (::rename(png_tmp.c_str(), png.c_str()) != 0 || ::rename(svg_tmp.c_str(), svg.c_str()) != 0) {
-            const int err = errno;
+        try {
+            fix_pdf_date(tmps[1]);
+            if (latex) fix_pdf_date(tex_pdf_tmp);
+            if (latex) {  // the picture names its graphics after the temporary stem: name the final one
+                std::string tex = read_small_file(tex_tmp);
+                replace_all(tex, tex_stem.filename().string(), f.name + "-latex");
+                const fs::path pdf = dir / (f.name + "-latex.pdf");
+                if (::rename(tex_pdf_tmp.c_str(), pdf.c_str()) != 0) {
+                    const int err = errno;
+                    detail::throw_io("cannot rename the rendered image into " + pdf.string(), err);
+                }
+                write_file_atomic(dir / final_names.tex, tex);
+            }
+            for (std::size_t i = 0; i < images.size(); ++i)
+                if (::rename(tmps[i].c_str(), images[i].c_str()) != 0) {
+                    const int err = errno;
+                    detail::throw_io("cannot rename the rendered image into " + images[i].string(), err);
+                }
+        } catch (...) {
             remove_temporaries();
-            detail::throw_io("cannot rename the rendered images into " + png.string() + " and " + svg.string(), err);
+            throw;
         }
-        status.push_back(fmt::format("{}: {}.png and {}.svg", f.name, f.name, f.name));
+        fs::remove(tex_tmp, ec);
+        status.push_back(latex ? fmt::format("{0}: {0}.{{png,pdf,svg}}, {0}-latex.{{tex,pdf}}", f.name)
+                               : fmt::format("{0}: {0}.{{png,pdf,svg}}", f.name));
     }
     return status;
 }

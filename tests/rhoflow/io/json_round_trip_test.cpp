@@ -479,7 +479,11 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     CompareJob c;
     c.compare = small_compare();
     c.compare.sga = odd_sga();
-    check_round_trip(c, kCompareParamsKeys);
+    c.figure.size = "5x3.5";
+    check_round_trip(c, with(kCompareParamsKeys, {"figure"}));
+    FigureParams fp{"page"};
+    check_round_trip(fp, {"size"});
+    check_header_members(fp, "io/plot.hpp", "FigureParams");
 
     // Real results of small jobs; document -> result_from_document -> document is identical.
     FieldJob fe;
@@ -516,7 +520,8 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     kj.check.grid = 3;
     kj.check.refine = 0;
     kj.x_axis = "theta";
-    check_round_trip(kj, {"check", "scale", "x_axis"});
+    kj.figure.size = "page";
+    check_round_trip(kj, {"check", "scale", "x_axis", "figure"});
     check_header_members(kj, "experiment/jobs.hpp", "CheckJob");
     const std::vector<std::pair<Job, Keys>> jobs = {
         {fe, {"method", "points", "gradient"}},

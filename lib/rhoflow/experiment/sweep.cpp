@@ -1,0 +1,423 @@
+#include "rhoflow/experiment/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+
+#include "rhoflow/io/uncertain.hpp"
+
+namespace rhoflow {
+
+namespace {
+
+// One cell's headline numbers (nothing computed here: read off the cell's result).
+struct CellValues {
+    std::size_t cell = 0;                 // index into Experiment::cells
+    MeanCI final;                         // SGA mean |rho_final| with its 95% CI
+    std::optional<double> ode_final;      // |rho_ODE| at the end
+    std::optional<double> pred, pred_err; // effective prediction of |rho_final| and its standard error
+    std::optional<MeanCI> hit_sga, hit_ode;
+    std::optional<double> hit_pred;
+    double eta_final = 0;                 // the last step size
+    std::optional<double> rho_star, rho_star_err;  // effective attractor at eta_final
+};
+
+std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& result) {
+    CellValues v;
+    if (const auto* r = std::get_if<CompareResult>(&result)) {
+        const SgaParams& s = r->params.sga;
+        v.final = r->summary.abs_rho_final;
+        v.ode_final = std::abs(r->rho_ode_final);
+        v.hit_sga = r->hitting_time.sga;
+        v.hit_ode = r->hitting_time.ode;
+        v.eta_final = s.schedule.eta(s.steps);
+        if (r->effective && r->verdict) {
+            const EffectiveSummary& e = *r->effective;
+            v.pred = e.abs_rho_final.mean;
+            v.pred_err = std::hypot(e.abs_rho_final.se, e.abs_rho_final_err);
+            if (e.hit_time) v.hit_pred = e.hit_time->mean;
+            const PlateauPoint* best = nullptr;  // the tabulated step size nearest eta_final
+            for (const auto& p : e.plateau)
+                if (p.eta > 0 && (!best || std::abs(std::log(p.eta / v.eta_final)) < std::abs(std::log(best->eta / v.eta_final))))
+                    best = &p;
+            if (best) v.rho_star = best->rho_star, v.rho_star_err = best->rho_star_err;
+        }
+    } else if (const auto* q = std::get_if<EnsembleResult>(&result)) {
+        const auto* job = std::get_if<SgaJob>(&c.job);
+        v.final = q->summary.abs_rho_final;
+        if (job) v.eta_final = job->sga.schedule.eta(job->sga.steps);
+    } else {
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<double> number(const std::string& t) {
+    char* end = nullptr;
+    const double x = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(x)) return std::nullopt;
+    return x;
+}
+
+// The symbol of a setting: enhanced text or LaTeX.
+std::string symbol(const std::string& key, bool latex) {
+    static const std::map<std::string, std::pair<std::string, std::string>> known = {
+        {"theta", {"θ", "$\\theta$"}}, {"sigma", {"σ", "$\\sigma$"}}, {"beta", {"β", "$\\beta$"}},
+        {"eta0", {"η_0", "$\\eta_0$"}}, {"k0", {"k_0", "$k_0$"}},      {"gamma", {"γ", "$\\gamma$"}},
+        {"L", {"L", "$L$"}},           {"R", {"R", "$R$"}},            {"d", {"d", "$d$"}},
+        {"rho0", {"ρ_0", "$\\rho_0$"}}, {"steps", {"steps", "steps"}}, {"trials", {"trials", "trials"}}};
+    const auto it = known.find(key);
+    if (it != known.end()) return latex ? it->second.second : it->second.first;
+    std::string k = key;
+    if (latex)
+        for (std::size_t i = 0; i < k.size(); ++i)
+            if (k[i] == '_' || k[i] == '%' || k[i] == '#' || k[i] == '&') k.insert(i++, "\\");
+    return latex ? "\\texttt{" + k + "}" : k;
+}
+
+// A value text for a legend: the number in short form.
+std::string value_text(const std::string& t, bool latex) {
+    const auto x = number(t);
+    if (!x) return latex ? "\\texttt{" + t + "}" : t;
+    const std::string s = fmt::format("{:.6g}", *x);  // 10500, 0.25 (a C exponent only beyond 6 digits)
+    if (s.find('e') != std::string::npos) return latex ? "$" + tex_number(*x) + "$" : tex_number(*x);
+    return latex ? "$" + s + "$" : s;
+}
+
+std::string opt_text(const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("?"); }
+
+constexpr const char* kColours[] = {"#08519c", "#e6550d", "#31a354", "#756bb1", "#d62728", "#636363", "#8c6d31", "#e377c2"};
+
+std::string colour(std::size_t i) { return kColours[i % (sizeof kColours / sizeof kColours[0])]; }
+
+// The layout every sweep figure shares: margins and a key below the plot.
+std::string frame(const FigureGeometry& g, std::size_t entries) {
+    const int columns = g.width < 5 ? 2 : 3;
+    const std::size_t rows = (entries + static_cast<std::size_t>(columns) - 1) / static_cast<std::size_t>(columns);
+    const double line = g.font_pt * 1.35 / 72.0 / g.height;
+    const double key = (static_cast<double>(rows) * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
+    return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\nset bmargin at screen {:.4f}\nset "
+                       "tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.01 center bottom vertical maxrows {} "
+                       "samplen 2 reverse Left width -3\nset grid\nset datafile missing '?'\nset offsets 0, 0, graph 0.05, "
+                       "graph 0.05\n",
+                       std::min(0.35, g.font_pt * 6.2 / 72.0 / g.width), 1 - 0.12 / g.width, key + 2.4 * line,
+                       1 - 0.5 * line, rows);
+}
+
+struct Group {
+    std::string label_text, label_tex;  // "θ = 0.25, L = 1000" (empty: the only group)
+    std::vector<std::pair<double, const CellValues*>> points;  // by x
+};
+
+// The cells of the task grouped by the values of every ranged key except `key` (its values the x).
+std::vector<Group> groups_over(const Experiment& e, const std::vector<CellValues>& cells, const std::string& key,
+                               const std::vector<std::string>& exclude, double (*x_of)(const CellValues&, double)) {
+    std::map<std::vector<std::string>, Group> by;
+    std::vector<std::vector<std::string>> order;
+    for (const auto& v : cells) {
+        const ExperimentCell& c = e.cells[v.cell];
+        std::vector<std::string> id;
+        std::string text, tex;
+        std::optional<double> x;
+        for (const auto& [k, t] : c.swept) {
+            if (k == key) {
+                x = number(t);
+                continue;
+            }
+            if (std::find(exclude.begin(), exclude.end(), k) != exclude.end()) continue;
+            id.push_back(t);
+            text += fmt::format("{}{} = {}", text.empty() ? "" : ", ", symbol(k, false), value_text(t, false));
+            tex += fmt::format("{}{} $=$ {}", tex.empty() ? "" : ", ", symbol(k, true), value_text(t, true));
+        }
+        if (!x && !key.empty()) continue;
+        if (!by.count(id)) order.push_back(id);
+        Group& g = by[id];
+        g.label_text = text;
+        g.label_tex = tex;
+        g.points.push_back({x_of(v, x.value_or(0)), &v});
+    }
+    std::vector<Group> out;
+    for (const auto& id : order) {
+        Group g = by[id];
+        std::sort(g.points.begin(), g.points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+double given_x(const CellValues&, double x) { return x; }
+double eta_final_x(const CellValues& v, double) { return v.eta_final; }
+
+std::string data_of(const std::vector<Group>& groups, const std::string& x_name) {
+    std::string d = fmt::format("# {} sga_mean ci95_lo ci95_hi ode_final pred pred_err hit_sga hit_sga_lo hit_sga_hi "
+                                "hit_ode hit_pred rho_star rho_star_err (one block per group; '?' = none)\n",
+                                x_name);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        if (i) d += "\n\n";
+        d += fmt::format("# group {}: {}\n", i, groups[i].label_text.empty() ? "all cells" : groups[i].label_text);
+        for (const auto& [x, v] : groups[i].points)
+            d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {} {} {} {} {} {} {}\n", x, v->final.mean,
+                             v->final.lo, v->final.hi, opt_text(v->ode_final), opt_text(v->pred), opt_text(v->pred_err),
+                             opt_text(v->hit_sga ? std::optional<double>(v->hit_sga->mean) : std::nullopt),
+                             opt_text(v->hit_sga ? std::optional<double>(v->hit_sga->lo) : std::nullopt),
+                             opt_text(v->hit_sga ? std::optional<double>(v->hit_sga->hi) : std::nullopt),
+                             opt_text(v->hit_ode ? std::optional<double>(v->hit_ode->mean) : std::nullopt),
+                             opt_text(v->hit_pred), opt_text(v->rho_star), opt_text(v->rho_star_err));
+    }
+    return d;
+}
+
+bool log_axis(const std::vector<Group>& groups) {
+    double lo = 0, hi = 0;
+    for (const auto& g : groups)
+        for (const auto& [x, v] : g.points) {
+            if (!(x > 0)) return false;
+            lo = lo == 0 ? x : std::min(lo, x);
+            hi = std::max(hi, x);
+        }
+    return lo > 0 && hi / lo >= 20;
+}
+
+// One sweep figure: for each group, the SGA column with its CI (points and line) and up to two
+// reference columns (dashed, dotted) in the group's colour.
+struct Series {
+    int mean = 2, lo = 3, hi = 4;  // columns of the measured value and its CI
+    int dashed = 0, dotted = 0;    // reference columns (0: none)
+    std::string dashed_text, dashed_tex, dotted_text, dotted_tex;
+    bool from_zero = false;        // a time: the y axis starts at 0
+};
+
+std::string sweep_body(const std::string& file, const std::vector<Group>& groups, const Series& s, bool log,
+                       const FigureGeometry& g, const std::string& xlabel, const std::string& ylabel, bool latex) {
+    const FigureText T{latex};
+    const std::size_t entries = groups.size() + (s.dashed ? 1 : 0) + (s.dotted ? 1 : 0) + 1;
+    double lo = groups.front().points.front().first, hi = lo;
+    for (const auto& gr : groups)
+        for (const auto& [x, v] : gr.points) lo = std::min(lo, x), hi = std::max(hi, x);
+    std::string b = frame(g, entries) + (log ? "set logscale x\n" : "") + axis_tics('x', lo, hi, log, latex) +
+                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n" + (s.from_zero ? "set yrange [0:*]\n" : "");
+    std::string plot = "plot ";
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const std::string c = colour(i);
+        const std::string title = groups[i].label_text.empty() ? T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI")
+                                                               : T(groups[i].label_text, groups[i].label_tex);
+        // A group none of whose cells has the measured value (no trial hit) would lose its key
+        // entry with its points: its title goes on the reference line, saying so.
+        const bool none = s.from_zero && std::none_of(groups[i].points.begin(), groups[i].points.end(),
+                                                      [](const auto& p) { return p.second->hit_sga.has_value(); });
+        const std::string none_title =
+            groups[i].label_text.empty()
+                ? T("no trial hit", "no trial hit")
+                : T(groups[i].label_text + " (no trial hit)", groups[i].label_tex + " (no trial hit)");
+        plot += fmt::format("{}'{}' index {} using 1:{}:{}:{} with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb '{}' {}",
+                            i ? ", " : "", file, i, s.mean, s.lo, s.hi, c, none ? "notitle" : "title " + title);
+        if (s.dashed) plot += fmt::format(", '' index {} using 1:{} with lines lw 1.5 dt 2 lc rgb '{}' notitle", i, s.dashed, c);
+        if (s.dotted)
+            plot += fmt::format(", '' index {} using 1:{} with lines lw 1 dt 3 lc rgb '{}' {}", i, s.dotted, c,
+                                none ? "title " + none_title : std::string("notitle"));
+    }
+    if (!groups.front().label_text.empty()) plot += ", 1/0 with yerrorlines pt 7 ps 0.6 lc rgb 'black' title " + T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI");
+    if (s.dashed) plot += ", 1/0 with lines lw 1.5 dt 2 lc rgb 'black' title " + T(s.dashed_text, s.dashed_tex);
+    if (s.dotted) plot += ", 1/0 with lines lw 1 dt 3 lc rgb 'black' title " + T(s.dotted_text, s.dotted_tex);
+    return b + plot;
+}
+
+// value +- 95% half-width, rounded to it; "" when there is none.
+std::string pm(double value, double half, UncertainStyle style) {
+    if (!std::isfinite(value) || !std::isfinite(half) || half < 0) return "";
+    return format_uncertain(value, half, style);
+}
+
+std::string table_cell(const std::optional<MeanCI>& m, UncertainStyle style) {
+    if (!m) return style == UncertainStyle::latex ? "---" : "–";
+    return pm(m->mean, std::max(0.0, (m->hi - m->lo) / 2), style);
+}
+
+// sweep.tex / sweep.md: one row per cell.
+std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std::vector<CellValues>& cells,
+                        const std::vector<std::string>& keys, bool compare, bool latex) {
+    const UncertainStyle st = latex ? UncertainStyle::latex : UncertainStyle::markdown;
+    std::vector<std::string> head;
+    for (const auto& k : keys) head.push_back(latex ? symbol(k, true) : symbol(k, false));
+    if (latex) {
+        head.push_back("$|\\rho_{\\mathrm{final}}|$ SGA");
+        if (compare) {
+            head.insert(head.end(), {"predicted", "ODE", "$t_{\\mathrm{hit}}$ SGA", "$t_{\\mathrm{hit}}$ ODE"});
+        }
+    } else {
+        head.push_back("\\|ρ_final\\| SGA");
+        if (compare) head.insert(head.end(), {"predicted", "ODE", "t_hit SGA", "t_hit ODE"});
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& v : cells) {
+        const ExperimentCell& c = e.cells[v.cell];
+        std::vector<std::string> row;
+        for (const auto& k : keys) {
+            std::string text;
+            for (const auto& [kk, vv] : c.swept)
+                if (kk == k) text = vv;
+            const auto x = number(text);
+            row.push_back(x ? format_exact(*x, 6, st) : (latex ? "\\texttt{" + text + "}" : text));
+        }
+        row.push_back(table_cell(v.final, st));
+        if (compare) {
+            row.push_back(v.pred && v.pred_err ? pm(*v.pred, 1.96 * *v.pred_err, st) : (latex ? "---" : "–"));
+            row.push_back(v.ode_final ? format_exact(*v.ode_final, 5, st) : (latex ? "---" : "–"));
+            row.push_back(table_cell(v.hit_sga, st));
+            row.push_back(table_cell(v.hit_ode, st));
+        }
+        rows.push_back(row);
+    }
+    const std::string what = fmt::format(
+        "Across the {} cells of task `{}`: the SGA mean of $|\\rho|$ after the last step{}; every value $\\pm$ half "
+        "the width of its 95\\,\\% confidence interval, rounded to it",
+        cells.size(), t.name,
+        compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of $|\\rho| \\ge "
+                  "1 - \\varepsilon$ (SGA: over trials that hit; ODE: from the trials' starts)"
+                : "");
+    if (latex) {
+        std::string s = "% rhoflow sweep summary; needs \\usepackage{booktabs}\n\\begin{table}\n\\centering\n";
+        std::string name = t.name;
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-') ch = '-';
+        std::string task_tex = t.name;
+        for (std::size_t i = 0; i < task_tex.size(); ++i)
+            if (task_tex[i] == '_') task_tex.insert(i++, "\\");
+        std::string cap = what;
+        const auto at = cap.find("`" + t.name + "`");
+        if (at != std::string::npos) cap.replace(at, t.name.size() + 2, "\\texttt{" + task_tex + "}");
+        s += fmt::format("\\caption{{{}.}}\\label{{tab:{}-sweep}}\n\\begin{{tabular}}{{{}}}\n\\toprule\n", cap, name,
+                         std::string(head.size(), 'c'));
+        for (std::size_t i = 0; i < head.size(); ++i) s += (i ? " & " : "") + head[i];
+        s += " \\\\\n\\midrule\n";
+        for (const auto& r : rows) {
+            for (std::size_t i = 0; i < r.size(); ++i) s += (i ? " & " : "") + r[i];
+            s += " \\\\\n";
+        }
+        return s + "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+    }
+    std::string md = fmt::format(
+        "Across the {} cells of task `{}`: the SGA mean of |ρ| after the last step{}; every value ± half the width of "
+        "its 95% confidence interval, rounded to it.\n\n|",
+        cells.size(), t.name,
+        compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of |ρ| ≥ 1 − ε "
+                  "(SGA: over trials that hit; ODE: from the trials' starts)"
+                : "");
+    for (const auto& h : head) md += " " + h + " |";
+    md += "\n|";
+    for (std::size_t i = 0; i < head.size(); ++i) md += " ---: |";
+    md += "\n";
+    for (const auto& r : rows) {
+        md += "|";
+        for (const auto& x : r) md += " " + x + " |";
+        md += "\n";
+    }
+    return md;
+}
+
+}  // namespace
+
+SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results) {
+    SweepSummary out;
+    const ExperimentTask& t = e.tasks[task];
+    std::vector<CellValues> cells;
+    FigureParams size;
+    bool first = true;
+    for (std::size_t i = 0; i < e.cells.size() && i < results.size(); ++i) {
+        if (e.cells[i].task != task) continue;
+        auto v = values_of(e.cells[i], results[i]);
+        if (!v) return out;  // not a compare or sga task
+        v->cell = i;
+        cells.push_back(*v);
+        if (first)
+            if (const auto* c = std::get_if<CompareJob>(&e.cells[i].job)) size = c->figure;
+        first = false;
+    }
+    if (cells.empty() || e.cells[cells.front().cell].swept.empty()) return out;
+    const bool compare = t.command == "compare";
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : e.cells[cells.front().cell].swept) keys.push_back(k);
+    const std::string run_text = fmt::format("task {} ({} cells)", t.name, cells.size());
+    for (const auto& key : keys) {
+        const std::vector<Group> groups = groups_over(e, cells, key, {}, given_x);
+        if (groups.empty()) continue;  // a ranged key whose values are not numbers
+        const std::string file = "sweep_" + key + ".dat";
+        out.files.push_back({file, data_of(groups, key)});
+        const bool log = log_axis(groups);
+        const FigureGeometry g = figure_geometry(size, 0.8);
+        const std::string others = groups.size() > 1 ? ", one curve per value of the other ranged settings" : "";
+        Series fin;
+        if (compare) {
+            fin.dashed = 6, fin.dashed_text = "predicted (effective dynamics)", fin.dashed_tex = fin.dashed_text;
+            fin.dotted = 5, fin.dotted_text = "mean-field ODE", fin.dotted_tex = fin.dotted_text;
+        }
+        auto xl = [&](bool latex) { return FigureText{latex}(symbol(key, false), symbol(key, true)); };
+        Figure f;
+        f.name = "fig_final_" + key;
+        f.aspect = 0.8;
+        f.body = sweep_body(file, groups, fin, log, g, xl(false),
+                            FigureText{false}("final alignment |ρ|", ""), false);
+        f.latex_body = sweep_body(file, groups, fin, log, g, xl(true),
+                                  FigureText{true}("", "final alignment $|\\rho|$"), true);
+        f.caption = fmt::format("Final alignment $|\\rho|$ after the last SGA step against {}{} ({}): the SGA mean "
+                                "with its 95\\,\\% confidence interval{}.",
+                                symbol(key, true), others, run_text,
+                                compare ? ", the effective dynamics' prediction (dashed) and the mean-field ODE "
+                                          "(dotted)"
+                                        : "");
+        out.figures.push_back(f);
+        if (compare) {
+            Series hit;
+            hit.mean = 8, hit.lo = 9, hit.hi = 10;
+            hit.from_zero = true;
+            hit.dashed = 12, hit.dashed_text = "predicted (effective dynamics)", hit.dashed_tex = hit.dashed_text;
+            hit.dotted = 11, hit.dotted_text = "mean-field ODE", hit.dotted_tex = hit.dotted_text;
+            Figure h;
+            h.name = "fig_hit_" + key;
+            h.aspect = 0.8;
+            h.body = sweep_body(file, groups, hit, log, g, xl(false), FigureText{false}("hitting time t_{hit}", ""), false);
+            h.latex_body = sweep_body(file, groups, hit, log, g, xl(true),
+                                      FigureText{true}("", "hitting time $t_{\\mathrm{hit}}$"), true);
+            h.caption = fmt::format("ODE time at which $|\\rho|$ first reaches the hitting level, against {}{} ({}): "
+                                    "the SGA mean over the trials that hit with its 95\\,\\% confidence interval, the "
+                                    "effective dynamics' prediction (dashed) and the mean-field ODE (dotted).",
+                                    symbol(key, true), others, run_text);
+            out.figures.push_back(h);
+        }
+    }
+    const std::vector<std::string> step_keys = {"eta0", "k0", "gamma"};
+    const bool step_sweep = std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {
+        return std::find(step_keys.begin(), step_keys.end(), k) != step_keys.end();
+    });
+    if (compare && step_sweep) {
+        const std::vector<Group> groups = groups_over(e, cells, "", step_keys, eta_final_x);
+        out.files.push_back({"sweep_eta_final.dat", data_of(groups, "eta_final")});
+        const FigureGeometry g = figure_geometry(size, 0.8);
+        Series s;
+        s.dashed = 13, s.dashed_text = "effective attractor ρ*(η_{final})",
+        s.dashed_tex = "effective attractor $\\rho^*(\\eta_{\\mathrm{final}})$";
+        Figure p;
+        p.name = "fig_plateau_eta_final";
+        p.aspect = 0.8;
+        const bool log = log_axis(groups);
+        p.body = sweep_body("sweep_eta_final.dat", groups, s, log, g, FigureText{false}("last step size η_{final}", ""),
+                            FigureText{false}("final alignment |ρ|", ""), false);
+        p.latex_body = sweep_body("sweep_eta_final.dat", groups, s, log, g,
+                                  FigureText{true}("", "last step size $\\eta_{\\mathrm{final}}$"),
+                                  FigureText{true}("", "final alignment $|\\rho|$"), true);
+        p.caption = fmt::format("The step-size plateau ({}): the final alignment of SGA (mean with 95\\,\\% confidence "
+                                "interval) against the last step size $\\eta_{{\\mathrm{{final}}}}$ of each cell's "
+                                "schedule, and the effective attractor $\\rho^*(\\eta)$ of the chain at that step size "
+                                "(dashed).",
+                                run_text);
+        out.figures.push_back(p);
+    }
+    out.files.push_back({"sweep.tex", sweep_table(e, t, cells, keys, compare, true)});
+    out.files.push_back({"sweep.md", sweep_table(e, t, cells, keys, compare, false)});
+    return out;
+}
+
+}  // namespace rhoflow
