@@ -172,6 +172,33 @@ TEST_CASE("rigorous: the mean value theorem links the enclosures of j, j' and j'
     }
 }
 
+TEST_CASE("rigorous: the nuisance class's cache changes no bit of an enclosure") {
+    // Class N's sums are shared by the cells of a model (EnclosureCache); an enclosure must be
+    // the same doubles whether its sums come from a cache filled by other cells (other rho,
+    // other theta) or are computed afresh, else certificates would depend on the search order.
+    const ModelParams m = model(50, 1000, 100, 1);
+    ModelCell wide = ModelCell::of(m);
+    wide.theta = {0.9, 1.0};
+    EnclosureCache cache;
+    const RigorousParams p{128, 1e-7};
+    (void)enclose_field(ModelCell::of(m), {0.25, 0.5}, p, &cache);
+    (void)enclose_field(wide, {-0.5, -0.25}, p, &cache);
+    const std::size_t filled = cache.size();
+    CHECK(filled > 0);
+    for (const auto& [cell, rho] : {std::pair{ModelCell::of(m), Interval{0.5, 0.75}}, std::pair{wide, Interval{-0.25, 0.0}}}) {
+        const FieldEnclosure a = enclose_field(cell, rho, p, &cache), b = enclose_field(cell, rho, p);
+        CHECK(a.j.lo == b.j.lo);
+        CHECK(a.j.hi == b.j.hi);
+        CHECK(a.dj.lo == b.dj.lo);
+        CHECK(a.dj.hi == b.dj.hi);
+        CHECK(a.d2j.lo == b.d2j.lo);
+        CHECK(a.d2j.hi == b.d2j.hi);
+        CHECK(a.mass.lo == b.mass.lo);
+        CHECK(a.mass.hi == b.mass.hi);
+    }
+    CHECK(cache.size() < 2 * filled);  // the later cells reused most of the stored sums
+}
+
 TEST_CASE("rigorous: the Gaussian tail bound holds and is tight against closed forms") {
     const double pi = 3.14159265358979323846;
     auto phi = [&](double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * pi); };
