@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/rigorous/detail/bounds.hpp"
 #include "rhoflow/rigorous/enclosure.hpp"
@@ -173,6 +174,28 @@ TEST_CASE("rigorous: the mean value theorem links the enclosures of j, j' and j'
         CHECK(cell.dj.lo <= ea.dj.lo);
         CHECK(eb.dj.hi <= cell.dj.hi);
     }
+}
+
+TEST_CASE("rigorous: check's derivative table stays within its n^2 eps error estimate of the guaranteed j''") {
+    // check and the ODE use j'' = p' of the Chebyshev table of j', with the error n^2 eps
+    // (an estimate for p - j', which is not a polynomial: docs/theory.md section 10). Here the
+    // estimate meets the guaranteed enclosure of j'' at 9 points of two models (a zero or too
+    // small estimate fails: the MESSAGE gives the largest guaranteed |p' - j''| relative to it).
+    double worst_ratio = 0;
+    for (const auto& m : {model(50, 1000, 100, 1), model(50, 50, 25, 1)}) {
+        const DriftField f = DriftField::exact(m);
+        const double err = f.d2j_error();
+        CHECK(err > 0);
+        for (double rho : {-1.0, -0.9928, -0.75, -0.4, 0.0, 0.3, 0.6, 0.9, 1.0}) {
+            const FieldEnclosure e = at(m, rho, RigorousParams{128, 1e-12});
+            const double p = f.d2j(rho);
+            CAPTURE(m.L); CAPTURE(rho); CAPTURE(p); CAPTURE(err); CAPTURE(e.d2j.lo); CAPTURE(e.d2j.hi);
+            CHECK(meets(e.d2j, {p - err, p + err}));
+            worst_ratio = std::max(worst_ratio, std::max(std::abs(p - e.d2j.lo), std::abs(p - e.d2j.hi)) / err);
+        }
+    }
+    // an upper bound of |p' - j''| (the enclosure's far end) relative to the estimate
+    MESSAGE("largest guaranteed |p' - j''| / (n^2 eps): " << worst_ratio);
 }
 
 TEST_CASE("rigorous: the nuisance class's cache changes no bit of an enclosure") {
