@@ -601,6 +601,7 @@ struct Panel {
     double centre = 0;
     int n = 0;
     Ball outer_j, outer_m, inner_j, inner_m;  // GL error bounds and integrated inner errors
+    double Fj = 0;                            // the bound of j's integrand on the ellipse (tests)
 };
 
 Ball gl_factor(int n) {
@@ -623,6 +624,7 @@ std::vector<Panel> plan_panels(const Setup& s, const Tails& tl, const Maj& c2m, 
         int n = 4;
         while (n < 400 && 0.5 * 64.0 / 15.0 * M / ((kRhoE * kRhoE - 1) * std::pow(kRhoE, 2 * n)) > per_panel) n += 2;
         P.n = n;
+        P.Fj = upper(jm.F);
         const Ball g = gl_factor(n);
         P.outer_j = g * jm.F;
         P.outer_m = g * mm.F;
@@ -729,7 +731,17 @@ double j_scale(const ModelCell& cell, Interval rho) {
 
 }  // namespace
 
-FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params, EnclosureCache* cache) {
+namespace {
+
+// Everything an enclosure integrates: the cell's balls and grids, the lambda range and tails,
+// and the outer panels with their orders and error bounds.
+struct Plan {
+    Setup s;
+    Tails tl;
+    std::vector<Panel> panels;
+};
+
+Plan make_plan(const ModelCell& cell, Interval rho, const RigorousParams& params) {
     cell.validate();
     params.validate();
     require(std::isfinite(rho.lo) && std::isfinite(rho.hi) && rho.lo <= rho.hi, "rho", rho.lo,
@@ -737,8 +749,9 @@ FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const Rigorous
     require_in("rho.lo", rho.lo, -1.0, 1.0);
     require_in("rho.hi", rho.hi, -1.0, 1.0);
     detail::ball_prec = params.precision;
-    const slong prec = params.precision;
-    Setup s = make_setup(cell, rho);
+    Plan pl;
+    Setup& s = pl.s;
+    s = make_setup(cell, rho);
     const double target = params.rel_tol * j_scale(cell, rho);
     const double rinv2 = std::max(1.0, 1.0 / (s.r * s.r));
     // c2 magnitude on the disc: theta^2 (1 + (|rho| + r)^2).
@@ -761,9 +774,33 @@ FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const Rigorous
         delta_t = std::ldexp(1.0, 4 * static_cast<int>(std::floor(std::log2(delta_t) / 4)));
         build_classes(s, delta_t);
     }
-    const Tails tl = tails(s, cell.L, c2m, c3m, target, rinv2);
-    const std::vector<Panel> panels = plan_panels(s, tl, c2m, c3m, target, rinv2);
+    pl.tl = tails(s, cell.L, c2m, c3m, target, rinv2);
+    pl.panels = plan_panels(s, pl.tl, c2m, c3m, target, rinv2);
+    return pl;
+}
 
+}  // namespace
+
+std::vector<std::array<double, 3>> detail::panel_bounds_and_values(const ModelCell& cell, Interval rho,
+                                                                  const RigorousParams& params, int per_panel) {
+    const Plan pl = make_plan(cell, rho, params);
+    std::vector<std::array<double, 3>> out;
+    for (const Panel& P : pl.panels)
+        for (int i = 0; i < per_panel; ++i) {
+            const double lam = P.centre - 0.5 + (i + 0.5) / per_panel;
+            Jet jj, mm;
+            integrand(pl.s, Ball(lam), nullptr, jj, mm);
+            out.push_back({lam, P.Fj, abs_upper(jj.c[0])});
+        }
+    return out;
+}
+
+FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params, EnclosureCache* cache) {
+    const Plan pl = make_plan(cell, rho, params);
+    const Setup& s = pl.s;
+    const Tails& tl = pl.tl;
+    const std::vector<Panel>& panels = pl.panels;
+    const slong prec = params.precision;
     Jet jsum = constant(Ball(0.0)), msum = constant(Ball(0.0));
     Ball outer_j(0.0), outer_m(0.0), inner_j(0.0), inner_m(0.0);
     int evals = 0;
