@@ -71,7 +71,7 @@ bool meets(Interval a, Interval b) { return a.lo <= b.hi && b.lo <= a.hi; }
 
 TEST_CASE("rigorous: enclosures contain the mpmath 30-digit reference values") {
     const auto rows = read_csv("rigorous_reference.csv");
-    REQUIRE(rows.size() >= 2);
+    REQUIRE(rows.size() >= 3);
     for (const auto& r : rows) {
         const ModelParams m = model(std::stoll(r[0]), std::stoll(r[1]), std::stoll(r[2]), std::stod(r[3]), std::stod(r[4]),
                                     std::stod(r[5]));
