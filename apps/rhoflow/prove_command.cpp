@@ -176,6 +176,8 @@ std::function<void()> prove_work(const ProveCommand& c) {
         }
         if (!c.output.empty()) write_file_atomic(c.output, cert.dump(1) + "\n");
         if (c.json) std::cout << cert.dump(2) << "\n";
+        else if (r.diagnostics.ranks > 1)
+            std::cout << summary << fmt::format("({:.1f} s on {} MPI ranks)\n", r.diagnostics.seconds, r.diagnostics.ranks);
         else std::cout << summary << fmt::format("({:.1f} s on {} threads)\n", r.diagnostics.seconds, r.diagnostics.threads);
     };
 }

@@ -6,7 +6,8 @@ Independent of rhoflow's code: the inner Gaussian expectations are a 521-node tr
 in z at 30 digits, the mu-derivatives by Stein's identity d/dmu E[h(s)] = E[h(s)(s - mu)]/tau^2
 (rhoflow's enclosure differentiates pathwise), the outer integral mpmath.quad over lambda = log t,
 with no shift of t. Run:  python3 tests/data/rigorous_reference.py > tests/data/rigorous_reference.csv
-(about five minutes per line; `python3 ... 2 3` computes lines 2 and 3 only). Columns: d, L, R, theta, sigma, beta, rho, j, dj, mass.
+(5-15 minutes per line; `python3 ... 2 3` computes lines 2 and 3 only, without the header; the
+csv's '#' lines say which cases were computed when; the test skips them). Columns: d, L, R, theta, sigma, beta, rho, j, dj, mass.
 """
 import sys
 from mpmath import mp, mpf, quad, exp, expm1, sqrt, pi, log, inf

@@ -6,7 +6,8 @@
 #   sh mpi_test.sh CASE RHOFLOW MPIEXEC WORKDIR
 #
 # CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank |
-#       input_refused_by_one_rank | input_differs_between_ranks | dead_rank_fails_job
+#       input_refused_by_one_rank | input_differs_between_ranks | dead_rank_fails_job |
+#       prove_same_bytes
 set -eu
 case_name=$1
 rhoflow=$2
@@ -277,6 +278,27 @@ EOF
   gone_or_fail $ranks
   [ $(($(date +%s) - start)) -lt 60 ] || fail "the job took over a minute to end"
   [ ! -e o ] || fail "a job with a dead rank left a final folder"
+  ;;
+prove_same_bytes)
+  # rhoflow prove spreads each batch of cells over the ranks (pool, then broadcast): the
+  # certificate and summary are the same bytes on one process and on 2 ranks, and the checker
+  # on 2 ranks confirms it and still refuses a tampered copy (exit 2).
+  args="prove --claim positive-drift --d 5 --L 100 --R 50 --theta 0.99:1 --cells 4 --quiet"
+  mkdir one two
+  (cd one && "$rhoflow" $args --out p >stdout 2>stderr) || fail "one process failed"
+  (cd two && mpi 2 $args --out p >stdout 2>stderr) || { cat two/stderr >&2; fail "2 ranks failed"; }
+  cmp one/p/certificate.json two/p/certificate.json || fail "certificate.json differs on 2 ranks"
+  cmp one/p/summary.md two/p/summary.md || fail "summary.md differs on 2 ranks"
+  grep -q "on 2 MPI ranks" two/stdout || fail "the 2-rank run does not say it used 2 ranks"
+  mpi 2 prove --verify one/p/certificate.json >verify.txt || fail "--verify on 2 ranks failed"
+  grep -q "verdict 'proved' confirmed" verify.txt || fail "--verify on 2 ranks did not confirm"
+  sed 's/"role": "dj>0"/"role": "dj<0"/' one/p/certificate.json >bad.json
+  set +e
+  mpi 2 prove --verify bad.json >/dev/null 2>bad.err
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "a tampered certificate on 2 ranks exits $rc, not 2"
+  grep -q "role" bad.err || fail "the tampered certificate's error does not name the role"
   ;;
 *)
   fail "unknown case $case_name"

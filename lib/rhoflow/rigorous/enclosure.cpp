@@ -1,6 +1,7 @@
 #include "rhoflow/rigorous/enclosure.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <flint/flint.h>
 #include <fmt/format.h>
@@ -200,10 +201,15 @@ const GLRule& gauss_legendre(int n, slong prec) {
     return cache.emplace(std::make_pair(n, prec), std::move(r)).first->second;
 }
 
-// The trapezoid nodes of one class: E_k = e^{mu + tau z_k - c}, w_k = h phi(z_k), u_k = s_k / beta.
+// The trapezoid nodes of one class: E_k = e^{mu + tau z_k - c}, w_k = h phi(z_k), u_k = s_k / beta,
+// with the class's own step h, range K h and strip half-width bz (class N's grid depends on the
+// model only, so its sums can be shared across rho cells: EnclosureCache).
 struct ClassNodes {
     bool present = false;
     bool jets = false;          // class I: depends on rho
+    double h = 0, bz = 0;       // step and strip half-width of the trapezoid rule
+    int K = 0;                  // nodes z = k h, |k| <= K
+    double mu_abs = 0;          // |mu| on the Cauchy disc (0 for class N)
     std::vector<Ball> E, w, u;
 };
 
@@ -223,18 +229,43 @@ Ball gauss_tail(const Ball& a0, const Ball& a1, int p, double Z) {
     return f * detail::normal_pdf(Zb) / (Zb - Ball(static_cast<double>(p)) / Zb);
 }
 
+// Bounds of one class's moments: uniform on the strip (F: magnitudes, D: inner errors) and the
+// sums that give the panel-local bounds |x| <= |t| e^{Re s - c} (theory.md section 11.3).
+struct ClassMaj {
+    Mom<Maj> uni;             // uniform in lambda
+    Ball S1, S2, SU1, SU2;    // >= E|e^{s-c}|, E|e^{s-c}|^2, E|u e^{s-c}|, E|u e^{s-c}|^2 (both rules, disc in rho)
+};
+
 struct Setup {
     std::int64_t R = 0, N = 0;
     Ball Th, Sg, Be, tau, P, mu0, b, c2j[3], c3;
-    double c = 0, r = 1, mu_abs = 0, mu_min = 0, tau_max = 0, beta_min = 0, h = 0, bz = 0;
-    int K = 0;
+    double c = 0, r = 1, mu_abs = 0, mu_min = 0, tau_max = 0, beta_min = 0, bt_max = 0;
     ClassNodes I, Nc;
-    Mom<Maj> majI, majN;   // F: magnitude bounds on the strip; D: inner errors
+    ClassMaj majI, majN;
 };
 
 }  // namespace
 
+// Class N's trapezoid sums at the outer nodes, shared by the enclosures of one model.
+struct EnclosureCache::Impl {
+    std::mutex mu;
+    std::map<std::vector<double>, std::array<Ball, 5>> sums;  // key: nuisance_key
+};
+
+EnclosureCache::EnclosureCache() : impl_(std::make_unique<Impl>()) {}
+EnclosureCache::~EnclosureCache() = default;
+std::size_t EnclosureCache::size() const {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    return impl_->sums.size();
+}
+
 namespace {
+
+// Everything class N's sums at an outer node depend on (they do not depend on theta or rho).
+std::vector<double> nuisance_key(const ModelCell& cell, const Setup& s, double centre, int n, int i) {
+    return {static_cast<double>(detail::ball_prec), s.c, s.Nc.h, static_cast<double>(s.Nc.K), cell.sigma.lo,
+            cell.sigma.hi, cell.beta.lo, cell.beta.hi, centre, static_cast<double>(n), static_cast<double>(i)};
+}
 
 // Sums the trapezoid rule of one class at one real (ball) lambda, with rho-jets when cls.jets.
 // With x(eps) = y e^{b eps} and D = x d/dx, the jet of g(x) is (g, b Dg, b^2 D^2 g / 2):
@@ -319,37 +350,48 @@ Mom<Jet> absent_class() {
     return m;
 }
 
-// The discretised outer integrand at lambda: jets of j and E[A_I].
-void integrand(const Setup& s, const Ball& lambda, Jet& j, Jet& mass) {
+// The discretised outer integrand at lambda: jets of j and E[A_I]; class N's moments from
+// `nuis` when given (the cache), else computed.
+void integrand(const Setup& s, const Ball& lambda, const Mom<Jet>* nuis, Jet& j, Jet& mass) {
     const Ball t = exp(lambda);
     Mom<Jet> I = absent_class(), N = absent_class();
     if (s.I.present) class_moments(s.I, t, s.b, s.Th, I);
-    if (s.Nc.present) class_moments(s.Nc, t, s.b, s.Th, N);
+    if (nuis) N = *nuis;
+    else if (s.Nc.present) class_moments(s.Nc, t, s.b, s.Th, N);
     const Jet c2{{s.c2j[0], s.c2j[1], s.c2j[2]}};
     combine(I, N, s.R, s.N, c2, constant(s.c3), j, mass);
 }
 
-// Magnitude bounds (F) and inner errors (D) of one class's moments; see theory.md section 11.2.
-Mom<Maj> class_majorants(const ClassNodes& cls, double mu_abs, const Setup& s) {
-    Mom<Maj> out;
+// Magnitude bounds (F) and inner errors (D) of one class's moments, uniform on the strip, and
+// the sums of the panel-local bounds; see theory.md sections 11.2-11.3.
+ClassMaj class_majorants(const ClassNodes& cls, const Setup& s) {
+    ClassMaj out;
     const Ball e = exp(Ball(1.0));
     const Ball C0(2.0), C1 = Ball(2.0) / e, C2 = (Ball(4.0) / e) * (Ball(4.0) / e);
-    const Ball a0 = Ball(mu_abs) / Ball(s.beta_min), a1 = Ball(s.tau_max) / Ball(s.beta_min);
-    Ball W(0.0), U1(0.0), U2(0.0);
-    const double Z = s.K * s.h;
+    const Ball a0 = Ball(cls.mu_abs) / Ball(s.beta_min), a1 = Ball(s.tau_max) / Ball(s.beta_min);
+    // A complex rho' within r moves Re mu by at most b r: |e^{s - c}| <= E_k e^{b r}.
+    const Ball ebr = cls.jets ? exp(Ball(s.bt_max * s.r)) : Ball(1.0);
+    Ball W(0.0), U1(0.0), U2(0.0), S1(0.0), S2(0.0), SU1(0.0), SU2(0.0);
+    const double Z = cls.K * cls.h;
     for (std::size_t k = 0; k < cls.w.size(); ++k) {
-        const double z = std::abs((static_cast<double>(k) - s.K) * s.h);
+        const double z = std::abs((static_cast<double>(k) - cls.K) * cls.h);
         const Ball uk = a0 + a1 * Ball(z);
-        W += cls.w[k];
-        U1 += cls.w[k] * uk;
-        U2 += cls.w[k] * uk * uk;
+        const Ball& wk = cls.w[k];
+        const Ball Ek = abs(cls.E[k]) * ebr, wE = wk * Ek, wE2 = wE * Ek;
+        W += wk;
+        U1 += wk * uk;
+        U2 += wk * uk * uk;
+        S1 += wE;
+        S2 += wE2;
+        SU1 += wE * uk;
+        SU2 += wE2 * uk * uk;
     }
     const Ball Wm = Ball(std::max(1.0, upper(W)));
     const Ball U1m = Ball(std::max(upper(U1), upper(abs_moment(a0, a1, 1))));
     const Ball U2m = Ball(std::max(upper(U2), upper(abs_moment(a0, a1, 2))));
     // Trapezoid error of the infinite rule: 2 N_b / (e^{2 pi b / h} - 1), N_b <= e^{b^2/2} C E[(a0' + a1 |Z|)^p]
     // with a0' = a0 + a1 b (|Im z| <= b); dropped nodes: twice the Gaussian tail beyond Z = K h.
-    const Ball bb(s.bz), hb(s.h);
+    const Ball bb(cls.bz), hb(cls.h);
     const Ball denom = exp(2.0 * detail::pi_ball() * bb / hb) - Ball(1.0);
     const Ball eb = exp(bb * bb * 0.5);
     const Ball a0b = a0 + a1 * bb;
@@ -357,26 +399,42 @@ Mom<Maj> class_majorants(const ClassNodes& cls, double mu_abs, const Setup& s) {
         return C * (2.0 * eb * abs_moment(a0b, a1, p) / denom + 2.0 * gauss_tail(a0, a1, p, Z));
     };
     const Ball Mabs = abs(Ball(1.0) - W) + W;
-    out.M = {Ball(std::max(1.0, upper(Mabs))), delta(C0, 0)};
-    out.A1 = {C1 * Wm, delta(C1, 0)};
-    out.B1 = {C2 * Wm, delta(C2, 0)};
-    out.Au = {C1 * U1m, delta(C1, 1)};
-    out.Bu = {C2 * U2m, delta(C2, 2)};
+    out.uni.M = {Ball(std::max(1.0, upper(Mabs))), delta(C0, 0)};
+    out.uni.A1 = {C1 * Wm, delta(C1, 0)};
+    out.uni.B1 = {C2 * Wm, delta(C2, 0)};
+    out.uni.Au = {C1 * U1m, delta(C1, 1)};
+    out.uni.Bu = {C2 * U2m, delta(C2, 2)};
+    // The same moments of the exact rule (closed-form Gaussian moments of e^{s - c}, e^{2(s - c)}).
+    const Ball tm(s.tau_max);
+    const Ball e1 = exp(Ball(cls.mu_abs) - Ball(s.c) + tm * tm * 0.5);
+    const Ball e2 = exp(2.0 * (Ball(cls.mu_abs) - Ball(s.c)) + 2.0 * tm * tm);
+    out.S1 = Ball(std::max(upper(S1), upper(e1)));
+    out.S2 = Ball(std::max(upper(S2), upper(e2)));
+    out.SU1 = Ball(std::max(upper(SU1), upper(e1 * abs_moment(a0 + a1 * tm, a1, 1))));
+    out.SU2 = Ball(std::max(upper(SU2), upper(e2 * abs_moment(a0 + 2.0 * a1 * tm, a1, 2))));
     return out;
 }
 
-Mom<Maj> absent_maj() {
-    Mom<Maj> m;
-    m.M = {Ball(1.0), Ball(0.0)};
-    m.A1 = m.B1 = m.Au = m.Bu = {Ball(0.0), Ball(0.0)};
+ClassMaj absent_maj() {
+    ClassMaj m;
+    m.uni.M = {Ball(1.0), Ball(0.0)};
+    m.uni.A1 = m.uni.B1 = m.uni.Au = m.uni.Bu = {Ball(0.0), Ball(0.0)};
+    m.S1 = m.S2 = m.SU1 = m.SU2 = Ball(0.0);
     return m;
 }
 
-// Upper bound of |M_c(e^lambda)| for every rho' within r of the cell (real lambda):
-// M at lambda + log cos(pi/12) and the smallest Re mu, by the discretised rule plus its error.
-double M_upper(const ClassNodes& cls, const Setup&, double lambda, double mu_shift, const Ball& delta) {
+// log cos of the largest |arg x|: real lambda (rho' within r moves arg x by at most pi/12), and
+// a panel's Bernstein ellipse (|Im lambda| <= 0.7466 more): cos(1.0081) = 0.5344.
+constexpr double kLogCosReal = -0.035;   // log cos(pi/12) = -0.03466
+constexpr double kLogCosPanel = -0.63;   // log 0.5344 = -0.6266
+constexpr double kSemiMajor = 0.9;       // the ellipse's half-length 0.5 (3.29 + 1/3.29)/2 = 0.8985
+
+// Upper bound of |M_c(t)| for every rho' within r of the cell and |t| >= e^lambda with
+// |arg x| as `logcos` allows: Re x >= |t| cos(arg x) e^{Re s - c} and the rule is decreasing in
+// Re x, so |M| <= |1 - W| + sum w e^{-Re x} at the smallest Re x, plus the rule's error.
+double M_upper(const ClassNodes& cls, double lambda, double mu_shift, double logcos, const Ball& delta) {
     if (!cls.present) return 0.0;
-    const Ball t = exp(Ball(lambda - 0.035 + mu_shift));  // log cos(pi/12) = -0.03466 > -0.035
+    const Ball t = exp(Ball(lambda + logcos + mu_shift));
     Ball msum(0.0), y, tmp, om;
     for (std::size_t k = 0; k < cls.E.size(); ++k) {
         arb_mul(y.v, t.v, cls.E[k].v, detail::ball_prec);
@@ -384,19 +442,223 @@ double M_upper(const ClassNodes& cls, const Setup&, double lambda, double mu_shi
         arb_exp(om.v, tmp.v, detail::ball_prec);
         arb_addmul(msum.v, cls.w[k].v, om.v, detail::ball_prec);
     }
-    // M_disc = 1 - sum w (1 - e^{-x}) = (1 - W) + sum w e^{-x}
     Ball W(0.0);
     for (const auto& w : cls.w) W += w;
-    Ball M = Ball(1.0) - W + msum;
+    Ball M = abs(Ball(1.0) - W) + msum;
     add_error(M, delta);
     return std::min(1.0, upper(M));
 }
 
-// The crude bound Phi((c - lambda'/2 - mu')/tau) + exp(-e^{lambda'/2}) at lambda' (upper, as a ball).
+// The crude bound Phi((c - lambda'/2 - mu')/tau) + exp(-e^{lambda/2}) at lambda' (upper, as a ball).
 Ball crude_M(const Setup& s, double lambda, double mu_min) {
-    const double lp = lambda - 0.035;
+    const double lp = lambda + kLogCosReal;
     const Ball w = (Ball(s.c) - Ball(lp) * 0.5 - Ball(mu_min)) / s.tau;
     return detail::normal_cdf(w) + exp(-exp(Ball(lp) * 0.5));
+}
+
+// Class I's t-shift to its smallest Re mu (M decreases in mu).
+double mu_shift_I(const Setup& s) { return s.mu_min - upper(s.mu0); }
+
+// Bounds of one class's moments on the Bernstein ellipse of the panel centred at lambda_c:
+// |x e^{-x}| <= |x| (Re x >= 0) and |M| from M_upper where the panel is right of 0.
+Mom<Maj> panel_majorants(const ClassNodes& cls, const ClassMaj& m, const Setup& s, double centre) {
+    Mom<Maj> out = m.uni;
+    if (!cls.present) return out;
+    const Ball T = exp(Ball(centre + kSemiMajor)), T2 = T * T;
+    auto cap = [](Maj& x, const Ball& b) {
+        if (upper(b) < upper(x.F)) x.F = Ball(upper(b));
+    };
+    cap(out.A1, T * m.S1);
+    cap(out.B1, T2 * m.S2);
+    cap(out.Au, T * m.SU1);
+    cap(out.Bu, T2 * m.SU2);
+    if (centre - kSemiMajor > -2.0) {
+        const double mb = M_upper(cls, centre - kSemiMajor, cls.jets ? mu_shift_I(s) : 0.0, kLogCosPanel, m.uni.M.D);
+        if (mb < upper(out.M.F)) out.M.F = Ball(mb);
+    }
+    return out;
+}
+
+// Step h and range K h of one class's trapezoid rule for a target delta_t of its errors (only
+// the cost depends on these choices, never the rigour: the bounds are computed for the h, K chosen).
+void choose_grid(ClassNodes& cls, double delta_t, const Setup& s) {
+    const double a = 1 + cls.mu_abs + 3 * s.tau_max;
+    const double Cmax = 16.0 / (std::numbers::e * std::numbers::e) * a * a / (s.beta_min * s.beta_min);
+    const double bmax = 0.999 * kPi / (4 * s.tau_max);
+    double bz = bmax, h = 0.1;
+    for (int it = 0; it < 3; ++it) {
+        const double b = std::min(bz, 2 * kPi / h);
+        h = 2 * kPi * b / (std::log(2 * std::exp(0.5 * b * b) * Cmax / delta_t + 1) + b * b / 2);
+        bz = std::min(bmax, 2 * kPi / h);
+    }
+    cls.h = std::max(1.0, std::floor(h * 4096)) / 4096;  // dyadic: every node k h is exact
+    cls.bz = std::min(bmax, 2 * kPi / cls.h);
+    double Z = 3.0;
+    while (Z < 60 && Cmax * std::pow(Z + 1, 2) * std::exp(-0.5 * Z * Z) > 0.1 * delta_t) Z += 0.25;
+    cls.K = static_cast<int>(std::ceil(Z / cls.h));
+}
+
+void make_nodes(ClassNodes& cls, const Setup& s, const Ball& mu) {
+    const auto n = static_cast<std::size_t>(2 * cls.K + 1);
+    cls.E.resize(n);
+    cls.w.resize(n);
+    cls.u.resize(n);
+    const Ball hb(cls.h);
+    for (std::size_t k = 0; k < n; ++k) {
+        const Ball z((static_cast<double>(k) - cls.K) * cls.h);  // exact: h is a multiple of 2^-12
+        const Ball sk = mu + s.tau * z;
+        cls.E[k] = exp(sk - Ball(s.c));
+        cls.w[k] = hb * detail::normal_pdf(z);
+        cls.u[k] = sk / s.Be;
+    }
+}
+
+// Both classes' nodes and bounds for the inner target delta_t.
+void build_classes(Setup& s, double delta_t) {
+    if (s.I.present) {
+        choose_grid(s.I, delta_t, s);
+        make_nodes(s.I, s, s.mu0);
+        s.majI = class_majorants(s.I, s);
+    }
+    if (s.Nc.present) {
+        choose_grid(s.Nc, delta_t, s);
+        make_nodes(s.Nc, s, Ball(0.0));
+        s.majN = class_majorants(s.Nc, s);
+    }
+}
+
+// The lambda range [lo, hi] and the bounds of the dropped tails of j and E[A_I] (section 11.4).
+struct Tails {
+    double lo = 0, hi = 0;
+    Ball left_j, left_m, right_j, right_m;
+};
+
+// Bounds with M <= 1 and no inner errors: the constants C_X of the tails.
+Mom<Maj> without_M(const ClassMaj& m) {
+    Mom<Maj> z = m.uni;
+    z.M = {Ball(1.0), Ball(0.0)};
+    for (auto* x : {&z.A1, &z.B1, &z.Au, &z.Bu}) x->D = Ball(0.0);
+    return z;
+}
+
+// Left tail: |moment| <= t^k (Gaussian moment); |M| <= 1. The integrand is O(e^{2 lambda}).
+Mom<Maj> left_moments(const ClassNodes& cls, const ClassMaj& m) {
+    Mom<Maj> out = without_M(m);
+    if (!cls.present) return out;
+    out.A1.F = m.S1;
+    out.B1.F = m.S2;
+    out.Au.F = m.SU1;
+    out.Bu.F = m.SU2;
+    return out;
+}
+
+Tails tails(const Setup& s, std::int64_t L, const Maj& c2m, const Maj& c3m, double target, double rinv2) {
+    Tails tl;
+    Maj cx, cxm, cl, clm;
+    combine(without_M(s.majI), without_M(s.majN), s.R, s.N, c2m, c3m, cx, cxm);
+    combine(left_moments(s.I, s.majI), left_moments(s.Nc, s.majN), s.R, s.N, c2m, c3m, cl, clm);
+    const double Cl = upper(cl.F);
+    tl.lo = std::floor(0.5 * std::log(std::max(1e-300, 2 * target / 4 / (std::max(Cl, 1e-300) * rinv2))));
+    // E[A_I]'s integrand decays only like e^{lambda}: its left tail is left at what lambda_- gives
+    // for j (about 1e-7 relative), rather than doubling the panels (theory.md section 11.4).
+    tl.lo = std::clamp(tl.lo, -400.0, -1.0);
+    tl.left_j = cl.F * exp(Ball(2.0 * tl.lo)) * 0.5;
+    tl.left_m = clm.F * exp(Ball(tl.lo));
+
+    // Right tail: |integrand| <= C_X Mb(lambda)^{L-2}, Mb decreasing; beyond lambda* the crude bound.
+    const std::uint64_t Lm2 = static_cast<std::uint64_t>(L - 2);
+    auto right_bound = [&](double lp) {
+        const double mb = std::min(1.0, std::max(M_upper(s.I, lp, mu_shift_I(s), kLogCosReal, s.majI.uni.M.D),
+                                                  M_upper(s.Nc, lp, 0.0, kLogCosReal, s.majN.uni.M.D)));
+        double ls = lp;
+        const double mumin = std::min(s.mu_min, 0.0);
+        while (ls < 400 && upper(crude_M(s, ls, mumin)) > 0.5) ls += 1;
+        const Ball q = crude_M(s, ls, mumin);
+        const double lsp = ls + kLogCosReal;
+        const Ball w = (Ball(s.c) - Ball(lsp) * 0.5 - Ball(mumin)) / s.tau;
+        const Ball v = exp(Ball(lsp) * 0.5);
+        // int_{l*}^inf Phi(w(l)) dl = 2 tau (w* Phi(w*) + phi(w*)); int e^{-e^{l'/2}} <= 2 e^{-v*}/v*
+        // (the shift lambda' = lambda - 0.035 only moves the range, the integrals are over lambda').
+        const Ball far = s.tau * 2.0 * (w * detail::normal_cdf(w) + detail::normal_pdf(w)) + 2.0 * exp(-v) / v;
+        const Ball qpow = Lm2 >= 1 ? pow_ui(q, Lm2 - 1) : Ball(1.0);
+        return pow_ui(Ball(mb), Lm2) * Ball(ls - lp) + qpow * far;
+    };
+    tl.hi = 1.0;
+    Ball rb = right_bound(tl.hi);
+    while (tl.hi < 300 && upper(cx.F * rb) * rinv2 > target / 4) {
+        tl.hi += 1.0;
+        rb = right_bound(tl.hi);
+    }
+    tl.right_j = cx.F * rb;
+    tl.right_m = cxm.F * rb;
+    return tl;
+}
+
+// Outer Gauss-Legendre panels of width 1: each with its own order n from bounds of the
+// integrand on its Bernstein ellipse (rho_e = 3.29, semi-minor axis 0.7466 < pi/4).
+constexpr double kRhoE = 3.29;
+struct Panel {
+    double centre = 0;
+    int n = 0;
+    Ball outer_j, outer_m, inner_j, inner_m;  // GL error bounds and integrated inner errors
+    double Fj = 0;                            // the bound of j's integrand on the ellipse (tests)
+};
+
+Ball gl_factor(int n) {
+    const Ball re(kRhoE);
+    return Ball(0.5) * Ball(64.0) / Ball(15.0) / ((re * re - Ball(1.0)) * pow_ui(re, static_cast<ulong>(2 * n)));
+}
+
+std::vector<Panel> plan_panels(const Setup& s, const Tails& tl, const Maj& c2m, const Maj& c3m, double target,
+                               double rinv2) {
+    const int count = static_cast<int>(tl.hi - tl.lo);
+    const double per_panel = target / 4 / count;
+    std::vector<Panel> out(static_cast<std::size_t>(count));
+    for (int p = 0; p < count; ++p) {
+        Panel& P = out[static_cast<std::size_t>(p)];
+        P.centre = tl.lo + p + 0.5;
+        Maj jm, mm;
+        combine(panel_majorants(s.I, s.majI, s, P.centre), panel_majorants(s.Nc, s.majN, s, P.centre), s.R, s.N, c2m,
+                c3m, jm, mm);
+        const double M = std::max(upper(jm.F) * rinv2, upper(mm.F));
+        int n = 4;
+        while (n < 400 && 0.5 * 64.0 / 15.0 * M / ((kRhoE * kRhoE - 1) * std::pow(kRhoE, 2 * n)) > per_panel) n += 2;
+        P.n = n;
+        P.Fj = upper(jm.F);
+        const Ball g = gl_factor(n);
+        P.outer_j = g * jm.F;
+        P.outer_m = g * mm.F;
+        P.inner_j = jm.D;  // panel width 1
+        P.inner_m = mm.D;
+    }
+    return out;
+}
+
+// Class N's moments at node i of a panel: from the cache, or computed and stored.
+Mom<Jet> nuisance_moments(const ModelCell& cell, const Setup& s, const Panel& P, int i, const Ball& lam,
+                          EnclosureCache::Impl* cache) {
+    Mom<Jet> N = absent_class();
+    if (!s.Nc.present) return N;
+    std::vector<double> key;
+    if (cache) {
+        key = nuisance_key(cell, s, P.centre, P.n, i);
+        std::lock_guard<std::mutex> lock(cache->mu);
+        if (auto it = cache->sums.find(key); it != cache->sums.end()) {
+            const auto& v = it->second;
+            N.M = constant(v[0]);
+            N.A1 = constant(v[1]);
+            N.B1 = constant(v[2]);
+            N.Au = constant(v[3]);
+            N.Bu = constant(v[4]);
+            return N;
+        }
+    }
+    class_moments(s.Nc, exp(lam), s.b, s.Th, N);
+    if (cache) {
+        std::lock_guard<std::mutex> lock(cache->mu);
+        cache->sums.emplace(std::move(key), std::array<Ball, 5>{N.M.c[0], N.A1.c[0], N.B1.c[0], N.Au.c[0], N.Bu.c[0]});
+    }
+    return N;
 }
 
 }  // namespace
@@ -413,16 +675,10 @@ double detail::trapezoid_error_upper(double C, double a0, double a1, int p, doub
     return upper(Ball(C) * 2.0 * exp(bb * bb * 0.5) * abs_moment(Ball(a0) + a1b * bb, a1b, p) / denom);
 }
 
-FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params) {
-    cell.validate();
-    params.validate();
-    require(std::isfinite(rho.lo) && std::isfinite(rho.hi) && rho.lo <= rho.hi, "rho", rho.lo,
-            "a finite interval with lo <= hi");
-    require_in("rho.lo", rho.lo, -1.0, 1.0);
-    require_in("rho.hi", rho.hi, -1.0, 1.0);
-    detail::ball_prec = params.precision;
-    const slong prec = params.precision;
+namespace {
 
+// The cell's balls and the floating-point choices that only steer the cost.
+Setup make_setup(const ModelCell& cell, Interval rho) {
     Setup s;
     s.R = cell.R;
     s.N = cell.L - cell.R;
@@ -440,172 +696,133 @@ FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const Rigorous
     s.c2j[2] = -th2;
     s.c3 = Ball(static_cast<double>(cell.d - 1)) * s.Sg * s.Sg;
     const ModelParams mid = cell.mid();
-    const double rho_mid = 0.5 * (rho.lo + rho.hi);
-    s.c = detail::laplace_shift(s.R, s.N, mid.beta * mid.theta * rho_mid, mid.tau());
+    // The Laplace shift at mu rounded to a multiple of 2: the same for most cells of a model,
+    // so that class N's sums can be shared (it only centres the lambda range).
+    const double mu_q = 2 * std::round(0.5 * mid.beta * mid.theta * 0.5 * (rho.lo + rho.hi));
+    s.c = detail::laplace_shift(s.R, s.N, mu_q, mid.tau());
     s.tau_max = upper(s.tau);
     s.beta_min = cell.beta.lo;
-    const double bt_max = upper(s.b);
-    s.r = bt_max > 0 ? 0.999 * kPi / (12 * bt_max) : 1.0;
+    s.bt_max = upper(s.b);
+    s.r = s.bt_max > 0 ? 0.999 * kPi / (12 * s.bt_max) : 1.0;
     const double rho_abs = std::max(std::abs(rho.lo), std::abs(rho.hi));
     s.mu_abs = upper(s.b * Ball(rho_abs + s.r));
-    s.mu_min = lower(s.b * s.P) - bt_max * s.r - 1e-300;  // smallest Re mu on the Cauchy disc
+    s.mu_min = lower(s.b * s.P) - s.bt_max * s.r - 1e-300;  // smallest Re mu on the Cauchy disc
     s.mu_min = std::min(s.mu_min, lower(Ball(rho.lo - s.r) * s.b));
+    s.I.present = s.R > 0;
+    s.I.jets = true;
+    s.I.mu_abs = s.mu_abs;
+    s.Nc.present = s.N > 0;
+    s.majI = s.majN = absent_maj();
+    return s;
+}
 
-    // The scale of j (a floating-point estimate, only to set the targets; rigour does not rest on it).
-    double jscale = 1.0;
+// The scale of j (a floating-point estimate, only to set the targets; rigour does not rest on
+// it), as a power of two: the choices (and so the enclosure's bits) do not move with the last
+// digits of the estimate, whatever the machine.
+double j_scale(const ModelCell& cell, Interval rho) {
     try {
-        jscale = std::max(1e-300, std::abs(exact_field(mid, std::clamp(rho_mid, -1.0, 1.0)).j));
-        // A power of two: the choices below (and so the enclosure's bits) do not move with the
-        // last digits of the floating-point estimate, whatever the machine.
-        jscale = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(jscale))));
+        const double rho_mid = 0.5 * (rho.lo + rho.hi);
+        const double j = std::max(1e-300, std::abs(exact_field(cell.mid(), std::clamp(rho_mid, -1.0, 1.0)).j));
+        return std::ldexp(1.0, static_cast<int>(std::floor(std::log2(j))));
     } catch (const std::exception&) {
+        return 1.0;
     }
-    const double target = params.rel_tol * jscale;
-    const double rinv2 = std::max(1.0, 1.0 / (s.r * s.r));
+}
 
-    // Inner step h and range K h: the Trefethen-Weideman bound and the dropped nodes below
-    // delta_t each; delta_t is first guessed, then rescaled once by the measured sensitivity
-    // of j to the inner errors (only the cost depends on these choices, never the rigour).
-    const double Cmax = 16.0 / (std::numbers::e * std::numbers::e) * (1 + s.mu_abs + 3 * s.tau_max) *
-                        (1 + s.mu_abs + 3 * s.tau_max) / (s.beta_min * s.beta_min);
-    auto make_nodes = [&](ClassNodes& cls, bool informative) {
-        cls.present = true;
-        cls.jets = informative;
-        const int n = 2 * s.K + 1;
-        cls.E.resize(static_cast<std::size_t>(n));
-        cls.w.resize(static_cast<std::size_t>(n));
-        cls.u.resize(static_cast<std::size_t>(n));
-        const Ball mu = informative ? s.mu0 : Ball(0.0);
-        const Ball hb(s.h);
-        for (int k = 0; k < n; ++k) {
-            const Ball z(static_cast<double>(k - s.K) * s.h);  // exact: h is a multiple of 2^-12
-            const Ball sk = mu + s.tau * z;
-            cls.E[static_cast<std::size_t>(k)] = exp(sk - Ball(s.c));
-            cls.w[static_cast<std::size_t>(k)] = hb * detail::normal_pdf(z);
-            cls.u[static_cast<std::size_t>(k)] = sk / s.Be;
-        }
-    };
+}  // namespace
+
+namespace {
+
+// Everything an enclosure integrates: the cell's balls and grids, the lambda range and tails,
+// and the outer panels with their orders and error bounds.
+struct Plan {
+    Setup s;
+    Tails tl;
+    std::vector<Panel> panels;
+};
+
+Plan make_plan(const ModelCell& cell, Interval rho, const RigorousParams& params) {
+    cell.validate();
+    params.validate();
+    require(std::isfinite(rho.lo) && std::isfinite(rho.hi) && rho.lo <= rho.hi, "rho", rho.lo,
+            "a finite interval with lo <= hi");
+    require_in("rho.lo", rho.lo, -1.0, 1.0);
+    require_in("rho.hi", rho.hi, -1.0, 1.0);
+    detail::ball_prec = params.precision;
+    Plan pl;
+    Setup& s = pl.s;
+    s = make_setup(cell, rho);
+    const double target = params.rel_tol * j_scale(cell, rho);
+    const double rinv2 = std::max(1.0, 1.0 / (s.r * s.r));
     // c2 magnitude on the disc: theta^2 (1 + (|rho| + r)^2).
+    const double rho_abs = std::max(std::abs(rho.lo), std::abs(rho.hi));
+    const Ball th2 = s.Th * s.Th;
     const Maj c2m{Ball(upper(th2 * (Ball(1.0) + Ball(rho_abs + s.r) * Ball(rho_abs + s.r)))), Ball(0.0)};
     const Maj c3m = constant_maj(s.c3);
-    Maj jmaj, mmaj;
-    auto build = [&](double delta_t) {
-        s.bz = 0.999 * kPi / (4 * s.tau_max);
-        double h = 0.1;
-        for (int it = 0; it < 3; ++it) {
-            const double bz = std::min(s.bz, 2 * kPi / h);
-            h = 2 * kPi * bz / (std::log(2 * std::exp(0.5 * bz * bz) * Cmax / delta_t + 1) + bz * bz / 2);
-            s.bz = std::min(0.999 * kPi / (4 * s.tau_max), 2 * kPi / h);
-        }
-        s.h = std::max(1.0, std::floor(h * 4096)) / 4096;  // dyadic: every node k h is exact
-        s.bz = std::min(0.999 * kPi / (4 * s.tau_max), 2 * kPi / s.h);
-        double Z = 3.0;
-        while (Z < 60 && Cmax * std::pow(Z + 1, 2) * std::exp(-0.5 * Z * Z) > 0.1 * delta_t) Z += 0.25;
-        s.K = static_cast<int>(std::ceil(Z / s.h));
-        if (s.R > 0) make_nodes(s.I, true);
-        if (s.N > 0) make_nodes(s.Nc, false);
-        s.majI = s.I.present ? class_majorants(s.I, s.mu_abs, s) : absent_maj();
-        s.majN = s.Nc.present ? class_majorants(s.Nc, 0.0, s) : absent_maj();
-        combine(s.majI, s.majN, s.R, s.N, c2m, c3m, jmaj, mmaj);
-    };
+
+    // Inner target delta_t: first guessed, then rescaled once by the measured sensitivity of j
+    // to the inner errors over the panels, and rounded down to a power of 16 (so that class N's
+    // grid is the same for most cells of a model).
     double delta_t = target * 1e-6;
-    build(delta_t);
-    const double sens = upper(jmaj.D) / delta_t * 30.0 * rinv2;  // inner error of j per unit delta, ~30 panels
-    if (sens > 0 && std::isfinite(sens)) {
-        delta_t = std::clamp(target / 8 / sens, 1e-300, 1e-3);
-        build(delta_t);
+    build_classes(s, delta_t);
+    {
+        const Tails tl = tails(s, cell.L, c2m, c3m, target, rinv2);
+        Ball dsum(0.0);
+        for (const Panel& P : plan_panels(s, tl, c2m, c3m, target, rinv2)) dsum += P.inner_j;
+        const double sens = upper(dsum) / delta_t * rinv2;
+        if (sens > 0 && std::isfinite(sens)) delta_t = std::clamp(target / 8 / sens, 1e-300, 1e-3);
+        delta_t = std::ldexp(1.0, 4 * static_cast<int>(std::floor(std::log2(delta_t) / 4)));
+        build_classes(s, delta_t);
     }
-    // Same bounds with M <= 1 and no error: the constant of the right tail.
-    Mom<Maj> zI = s.majI, zN = s.majN;
-    for (auto* m : {&zI, &zN}) {
-        m->M = {Ball(1.0), Ball(0.0)};
-        for (auto* x : {&m->A1, &m->B1, &m->Au, &m->Bu}) x->D = Ball(0.0);
-    }
-    Maj cx, cxm;
-    combine(zI, zN, s.R, s.N, c2m, c3m, cx, cxm);
+    pl.tl = tails(s, cell.L, c2m, c3m, target, rinv2);
+    pl.panels = plan_panels(s, pl.tl, c2m, c3m, target, rinv2);
+    return pl;
+}
 
-    // Left tail: |moment| <= t^k (Gaussian moment); |M| <= 1. The integrand is O(e^{2 lambda}).
-    auto left_moments = [&](double mu_abs, bool present) {
-        Mom<Maj> m = absent_maj();
-        if (!present) return m;
-        const Ball tm(s.tau_max), a0 = Ball(mu_abs) / Ball(s.beta_min), a1 = tm / Ball(s.beta_min);
-        const Ball e1 = exp(Ball(mu_abs) - Ball(s.c) + tm * tm * 0.5);
-        const Ball e2 = exp(2.0 * (Ball(mu_abs) - Ball(s.c)) + 2.0 * tm * tm);
-        m.M = {Ball(1.0), Ball(0.0)};
-        m.A1 = {e1, Ball(0.0)};
-        m.B1 = {e2, Ball(0.0)};
-        m.Au = {e1 * abs_moment(a0 + a1 * tm, a1, 1), Ball(0.0)};
-        m.Bu = {e2 * abs_moment(a0 + 2.0 * a1 * tm, a1, 2), Ball(0.0)};
-        return m;
-    };
-    Maj cl, clm;
-    combine(left_moments(s.mu_abs, s.I.present), left_moments(0.0, s.Nc.present), s.R, s.N, c2m, c3m, cl, clm);
-    const double Cl = upper(cl.F), Clm = upper(clm.F);
-    double lam_lo = std::floor(0.5 * std::log(std::max(1e-300, 2 * target / 4 / (std::max(Cl, 1e-300) * rinv2))));
-    // E[A_I]'s integrand decays only like e^{lambda}: its left tail is left at what lambda_- gives
-    // for j (about 1e-7 relative), rather than doubling the panels (theory.md section 11.4).
-    (void)Clm;
-    lam_lo = std::clamp(lam_lo, -400.0, -1.0);
-    const Ball left_j = cl.F * exp(Ball(2.0 * lam_lo)) * 0.5, left_m = clm.F * exp(Ball(lam_lo));
+}  // namespace
 
-    // Right tail: |integrand| <= C_X Mb(lambda)^{L-2}, Mb decreasing; beyond lambda* the crude bound.
-    const std::uint64_t Lm2 = static_cast<std::uint64_t>(cell.L - 2);
-    auto right_bound = [&](double lp, double& lstar_out) {
-        // Class I at the smallest Re mu: shift t by e^{mu_min - max mu0} (M decreases in mu).
-        const double mb = std::max(M_upper(s.I, s, lp, s.mu_min - upper(s.mu0), s.majI.M.D),
-                                   M_upper(s.Nc, s, lp, 0.0, s.majN.M.D));
-        double ls = lp;
-        const double mumin = std::min(s.mu_min, 0.0);
-        while (ls < 400 && upper(crude_M(s, ls, mumin)) > 0.5) ls += 1;
-        lstar_out = ls;
-        const Ball q = crude_M(s, ls, mumin);
-        const double lsp = ls - 0.035;
-        const Ball w = (Ball(s.c) - Ball(lsp) * 0.5 - Ball(mumin)) / s.tau;
-        const Ball v = exp(Ball(lsp) * 0.5);
-        // int_{l*}^inf Phi(w(l)) dl = 2 tau (w* Phi(w*) + phi(w*)); int e^{-e^{l'/2}} <= 2 e^{-v*}/v*
-        // (the shift lambda' = lambda - 0.035 only moves the range, the integrals are over lambda').
-        const Ball far = s.tau * 2.0 * (w * detail::normal_cdf(w) + detail::normal_pdf(w)) + 2.0 * exp(-v) / v;
-        const Ball qpow = Lm2 >= 1 ? pow_ui(q, Lm2 - 1) : Ball(1.0);
-        return pow_ui(Ball(mb), Lm2) * Ball(ls - lp) + qpow * far;
-    };
-    double lam_hi = 1.0, lstar = 0;
-    Ball rb = right_bound(lam_hi, lstar);
-    while (lam_hi < 300 && upper(cx.F * rb) * rinv2 > target / 4) {
-        lam_hi += 1.0;
-        rb = right_bound(lam_hi, lstar);
-    }
-    const Ball right_j = cx.F * rb, right_m = cxm.F * rb;
-
-    // Outer Gauss-Legendre panels of width 1 on [lam_lo, lam_hi].
-    const int panels = static_cast<int>(lam_hi - lam_lo);
-    const double rho_e = 3.29;  // ellipse of half-width 0.5 (3.29 - 1/3.29)/2 = 0.745 < pi/4
-    const double Mj = upper(jmaj.F), Mm = upper(mmaj.F);
-    const double per_panel = target / 4 / panels;
-    int n = 8;
-    while (n < 400 && 0.5 * 64.0 / 15.0 * std::max(Mj * rinv2, Mm) / ((rho_e * rho_e - 1) * std::pow(rho_e, 2 * n)) >
-                          per_panel)
-        n += 2;
-    const GLRule& gl = gauss_legendre(n, prec);
-    const Ball re(rho_e);
-    const Ball gl_fac = Ball(0.5) * Ball(64.0) / Ball(15.0) / ((re * re - Ball(1.0)) * pow_ui(re, static_cast<ulong>(2 * n)));
-    Jet jsum = constant(Ball(0.0)), msum = constant(Ball(0.0));
-    int evals = 0;
-    for (int p = 0; p < panels; ++p) {
-        const Ball centre(lam_lo + p + 0.5);
-        for (int i = 0; i < n; ++i) {
-            const Ball lam = centre + Ball(0.5) * gl.x[static_cast<std::size_t>(i)];
+std::vector<std::array<double, 3>> detail::panel_bounds_and_values(const ModelCell& cell, Interval rho,
+                                                                  const RigorousParams& params, int per_panel) {
+    const Plan pl = make_plan(cell, rho, params);
+    std::vector<std::array<double, 3>> out;
+    for (const Panel& P : pl.panels)
+        for (int i = 0; i < per_panel; ++i) {
+            const double lam = P.centre - 0.5 + (i + 0.5) / per_panel;
             Jet jj, mm;
-            integrand(s, lam, jj, mm);
+            integrand(pl.s, Ball(lam), nullptr, jj, mm);
+            out.push_back({lam, P.Fj, abs_upper(jj.c[0])});
+        }
+    return out;
+}
+
+FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params, EnclosureCache* cache) {
+    const Plan pl = make_plan(cell, rho, params);
+    const Setup& s = pl.s;
+    const Tails& tl = pl.tl;
+    const std::vector<Panel>& panels = pl.panels;
+    const slong prec = params.precision;
+    Jet jsum = constant(Ball(0.0)), msum = constant(Ball(0.0));
+    Ball outer_j(0.0), outer_m(0.0), inner_j(0.0), inner_m(0.0);
+    int evals = 0;
+    for (const Panel& P : panels) {
+        const GLRule& gl = gauss_legendre(P.n, prec);
+        const Ball centre(P.centre);
+        for (int i = 0; i < P.n; ++i) {
+            const Ball lam = centre + Ball(0.5) * gl.x[static_cast<std::size_t>(i)];
+            const Mom<Jet> N = nuisance_moments(cell, s, P, i, lam, cache ? &cache->impl() : nullptr);
+            Jet jj, mm;
+            integrand(s, lam, &N, jj, mm);
             ++evals;
             const Ball w = Ball(0.5) * gl.w[static_cast<std::size_t>(i)];
             add_scaled(jsum, w, jj);
             add_scaled(msum, w, mm);
         }
+        outer_j += P.outer_j;
+        outer_m += P.outer_m;
+        inner_j += P.inner_j;
+        inner_m += P.inner_m;
     }
-    const Ball len(static_cast<double>(panels));
     // Errors of jet coefficient k (= f^{(k)}/k!): Cauchy's factor r^{-k}.
-    const Ball outer_j = gl_fac * len * jmaj.F, outer_m = gl_fac * len * mmaj.F;
-    const Ball inner_j = len * jmaj.D, inner_m = len * mmaj.D;
     Ball rpow(1.0);
     const Ball rinv = Ball(1.0) / Ball(s.r);
     FieldEnclosure out;
@@ -614,17 +831,18 @@ FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const Rigorous
     Interval* dst[3] = {&out.j, &out.dj, &out.d2j};
     for (int k = 0; k < 3; ++k) {
         Ball v = jsum.c[k];
-        add_error(v, rpow * (outer_j + inner_j + left_j + right_j));
+        add_error(v, rpow * (outer_j + inner_j + tl.left_j + tl.right_j));
         if (k == 2) v = v * 2.0;  // j'' = 2 x (coefficient of eps^2)
         if (!arb_is_finite(v.v)) throw NumericalError(fmt::format("rigorous field: the enclosure of {} is not finite", k == 0 ? "j" : k == 1 ? "j'" : "j''"));
         *dst[k] = {lower(v), upper(v)};
         rpow = rpow * rinv;
     }
     Ball mv = msum.c[0];
-    add_error(mv, outer_m + inner_m + left_m + right_m);
+    add_error(mv, outer_m + inner_m + tl.left_m + tl.right_m);
     out.mass = {lower(mv), upper(mv)};
     if (s.R == 0 || upper(s.b) == 0) out.dj = out.d2j = {0.0, 0.0};  // exactly: j does not depend on rho
-    out.budget = {upper(inner_j), upper(outer_j), upper(left_j), upper(right_j), lam_lo, lam_hi, 2 * s.K + 1, evals};
+    out.budget = {upper(inner_j), upper(outer_j), upper(tl.left_j), upper(tl.right_j), tl.lo, tl.hi,
+                  s.I.present ? 2 * s.I.K + 1 : 2 * s.Nc.K + 1, evals};
     return out;
 }
 

@@ -11,7 +11,9 @@
 //    |Im z| < b = min(pi/(4 tau), 2 pi/h), and the dropped nodes by a Gaussian tail bound.
 //  - Outer integral over lambda = log t: Gauss-Legendre panels of half-width 1/2 whose error
 //    is bounded by the Bernstein-ellipse estimate (64/15) M rho_e^{-2n}/(rho_e^2 - 1) with M an
-//    explicit bound of the discretised integrand on the strip |Im lambda| <= pi/4.
+//    explicit bound of the discretised integrand on the panel's ellipse (|Im lambda| <= 0.75):
+//    uniform bounds capped by |x e^{-x}| <= |x| on the left and |M_c| decaying on the right, so
+//    each panel gets its own order n.
 //  - Tails: below lambda_- by C e^{2 lambda_-}/2 (closed-form Gaussian moments), above
 //    lambda_+ by the monotone bound M_c(t) <= M_c(t_+) and, further out,
 //    M_c <= Phi((c - lambda/2 - mu)/tau) + exp(-e^{lambda/2}).
@@ -22,7 +24,9 @@
 // give wide (still valid) enclosures.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
@@ -87,8 +91,29 @@ struct FieldEnclosure {
     EnclosureBudget budget;  ///< error parts of j (diagnostics)
 };
 
+/// The nuisance class's trapezoid sums at the outer nodes, shared by the enclosures of one model
+/// (they depend on neither rho nor theta). Thread-safe; an enclosure is the same bits with or
+/// without a cache, whatever was computed before.
+class EnclosureCache {
+public:
+    EnclosureCache();
+    ~EnclosureCache();
+    EnclosureCache(const EnclosureCache&) = delete;
+    EnclosureCache& operator=(const EnclosureCache&) = delete;
+    /// Outer nodes whose sums are stored.
+    std::size_t size() const;
+    struct Impl;
+    /// Internal state (enclosure.cpp).
+    Impl& impl() { return *impl_; }
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
 /// Encloses j, j', j'', E[A_I] over the cell. Throws InvalidArgument / NumericalError (header).
-FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params = {});
+/// `cache` (optional) shares the nuisance class's sums between calls; it changes no bit.
+FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params = {},
+                             EnclosureCache* cache = nullptr);
 
 /// "Arb 2.23.0, FLINT 2.9.0": the libraries the enclosures come from (for certificates).
 std::string arb_version_text();

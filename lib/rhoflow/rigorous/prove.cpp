@@ -10,6 +10,7 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/rigorous/verify.hpp"
 #include "rhoflow/version.hpp"
 
@@ -37,7 +38,7 @@ RHOFLOW_JSON_HOOKS(ProveParams, claim, box, rigorous, initial_cells, max_depth, 
                    threads)
 RHOFLOW_JSON_HOOKS(ProofCell, model, enc, role)
 RHOFLOW_JSON_HOOKS(ParamCellResult, model, verdict, attractors, hitting_time, note)
-RHOFLOW_JSON_HOOKS(ProveDiagnostics, seconds, enclosures, threads, max_depth_reached)
+RHOFLOW_JSON_HOOKS(ProveDiagnostics, seconds, enclosures, threads, ranks, max_depth_reached)
 RHOFLOW_JSON_HOOKS(ProveResult, claim, box, verdict, param_cells, cells, undecided, counterexample, min_width_rel,
                    diagnostics)
 
@@ -84,29 +85,72 @@ struct Search {
     ProveResult& res;
     int threads = 1;
     bool budget_out = false;
+    EnclosureCache cache;  // class N's sums, shared by every cell (no bit depends on it)
 
-    // Encloses the cells lacking an enclosure (in parallel; order-independent results).
+    // Encloses the cells lacking an enclosure: over the MPI team when there is one, else over
+    // threads. Either way each enclosure is the same bits, so the search is too.
     void enclose(const ModelCell& m, std::vector<ProofCell>& cells, const std::vector<std::size_t>& todo) {
-        parallel_for(static_cast<std::int64_t>(todo.size()), threads, [&](std::int64_t k) {
-            ProofCell& c = cells[todo[static_cast<std::size_t>(k)]];
-            try {
-                c.enc = enclose_field(m, c.enc.rho, p.rigorous);
-                c.role = role_of(p.claim, c.enc);
-            } catch (const NumericalError&) {
-                const Interval rho = c.enc.rho;
-                c.enc = FieldEnclosure{};
-                c.enc.rho = rho;
-                c.enc.j = c.enc.dj = c.enc.d2j = c.enc.mass = {-1e308, 1e308};
-                c.role = "undecided";
-            }
-        });
+        if (team_spread()) {
+            const std::vector<FieldEnclosure> got = enclose_on_team(m, cells, todo);
+            for (std::size_t k = 0; k < todo.size(); ++k) cells[todo[k]].enc = got[k];
+        } else {
+            parallel_for(static_cast<std::int64_t>(todo.size()), threads, [&](std::int64_t k) {
+                ProofCell& c = cells[todo[static_cast<std::size_t>(k)]];
+                c.enc = enclose_or_wide(m, c.enc.rho);
+            });
+        }
+        for (std::size_t i : todo) cells[i].role = role_of(p.claim, cells[i].enc);
         res.diagnostics.enclosures += static_cast<std::int64_t>(todo.size());
+    }
+
+    // An enclosure, or (when it cannot be computed finitely) the whole line: an undecided cell.
+    FieldEnclosure enclose_or_wide(const ModelCell& m, Interval rho) {
+        try {
+            return enclose_field(m, rho, p.rigorous, &cache);
+        } catch (const NumericalError&) {
+            FieldEnclosure e;
+            e.rho = rho;
+            e.j = e.dj = e.d2j = e.mass = {-1e308, 1e308};
+            return e;
+        }
+    }
+
+    // Every rank runs the same search: a batch's cells are the pool's tasks (one per cell), rank
+    // 0 collects the enclosures and broadcasts the batch, so every rank takes the same next step.
+    std::vector<FieldEnclosure> enclose_on_team(const ModelCell& m, const std::vector<ProofCell>& cells,
+                                                const std::vector<std::size_t>& todo) {
+        auto bytes = [](const nlohmann::json& j) {
+            const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(j);
+            return std::string(b.begin(), b.end());
+        };
+        std::vector<PoolTask> tasks;
+        if (team_root())
+            for (std::size_t k = 0; k < todo.size(); ++k) {
+                PoolTask t;
+                t.input = bytes(nlohmann::json{{"model", m}, {"rho", cells[todo[k]].enc.rho}});
+                t.tag = k;
+                tasks.push_back(std::move(t));
+            }
+        std::vector<FieldEnclosure> got(todo.size());
+        run_pool(
+            [&](const std::string& in) {
+                const nlohmann::json j = nlohmann::json::from_cbor(in);
+                return bytes(enclose_or_wide(j.at("model").get<ModelCell>(), j.at("rho").get<Interval>()));
+            },
+            std::move(tasks),
+            [&](PoolQueue&, const PoolTask& t, std::string out, int, double) {
+                got[t.tag] = nlohmann::json::from_cbor(out).get<FieldEnclosure>();
+            });
+        const std::string all = team_root_then_broadcast([&] { return bytes(nlohmann::json(got)); });
+        return nlohmann::json::from_cbor(all).get<std::vector<FieldEnclosure>>();
     }
 
     // The rho search for one parameter cell.
     // `depth_cap`: bisections of a rho cell allowed for this parameter cell. A wide parameter
     // cell gets few (its enclosures stay wide however narrow the rho cells), then is bisected.
-    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells, int depth_cap) {
+    // `splittable`: stop as soon as bisecting rho stops narrowing the enclosures (a child keeps
+    // more than kStagnation of its parent's width): the parameter cell's width dominates.
+    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells, int depth_cap, bool splittable) {
         const Interval range = claim_rho_range(p.claim, p.rho0, p.hit_eps);
         const int n0 = p.initial_cells;
         cells.clear();
@@ -120,6 +164,7 @@ struct Search {
         const double min_width = (range.hi - range.lo) / n0 / std::ldexp(1.0, depth_cap) * 0.999;
         std::vector<std::size_t> todo(cells.size());
         for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+        std::vector<Interval> parent(cells.size(), Interval{0, 0});  // (dj, d2j) widths of a child's parent
         for (;;) {
             if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > p.max_cells) {
                 budget_out = true;
@@ -132,6 +177,10 @@ struct Search {
             enclose(m, cells, todo);
             CellsDecision d = decide_cells(p.claim, cells, p.rho0, p.hit_eps);
             if (d.verdict != ProofVerdict::not_proved || d.refine.empty()) return d;
+            if (splittable && stagnated(cells, parent, d.refine)) {
+                d.note += " (rho bisection no longer narrows the enclosures: the parameter cell is split)";
+                return d;
+            }
             // Bisect every cell the decision names (if still wider than the depth limit).
             std::vector<ProofCell> next;
             todo.clear();
@@ -143,9 +192,11 @@ struct Search {
                 d.note += fmt::format(" (depth limit {} reached)", depth_cap);
                 return d;
             }
+            std::vector<Interval> next_parent;
             for (std::size_t i = 0; i < cells.size(); ++i) {
                 if (!split[i]) {
                     next.push_back(cells[i]);
+                    next_parent.push_back({0, 0});
                     continue;
                 }
                 const Interval r = cells[i].enc.rho;
@@ -156,12 +207,29 @@ struct Search {
                     c.enc.rho = h;
                     todo.push_back(next.size());
                     next.push_back(c);
+                    next_parent.push_back({cells[i].enc.dj.width(), cells[i].enc.d2j.width()});
                 }
                 const int depth = static_cast<int>(std::lround(std::log2((range.hi - range.lo) / n0 / (mid - r.lo))));
                 res.diagnostics.max_depth_reached = std::max(res.diagnostics.max_depth_reached, depth);
             }
             cells.swap(next);
+            parent.swap(next_parent);
         }
+    }
+
+    // Whether an undecided cell just bisected kept more than kStagnation of its parent's width
+    // (of j', and for attractors also of j'').
+    bool stagnated(const std::vector<ProofCell>& cells, const std::vector<Interval>& parent,
+                   const std::vector<std::size_t>& refine) const {
+        constexpr double kStagnation = 0.7;
+        for (std::size_t i : refine) {
+            const Interval w = parent[i];
+            if (w.lo <= 0) continue;  // not a fresh child
+            const bool dj = cells[i].enc.dj.width() > kStagnation * w.lo;
+            const bool d2j = cells[i].enc.d2j.width() > kStagnation * w.hi;
+            if (dj && (p.claim.kind != ClaimKind::attractors || d2j)) return true;
+        }
+        return false;
     }
 };
 
@@ -198,9 +266,10 @@ ProveResult run_prove(const ProveParams& params) {
     ProveResult res;
     res.claim = params.claim;
     res.box = params.box;
-    Search s{params, res};
+    Search s{params, res, 1, false, {}};
     s.threads = resolve_threads(params.threads);
     res.diagnostics.threads = s.threads;
+    res.diagnostics.ranks = team_spread() ? team_size() : 1;
 
     std::deque<std::pair<ModelCell, int>> queue;
     for (auto d = static_cast<std::int64_t>(params.box.d.lo); d <= static_cast<std::int64_t>(params.box.d.hi); ++d)
@@ -223,7 +292,8 @@ ProveResult run_prove(const ProveParams& params) {
         std::vector<ProofCell> cells;
         ModelCell a, b;
         const bool can_split = depth < params.max_box_depth && bisect_model(m, a, b);
-        const CellsDecision d = s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth);
+        const CellsDecision d =
+            s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split);
         if (d.verdict == ProofVerdict::not_proved && !s.budget_out && can_split) {
             queue.push_front({b, depth + 1});
             queue.push_front({a, depth + 1});
@@ -266,10 +336,13 @@ ProveResult run_prove(const ProveParams& params) {
     return res;
 }
 
+std::string build_commit() { return git_commit(); }
+
 nlohmann::json certificate(const ProveParams& params, const ProveResult& r) {
     nlohmann::json j;
     j["format"] = "rhoflow proof certificate 1";
     j["rhoflow_version"] = version;
+    j["rhoflow_commit"] = build_commit();
     j["arb_version"] = arb_version_text();
     nlohmann::json p = params;
     p["claim"] = to_string(params.claim);
@@ -296,8 +369,8 @@ std::string proof_summary(const ProveParams& params, const ProveResult& r) {
         s += fmt::format("{}{} = {}", a ? ", " : "", axis_name(a), params.box.axes()[static_cast<std::size_t>(a)]->text());
     s += fmt::format(".\n\nMethod: guaranteed enclosures of j', j'' of the exact field (docs/theory.md section 11) in "
                      "ball arithmetic ({}, {} bits), every truncation and quadrature error bounded; rho and the "
-                     "parameter box subdivided until each cell decides the claim. rhoflow {}.\n\n",
-                     arb_version_text(), params.rigorous.precision, version);
+                     "parameter box subdivided until each cell decides the claim. rhoflow {} (commit {}).\n\n",
+                     arb_version_text(), params.rigorous.precision, version, build_commit());
     s += fmt::format("Cells in the proof: {} over {} parameter cell(s); enclosures computed: {}; deepest rho "
                      "bisection: {}; largest relative width of a deciding j' enclosure: {:.3g}.\n\n",
                      r.cells.size(), r.param_cells.size(), r.diagnostics.enclosures, r.diagnostics.max_depth_reached,

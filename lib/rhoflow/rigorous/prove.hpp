@@ -14,9 +14,13 @@
 //    j'(-1) < 0. The count is exact once every cell is classified, so a count != N disproves;
 //  - hitting-time<=T: "dj>0" on [rho0, 1 - hit_eps] and T_hit = int drho / ((1 - rho^2) j') is
 //    bracketed per cell by (atanh b - atanh a) / [max j', min j'].
-// Undecided cells are bisected up to max_depth (up to 4 times only on a parameter cell that can
-// still be split: a wide parameter cell is split rather than its rho cells refined forever); every batch is processed in a fixed order, so
-// the cells (and the certificate) do not depend on the thread count.
+// Undecided cells are bisected up to max_depth. On a parameter cell that can still be split,
+// rho is bisected only while it narrows the enclosures (a fresh half keeping more than 0.7 of
+// its parent's width means the parameter cell's width dominates) and at most 4 times; then the
+// parameter cell is split. Every batch is processed in a fixed order and each enclosure is the
+// same bits however computed, so the cells (and the certificate) depend neither on the thread
+// count nor, under MPI (each batch spread over the ranks with core/team.hpp's pool, then
+// broadcast so that every rank takes the same next step), on the rank count.
 // When it fails: InvalidArgument (naming the field) for a bad claim (filtering is not
 // supported), box or parameter; the verdict is `not proved` (with the undecided cells) when a
 // limit is reached, never a guess.
@@ -38,7 +42,7 @@ namespace rhoflow {
 struct ProveParams {
     Claim claim;                  ///< monotone | positive-drift | attractors=N | hitting-time<=T
     ParamBox box;                 ///< d, L, R (integer ranges, enumerated), theta, sigma, beta (ranges, per coordinate)
-    RigorousParams rigorous{128, 1e-10};  ///< precision and truncation targets of every enclosure
+    RigorousParams rigorous{128, 1e-7};  ///< precision and truncation targets of every enclosure (1e-7: cell widths, not truncations, limit the decisions)
     int initial_cells = 16;       ///< rho cells at the start (2 ... 4096)
     int max_depth = 16;           ///< bisections of a rho cell (0 ... 40)
     int max_box_depth = 4;        ///< bisections of a parameter cell (0 ... 20)
@@ -78,6 +82,7 @@ struct ProveDiagnostics {
     double seconds = 0;          ///< wall-clock time (text report only)
     std::int64_t enclosures = 0; ///< enclosures computed
     int threads = 1;             ///< threads used (text report only)
+    int ranks = 1;               ///< MPI ranks the cells were spread over (text report only)
     int max_depth_reached = 0;   ///< deepest rho bisection
 };
 
@@ -97,8 +102,12 @@ struct ProveResult {
 /// Runs the proof search (validates first).
 ProveResult run_prove(const ProveParams& params);
 
+/// The git commit rhoflow was built from (version.hpp's git_commit(), stamped at every build),
+/// "unknown" outside a git checkout.
+std::string build_commit();
+
 /// The certificate (certificate.json's content): claim, box, parameters, verdict, every cell,
-/// versions.
+/// versions and commit.
 nlohmann::json certificate(const ProveParams& params, const ProveResult& result);
 /// A readable summary (Markdown) for a paper's appendix.
 std::string proof_summary(const ProveParams& params, const ProveResult& result);

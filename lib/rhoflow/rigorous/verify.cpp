@@ -10,6 +10,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/team.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
 
 namespace rhoflow {
@@ -326,6 +327,58 @@ bool same_model(const ModelCell& a, const ModelCell& b) {
 
 bool inside(Interval in, Interval out) { return out.lo <= in.lo && in.hi <= out.hi; }
 
+// A cell's enclosure recomputed, or why it could not be.
+struct Recomputed {
+    FieldEnclosure enc;
+    std::string error;
+};
+void to_json(nlohmann::json& j, const Recomputed& r) { j = {{"enc", r.enc}, {"error", r.error}}; }
+void from_json(const nlohmann::json& j, Recomputed& r) {
+    r.enc = j.at("enc").get<FieldEnclosure>();
+    r.error = j.at("error").get<std::string>();
+}
+
+Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache) {
+    Recomputed r;
+    try {
+        r.enc = enclose_field(c.model, c.enc.rho, rig, &cache);
+    } catch (const std::exception& ex) {
+        r.error = ex.what();
+    }
+    return r;
+}
+
+// Every cell's enclosure recomputed: over the MPI team when there is one (every rank gets all
+// of them), else over threads.
+std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads) {
+    EnclosureCache cache;  // changes no bit of an enclosure
+    std::vector<Recomputed> out(all.size());
+    if (!team_spread()) {
+        parallel_for(static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
+            out[static_cast<std::size_t>(k)] = recompute_one(*all[static_cast<std::size_t>(k)], rig, cache);
+        });
+        return out;
+    }
+    auto bytes = [](const nlohmann::json& j) {
+        const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(j);
+        return std::string(b.begin(), b.end());
+    };
+    std::vector<PoolTask> tasks;
+    if (team_root())
+        for (std::size_t k = 0; k < all.size(); ++k) {
+            PoolTask t;
+            t.input = bytes(nlohmann::json(*all[k]));
+            t.tag = k;
+            tasks.push_back(std::move(t));
+        }
+    run_pool([&](const std::string& in) { return bytes(recompute_one(nlohmann::json::from_cbor(in).get<ProofCell>(), rig, cache)); },
+             std::move(tasks), [&](PoolQueue&, const PoolTask& t, std::string o, int, double) {
+                 out[t.tag] = nlohmann::json::from_cbor(o).get<Recomputed>();
+             });
+    const std::string got = team_root_then_broadcast([&] { return bytes(nlohmann::json(out)); });
+    return nlohmann::json::from_cbor(got).get<std::vector<Recomputed>>();
+}
+
 }  // namespace
 
 VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
@@ -338,11 +391,14 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
     };
     // "provenance" (build, command line, date: io/json.hpp) is optional and not checked: older
     // certificates have none.
-    std::set<std::string> keys = {"format", "rhoflow_version", "arb_version", "params", "verdict", "param_cells", "cells",
-                                  "undecided", "counterexample", "summary"};
+    std::set<std::string> keys = {"format",      "rhoflow_version", "rhoflow_commit", "arb_version",
+                                  "params",      "verdict",         "param_cells",    "cells",
+                                  "undecided",   "counterexample",  "summary"};
     if (cert.is_object() && cert.contains("provenance")) keys.insert("provenance");
     if (!only_keys(cert, keys, "", err)) return done();
     if (cert["format"] != "rhoflow proof certificate 1") err.add("format: must be \"rhoflow proof certificate 1\"");
+    for (const char* k : {"rhoflow_version", "rhoflow_commit", "arb_version"})
+        if (!cert[k].is_string()) err.add(fmt::format("{}: must be a string", k));
     // The parameters that matter to the checker.
     const auto& p = cert["params"];
     if (!p.is_object()) {
@@ -396,20 +452,19 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
     for (auto& c : cells) all.push_back(&c);
     if (counter) all.push_back(&*counter);
     std::vector<std::string> cell_err(all.size());
-    parallel_for(static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
-        const ProofCell& c = *all[static_cast<std::size_t>(k)];
-        const std::string path = static_cast<std::size_t>(k) < cells.size() ? fmt::format("cells[{}]", k) : "counterexample";
-        try {
-            const FieldEnclosure e = enclose_field(c.model, c.enc.rho, rig);
-            if (!inside(e.j, c.enc.j)) cell_err[static_cast<std::size_t>(k)] = path + ".enc.j: does not contain the recomputed enclosure";
-            else if (!inside(e.dj, c.enc.dj)) cell_err[static_cast<std::size_t>(k)] = path + ".enc.dj: does not contain the recomputed enclosure";
-            else if (!inside(e.d2j, c.enc.d2j)) cell_err[static_cast<std::size_t>(k)] = path + ".enc.d2j: does not contain the recomputed enclosure";
-            else if (role_of(claim, c.enc) != c.role)
-                cell_err[static_cast<std::size_t>(k)] = fmt::format("{}.role: '{}' does not follow from the enclosure (it gives '{}')", path, c.role, role_of(claim, c.enc));
-        } catch (const std::exception& ex) {
-            cell_err[static_cast<std::size_t>(k)] = fmt::format("{}: cannot be recomputed: {}", path, ex.what());
-        }
-    });
+    const std::vector<Recomputed> again = recompute(all, rig, threads);
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        const ProofCell& c = *all[k];
+        const Recomputed& e = again[k];
+        const std::string path = k < cells.size() ? fmt::format("cells[{}]", k) : "counterexample";
+        if (!e.error.empty()) cell_err[k] = fmt::format("{}: cannot be recomputed: {}", path, e.error);
+        else if (!inside(e.enc.j, c.enc.j)) cell_err[k] = path + ".enc.j: does not contain the recomputed enclosure";
+        else if (!inside(e.enc.dj, c.enc.dj)) cell_err[k] = path + ".enc.dj: does not contain the recomputed enclosure";
+        else if (!inside(e.enc.d2j, c.enc.d2j)) cell_err[k] = path + ".enc.d2j: does not contain the recomputed enclosure";
+        else if (role_of(claim, c.enc) != c.role)
+            cell_err[k] = fmt::format("{}.role: '{}' does not follow from the enclosure (it gives '{}')", path, c.role,
+                                      role_of(claim, c.enc));
+    }
     for (const auto& e : cell_err)
         if (!e.empty()) err.add(e);
     rep.cells = all.size();

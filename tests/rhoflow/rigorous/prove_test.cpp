@@ -181,6 +181,18 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
         t = cert;
         t["verdict"] = "true";
         CHECK(!verify_certificate(t).valid);
+        t = cert;
+        t["rhoflow_commit"] = 42;
+        CHECK(has_error(verify_certificate(t), "rhoflow_commit: must be a string"));
+        t = cert;
+        t.erase("rhoflow_commit");
+        CHECK(has_error(verify_certificate(t), "rhoflow_commit: missing"));
+    }
+    SUBCASE("the certificate records the commit rhoflow was configured from") {
+        const std::string c = build_commit();
+        CHECK(cert["rhoflow_commit"] == c);
+        const bool hex = c.size() >= 7 && c.find_first_not_of("0123456789abcdef") == std::string::npos;
+        CHECK((hex || c == "unknown"));
     }
 }
 

@@ -1,6 +1,11 @@
-// Two of the rigorous field's error bounds as plain functions, for their tests
+// Three of the rigorous field's error bounds as plain functions, for their tests
 // (docs/theory.md section 11.2). Internal (not installed).
 #pragma once
+
+#include <array>
+#include <vector>
+
+#include "rhoflow/rigorous/enclosure.hpp"
 
 namespace rhoflow::detail {
 
@@ -12,5 +17,11 @@ double gaussian_tail_upper(double a0, double a1, int p, double Z);
 /// |g(x + iy) phi(x + iy)| <= C (a0 + a1 |x| + a1 |y|)^p e^{y^2/2} phi(x) for |y| <= b:
 /// 2 e^{b^2/2} C E[(a0 + a1 b + a1 |Z|)^p] / (e^{2 pi b/h} - 1) (Trefethen-Weideman 2014, Thm 5.1).
 double trapezoid_error_upper(double C, double a0, double a1, int p, double b, double h);
+
+/// For the test of the panel bounds (theory.md section 11.3): at `per_panel` real points lambda of
+/// every outer panel of the enclosure of (cell, rho), {lambda, the panel's bound M_p of j's
+/// discretised integrand, an upper bound of |that integrand at lambda|}; M_p must exceed it.
+std::vector<std::array<double, 3>> panel_bounds_and_values(const ModelCell& cell, Interval rho,
+                                                           const RigorousParams& params, int per_panel);
 
 }  // namespace rhoflow::detail
