@@ -74,10 +74,14 @@ void install_checked_stdout() {
             ::close(null);
         }
     }
-    static CheckedBuffer buffer;
-    g_buffer = &buffer;
-    if (g_closed) buffer.set_error(EBADF);
-    std::cout.rdbuf(&buffer);
+    // Never destroyed: std::cout is flushed by the runtime's own static destructors, after every
+    // function-local static of ours is gone (a static buffer here was used after its destruction
+    // at exit: AddressSanitizer's SEGV in std::ios_base::Init::~Init). Reachable through
+    // g_buffer, so not a leak.
+    static CheckedBuffer* const buffer = new CheckedBuffer;
+    g_buffer = buffer;
+    if (g_closed) buffer->set_error(EBADF);
+    std::cout.rdbuf(buffer);
 }
 
 bool stdout_closed() noexcept { return g_closed; }
