@@ -15,7 +15,7 @@ using namespace rhoflow::test;
 
 namespace {
 
-const std::vector<Figure> figures = {{"fig_line", "set title 'line'\nplot 'fig_line.dat' using 1:2 with lines"}};
+const std::vector<Figure> figures = {{"fig_line", "set title 'line'\nplot 'fig_line.dat' using 1:2 with lines", "", ""}};
 
 void write_data(const fs::path& dir) { write_file_atomic(dir / "fig_line.dat", "0 0\n1 1\n2 4\n"); }
 
@@ -126,7 +126,7 @@ TEST_CASE("plot: a figure name that is not a plain file name is refused before a
     TempDir t("plot_badname");
     for (const char* bad : {"", "a/b", "it's", "a\nb", ".."}) {
         CAPTURE(bad);
-        CHECK_THROWS_AS(render_figures(t.path, {{bad, "plot x"}}, false), std::invalid_argument);
+        CHECK_THROWS_AS(render_figures(t.path, {{bad, "plot x", "", ""}}, false), std::invalid_argument);
     }
     CHECK(entries(t.path).empty());
 }
