@@ -11,6 +11,9 @@ mode=$1 rhoflow=$2 pdflatex=$3 dir=$4
 fail=0
 say() { echo "latex_tables: $*"; }
 bad() { say "FAIL: $*"; fail=1; }
+# The tables: every .tex but the test's own documents and the figures' captions and LaTeX
+# variants (tests/rhoflow/io/figures_test.cpp compiles those inside a figure environment).
+tables() { find . -name '*.tex' ! -name 'doc_*' ! -name '*.caption.tex' ! -name '*-latex.tex' | sort; }
 
 if ! command -v "$pdflatex" >/dev/null 2>&1; then
   say "FAIL: pdflatex not found ($pdflatex): run scripts/setup.sh (texlive-latex-base, -recommended, -science)"
@@ -62,7 +65,7 @@ TOML
 alone)
   cd "$dir" || exit 1
   n=0
-  for tex in $(find . -name '*.tex' ! -name 'doc_*' | sort); do
+  for tex in $(tables); do
     n=$((n + 1))
     head=$(head -n 1 "$tex")
     case $head in
@@ -89,7 +92,7 @@ alone)
 together)
   cd "$dir" || exit 1
   { printf '\\documentclass{article}\n\\usepackage{booktabs}\\usepackage{longtable}\n\\begin{document}\n'
-    for tex in $(find . -name '*.tex' ! -name 'doc_*' | sort); do printf '\\input{%s}\\clearpage\n' "$tex"; done
+    for tex in $(tables); do printf '\\input{%s}\\clearpage\n' "$tex"; done
     printf '\\end{document}\n'; } > doc_together.tex
   cells=$(find sweep-out/cmp -name table.tex | wc -l)
   [ "$cells" -eq 2 ] || bad "expected 2 compare cells' table.tex in sweep-out/cmp, found $cells"

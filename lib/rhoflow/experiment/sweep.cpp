@@ -279,7 +279,7 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
                   "1 - \\varepsilon$ (SGA: over trials that hit; ODE: from the trials' starts)"
                 : "");
     if (latex) {
-        std::string s = "% rhoflow sweep summary; needs \\usepackage{booktabs}\n\\begin{table}\n\\centering\n";
+        std::string s = "% rhoflow table; packages: booktabs\n% the sweep summary across the cells\n\\begin{table}\n\\centering\n";
         std::string name = t.name;
         for (char& ch : name)
             if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-') ch = '-';
