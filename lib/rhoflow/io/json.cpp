@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fmt/format.h>
 
+#include "rhoflow/io/detail/one_line.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/version.hpp"
 
@@ -32,19 +33,7 @@ std::string utc_now() {
     return buf;
 }
 
-// One line whatever the text holds: control characters as \n, \r, \t or \xHH.
-std::string one_line(const std::string& s) {
-    std::string out;
-    for (char ch : s) {
-        const auto u = static_cast<unsigned char>(ch);
-        if (u >= 0x20 && u != 0x7F) out += ch;
-        else if (ch == '\n') out += "\\n";
-        else if (ch == '\r') out += "\\r";
-        else if (ch == '\t') out += "\\t";
-        else out += fmt::format("\\x{:02x}", u);
-    }
-    return out;
-}
+using detail::one_line;
 
 std::string shell_quote(const std::string& a) {
     if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=.,:/@%") ==

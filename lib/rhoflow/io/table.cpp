@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "rhoflow/io/detail/one_line.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
@@ -22,20 +23,7 @@ void check(const Table& t) {
     }
 }
 
-// A caption or meta line on one line whatever it holds: control characters (newline, CR, tab,
-// ...) shown as \n, \r, \t or \xHH, so that no text can start a row of its own.
-std::string one_line(const std::string& s) {
-    std::string out;
-    for (char ch : s) {
-        const auto u = static_cast<unsigned char>(ch);
-        if (u >= 0x20 && u != 0x7F) out += ch;
-        else if (ch == '\n') out += "\\n";
-        else if (ch == '\r') out += "\\r";
-        else if (ch == '\t') out += "\\t";
-        else out += fmt::format("\\x{:02x}", u);
-    }
-    return out;
-}
+using detail::one_line;
 
 // A Markdown cell: one line, '|' escaped so that it cannot split the cell.
 std::string markdown_cell(const std::string& s) {
