@@ -1010,7 +1010,7 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
                     size = j->figure;
                     break;
                 }
-            render_figures(dir, sweep.figures, render, size, e.tasks[t].name, provenance_lines(provenance));
+            render_figures(dir, sweep.figures, render, size, sweep_stem(e, e.tasks[t]), provenance_lines(provenance));
         }
     }
     write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
 
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/uncertain.hpp"
 
 namespace rhoflow {
@@ -280,16 +282,15 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
                 : "");
     if (latex) {
         std::string s = "% rhoflow table; packages: booktabs\n% the sweep summary across the cells\n\\begin{table}\n\\centering\n";
-        std::string name = t.name;
-        for (char& ch : name)
-            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-') ch = '-';
+        // The label names the run folder too, so that two runs' sweep tables in one paper differ.
+        const std::string label = paper_label(sweep_stem(e, t), "sweep");
         std::string task_tex = t.name;
         for (std::size_t i = 0; i < task_tex.size(); ++i)
             if (task_tex[i] == '_') task_tex.insert(i++, "\\");
         std::string cap = what;
         const auto at = cap.find("`" + t.name + "`");
         if (at != std::string::npos) cap.replace(at, t.name.size() + 2, "\\texttt{" + task_tex + "}");
-        s += fmt::format("\\caption{{{}.}}\\label{{tab:{}-sweep}}\n\\begin{{tabular}}{{{}}}\n\\toprule\n", cap, name,
+        s += fmt::format("\\caption{{{}.}}\\label{{{}}}\n\\begin{{tabular}}{{{}}}\n\\toprule\n", cap, label,
                          std::string(head.size(), 'c'));
         for (std::size_t i = 0; i < head.size(); ++i) s += (i ? " & " : "") + head[i];
         s += " \\\\\n\\midrule\n";
@@ -319,6 +320,10 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
 }
 
 }  // namespace
+
+std::string sweep_stem(const Experiment& e, const ExperimentTask& t) {
+    return std::filesystem::path(e.out).lexically_normal().filename().string() + "-" + t.name;
+}
 
 SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results) {
     SweepSummary out;

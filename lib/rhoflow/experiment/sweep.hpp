@@ -35,4 +35,8 @@ struct SweepSummary {
 /// The sweep summary of task `task` from its cells' results (`results` in cell order).
 SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results);
 
+/// The name that labels a task's sweep table and figures in LaTeX: "<run folder>-<task>", so
+/// that two runs' summaries in one paper do not share a label.
+std::string sweep_stem(const Experiment& e, const ExperimentTask& t);
+
 }  // namespace rhoflow
