@@ -467,14 +467,14 @@ std::vector<std::string> write_outputs(const Job& job, const JobResult& result, 
                                        bool citation) {
     Provenance p = provenance;
     p.command = std::string(command_of(job));
+    if (citation) write_citation(dir, p);
+    const std::string cite_line = citation ? "CITATION.bib; " : "";
     if (const auto* r = std::get_if<CompareResult>(&result)) {
         const auto* c = std::get_if<CompareJob>(&job);
         std::vector<std::string> lines = write_compare(*r, dir, render, p, c ? c->figure : FigureParams{}, stem);
-        if (!citation) std::filesystem::remove(dir / "CITATION.bib");
+        if (citation) lines.push_back("CITATION.bib");
         return lines;
     }
-    if (citation) write_citation(dir, p);
-    const std::string cite_line = citation ? "CITATION.bib; " : "";
     if (const auto* s = std::get_if<StationaryJob>(&job)) {
         PaperTable t = stationary_paper_table(*s, std::get<StationaryLaw>(result), stem);
         for (auto& l : provenance_lines(p)) t.provenance.push_back(l);

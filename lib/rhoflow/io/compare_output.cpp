@@ -353,7 +353,6 @@ std::vector<std::string> write_compare(const CompareResult& r, const std::filesy
     json doc = compare_document(r, provenance);
     doc["params"]["figure"] = figure;  // as the job's document has it (experiment/jobs.hpp)
     write_file_atomic(dir / "compare.json", doc.dump(2) + "\n");
-    write_citation(dir, provenance);
     // CSV: every column, for machines; Markdown and LaTeX: the compact table for a paper.
     auto write_table = [&](Table t, const PaperTable& paper, const std::string& name, const std::string& rows,
                            const std::vector<std::pair<std::string, std::string>>& renamed) {
@@ -366,7 +365,7 @@ std::vector<std::string> write_compare(const CompareResult& r, const std::filesy
                  {"rho_sga_q50", "rho_sga_median"}, {"nuisance_mass_sga", "nuisance_mass_sga.mean"}});
     write_table(gap_table(r), gap_paper_table(r, stem), "gap", "gap",
                 {{"gap_mean", "mean"}, {"gap_median", "median"}, {"gap_q90", "q90"}, {"gap_max", "max"}});
-    lines.push_back("compare.json; CITATION.bib; table.{csv,md,tex}; gap.{csv,md,tex}");
+    lines.push_back("compare.json; table.{csv,md,tex}; gap.{csv,md,tex}");
     if (r.study) {
         write_table(study_table(r), study_paper_table(r, stem), "study", "study.rows",
                     {{"sup_err_mean", "sup_err.mean"}, {"sup_err_ci95_lo", "sup_err.lo"}, {"sup_err_ci95_hi", "sup_err.hi"}});

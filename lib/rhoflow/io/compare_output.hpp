@@ -58,7 +58,7 @@ struct CompareFigures {
 /// slope and band, and the plateau rho*(eta) when the effective dynamics ran.
 CompareFigures compare_figures(const CompareResult& r, const FigureParams& size = {});
 
-/// Writes every output into `dir` (each recording `provenance`, and CITATION.bib) and renders the
+/// Writes every output into `dir` (each recording `provenance`; CITATION.bib is write_citation's) and renders the
 /// figures at `figure`'s size when `render` and gnuplot is available. Returns a line per file
 /// group written. `stem` names the output in the tables' and figures' LaTeX labels (the output
 /// folder's or the sweep cell's name; "" = the folder's name).
