@@ -12,8 +12,8 @@
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
-#include "rhoflow/rigorous/prove.hpp"
-#include "rhoflow/rigorous/verify.hpp"
+#include "rhoflow/prove/prove.hpp"
+#include "rhoflow/prove/verify.hpp"
 
 namespace rhoflow::cli {
 
@@ -164,7 +164,7 @@ std::function<void()> prove_work(const ProveCommand& c) {
         if (!team_root()) return;
         nlohmann::json cert = certificate(p, r);
         const Provenance provenance = make_provenance("prove", c.command_line);
-        cert["provenance"] = provenance;  // optional for the checker (rigorous/verify.hpp)
+        cert["provenance"] = provenance;  // optional for the checker (prove/verify.hpp)
         const std::string summary = proof_summary(p, r);
         if (!c.out.empty()) {
             StagedDirectory dir(c.out);

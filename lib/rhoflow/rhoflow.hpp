@@ -63,8 +63,8 @@
 
 // experiment
 #include "rhoflow/rigorous/enclosure.hpp"
-#include "rhoflow/rigorous/prove.hpp"
-#include "rhoflow/rigorous/verify.hpp"
+#include "rhoflow/prove/prove.hpp"
+#include "rhoflow/prove/verify.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"

@@ -384,26 +384,79 @@ PointCertificate undecided_certificate(PointCertificate c, double thr0, double s
     return c;
 }
 
-// The interior equilibrium in [ra, rb], where j' changes sign and |j''| >= qmin: the root by
-// TOMS 748 and its certified F' (stable when j'' < 0, `dec`).
-CertifiedEquilibrium interior_equilibrium(const Poly& P, double ra, double rb, double qmin, bool dec, double thr0,
-                                          double thr1) {
+// The zero of p in [ra, rb] (where p changes sign), by TOMS 748.
+double table_root(const Poly& P, double ra, double rb) {
     std::uintmax_t iters = 200;
     auto f = [&](double x) { return P.v(0, x); };
     const auto br = boost::math::tools::toms748_solve(f, ra, rb, f(ra), f(rb),
                                                       boost::math::tools::eps_tolerance<double>(52), iters);
-    const double r = 0.5 * (br.first + br.second);
+    return 0.5 * (br.first + br.second);
+}
+
+// The interior equilibrium in [ra, rb], where j' changes sign and |j''| >= qmin (the estimate
+// |p'| > thr1): the root of p and its F' (stable when j'' < 0, `dec`).
+CertifiedEquilibrium interior_equilibrium(const Poly& P, double ra, double rb, double qmin, bool dec, double thr0,
+                                          double thr1) {
+    const double r = table_root(P, ra, rb);
     const double rho_err = thr0 / qmin;
     const double d1 = P.v(1, r), w = 1 - r * r;
     const double err = w * thr1 + (2 * std::abs(r) * std::abs(d1) + w * P.S(2)) * rho_err;
     return {r, rho_err, w * d1, err, dec};
 }
 
+// The same with j'' in the guaranteed interval q (one sign) over the run: the field's zero lies
+// in [a, b] = [r - rho_err, r + rho_err] within the run, and F' = (1 - rho^2) j'' there is
+// enclosed by the product of the ranges of 1 - rho^2 and of j'' on [a, b] (a second, narrow
+// enclosure; q itself when that is not available).
+CertifiedEquilibrium enclosed_equilibrium(const Poly& P, double ra, double rb, Interval q, double thr0,
+                                          const CurvatureEnclosure& curv) {
+    const double r = table_root(P, ra, rb);
+    const double rho_err = thr0 / std::min(std::abs(q.lo), std::abs(q.hi));
+    const double a = std::max(ra, r - rho_err), b = std::min(rb, r + rho_err);
+    if (const std::optional<Interval> near = curv(a, b); near && std::max(near->lo, q.lo) <= std::min(near->hi, q.hi))
+        q = {std::max(near->lo, q.lo), std::min(near->hi, q.hi)};  // both hold on [a, b]
+    const double wmax = a <= 0 && b >= 0 ? 1.0 : 1 - std::min(a * a, b * b), wmin = 1 - std::max(a * a, b * b);
+    const double p[4] = {wmin * q.lo, wmin * q.hi, wmax * q.lo, wmax * q.hi};
+    const double lo = *std::min_element(p, p + 4), hi = *std::max_element(p, p + 4);
+    const double pad = 4 * kUnit * std::max(std::abs(lo), std::abs(hi));  // rounding of the products
+    return {r, rho_err, 0.5 * (lo + hi), 0.5 * (hi - lo) + pad, q.hi < 0};
+}
+
+// j'' over [a, b] from guaranteed enclosures: the run split in halves (at most 16 pieces) until
+// every piece's enclosure excludes 0; their hull when all have one sign. nullopt when an
+// enclosure is unavailable (why = ""), or j'' has no certified sign on some piece (why says so).
+std::optional<Interval> run_curvature(const CurvatureEnclosure& curv, double a, double b, std::string& why) {
+    std::vector<std::pair<double, double>> todo = {{a, b}};
+    std::optional<Interval> hull;
+    int pieces = 1;
+    while (!todo.empty()) {
+        const auto [x, y] = todo.back();
+        todo.pop_back();
+        const std::optional<Interval> q = curv(x, y);
+        if (!q) return std::nullopt;
+        const double m = 0.5 * (x + y);
+        if (q->lo <= 0 && q->hi >= 0 && pieces < 16 && m > x && m < y) {
+            todo.push_back({m, y});
+            todo.push_back({x, m});
+            ++pieces;
+            continue;
+        }
+        if ((q->lo <= 0 && q->hi >= 0) || (hull && (hull->hi < 0) != (q->hi < 0))) {
+            why = fmt::format("near rho in [{:.6g}, {:.6g}] the guaranteed j'' in [{:.3e}, {:.3e}] on [{:.6g}, {:.6g}] "
+                              "has no sign common to the run: a near-tangency, roots not isolated",
+                              a, b, q->lo, q->hi, x, y);
+            return std::nullopt;
+        }
+        hull = hull ? Interval{std::min(hull->lo, q->lo), std::max(hull->hi, q->hi)} : *q;
+    }
+    return hull;
+}
+
 // Appends to eq the interior equilibria: one per run of inc/dec cells between cells of opposite
 // sign (s_lo, s_hi: the signs at -1 and 1). Returns why the roots are not isolated, if they are not.
 std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<LabeledCell>& cells, int s_lo,
-                                               int s_hi, double thr0, double thr1,
-                                               std::vector<CertifiedEquilibrium>& eq) {
+                                               int s_hi, double thr0, double thr1, const CurvatureEnclosure& curv,
+                                               std::vector<CertifiedEquilibrium>& eq, std::string& curvature) {
     for (std::size_t i = 0; i < cells.size();) {
         if (cells[i].label == Label::pos || cells[i].label == Label::neg) {
             ++i;
@@ -419,12 +472,22 @@ std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<
             qmin = std::min(qmin, cells[j].qmin);
         }
         const double ra = cells[i].a, rb = cells[j - 1].b;
+        const int before = i == 0 ? s_lo : label_sign(cells[i - 1].label);
+        const int after = j == cells.size() ? s_hi : label_sign(cells[j].label);
+        std::string why;
+        const std::optional<Interval> q = curv ? run_curvature(curv, ra, rb, why) : std::nullopt;
+        if (!why.empty()) return why;
+        if (q) {
+            if (curvature.empty()) curvature = "enclosure";
+            if (before != after) eq.push_back(enclosed_equilibrium(P, ra, rb, *q, thr0, curv));
+            i = j;
+            continue;
+        }
+        curvature = "estimate";
         if (unres || (inc && dec))
             return fmt::format("near rho in [{:.6g}, {:.6g}] j' and j'' are both within their error "
                                "bounds ({:.1e}, {:.1e}): a near-tangency, roots not isolated",
                                ra, rb, thr0, thr1);
-        const int before = i == 0 ? s_lo : label_sign(cells[i - 1].label);
-        const int after = j == cells.size() ? s_hi : label_sign(cells[j].label);
         if (before != after) eq.push_back(interior_equilibrium(P, ra, rb, qmin, dec, thr0, thr1));
         i = j;
     }
@@ -450,7 +513,8 @@ std::string equilibria_note(const std::vector<CertifiedEquilibrium>& eq, int cou
 
 // "attractors=N": the equilibria of F on [-1, 1] with certified stability; holds iff exactly N
 // attract, and the weakest equilibrium sets the margin.
-PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, double scale, int wanted, int budget) {
+PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, double scale, int wanted, int budget,
+                                   const CurvatureEnclosure& curv) {
     PointCertificate c;
     c.scale = scale;
     c.table_error = thr0 / scale;
@@ -466,7 +530,7 @@ PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, doub
                                                  "is not certified", P.v(0, 1.0), thr0));
     std::vector<CertifiedEquilibrium> eq;
     eq.push_back({-1.0, 0.0, 2 * P.v(0, -1.0), 2 * (thr0 + P.R(0)), s_lo < 0});
-    if (auto why = interior_equilibria(P, cells, s_lo, s_hi, thr0, thr1, eq))
+    if (auto why = interior_equilibria(P, cells, s_lo, s_hi, thr0, thr1, curv, eq, c.curvature))
         return undecided_certificate(c, thr0, scale, std::move(*why));
     eq.push_back({1.0, 0.0, -2 * P.v(0, 1.0), 2 * (thr0 + P.R(0)), s_hi > 0});
     int count = 0;
@@ -612,7 +676,8 @@ TableEnclosure enclose_table(Table& table, bool mass, double tol) {
 }
 
 // The verdict of the claim on the enclosure, before asking whether the table can be trusted.
-PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, const TableEnclosure& t, int n) {
+PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, const TableEnclosure& t, int n,
+                              const CurvatureEnclosure& curv) {
     const Enclosure& enc = t.enc;
     const double deg = enc.p.degree();
     if (claim.kind == ClaimKind::filtering) {
@@ -632,7 +697,8 @@ PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, c
             return decide_positive(P, 0.0, 1.0, enc.eps, scale, params.max_cells, "j'");
         case ClaimKind::attractors:
             return decide_attractors(P, enc.eps, std::max(deg * deg, 1.0) * enc.eps, scale, claim.attractors,
-                                     params.max_cells);
+                                     params.max_cells,
+                                     params.curvature == CurvatureBound::enclosure ? curv : CurvatureEnclosure{});
         case ClaimKind::hitting_time:
             return decide_hitting(P, enc.eps, scale, claim, params);
         case ClaimKind::filtering:
@@ -663,14 +729,14 @@ void withhold_if_unbacked(PointCertificate& c, const Enclosure& enc, int n, cons
 }  // namespace
 
 PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, const CertifyParams& params,
-                               bool flat) {
+                               bool flat, const CurvatureEnclosure& curvature) {
     claim.validate();
     params.validate();
     if (flat) return flat_certificate(claim, params);
     Table table(sampler, params.min_points - 1);
     for (;;) {
         const TableEnclosure t = enclose_table(table, claim.kind == ClaimKind::filtering, params.table.tol);
-        PointCertificate c = decide_claim(claim, params, t, table.n());
+        PointCertificate c = decide_claim(claim, params, t, table.n(), curvature);
         c.samples = table.samples();
         c.table_points = table.n() + 1;
         const bool trusted = t.enc.validated && t.enc.resolved;
@@ -689,7 +755,32 @@ PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, 
 PointCertificate certify_point(const ModelParams& model, const Claim& claim, const CertifyParams& params) {
     params.validate();
     const bool flat = model.R == 0 || model.theta == 0;
-    return certify_point(model_sampler(model, params.field, params.table.exact), claim, params, flat);
+    const bool enclose = claim.kind == ClaimKind::attractors && params.field == FieldMethod::exact &&
+                         params.curvature == CurvatureBound::enclosure && !flat;
+    return certify_point(model_sampler(model, params.field, params.table.exact), claim, params, flat,
+                         enclose ? exact_curvature(model) : CurvatureEnclosure{});
+}
+
+CurvatureEnclosure exact_curvature(const ModelParams& model) {
+    const ModelCell cell = ModelCell::of(model);
+    const RigorousParams rp{128, 1e-7};
+    return [cell, rp](double a, double b) -> std::optional<Interval> {
+        try {
+            return enclose_field(cell, {a, b}, rp).d2j;
+        } catch (const InvalidArgument&) {  // outside the enclosures' range (L < 3, beta sigma outside [1e-3, 4])
+            return std::nullopt;
+        } catch (const NumericalError&) {
+            return std::nullopt;
+        }
+    };
+}
+
+const char* to_string(CurvatureBound b) { return b == CurvatureBound::enclosure ? "enclosure" : "estimate"; }
+
+CurvatureBound parse_curvature_bound(const std::string& text, const std::string& field) {
+    if (text == "enclosure") return CurvatureBound::enclosure;
+    if (text == "estimate") return CurvatureBound::estimate;
+    throw InvalidArgument(field, fmt::format("{} = '{}' is not a curvature bound (accepted: enclosure, estimate)", field, text));
 }
 
 PointCertificate certify_point(const DriftField& field, const Claim& claim, const CertifyParams& params) {
@@ -706,6 +797,7 @@ void to_json(nlohmann::json& j, const CertifyParams& p) {
          {"hit_eps", p.hit_eps},
          {"max_cells", p.max_cells},
          {"field", std::string(to_string(p.field))},
+         {"curvature", std::string(to_string(p.curvature))},
          {"table",
           {{"tol", p.table.tol},
            {"max_points", p.table.max_points},
@@ -723,6 +815,7 @@ void from_json(const nlohmann::json& j, CertifyParams& p) {
     p.hit_eps = j.value("hit_eps", p.hit_eps);
     p.max_cells = j.value("max_cells", p.max_cells);
     if (j.contains("field")) p.field = parse_field_method(j.at("field").get<std::string>(), "field");
+    if (j.contains("curvature")) p.curvature = parse_curvature_bound(j.at("curvature").get<std::string>(), "curvature");
     if (j.contains("table")) {
         const auto& t = j.at("table");
         p.table.tol = t.value("tol", p.table.tol);
@@ -755,6 +848,7 @@ void to_json(nlohmann::json& j, const PointCertificate& c) {
          {"samples", c.samples},   {"table_points", c.table_points}, {"note", c.note}};
     if (c.attractors >= 0) j["attractors"] = c.attractors;
     if (!c.equilibria.empty()) j["equilibria"] = c.equilibria;
+    if (!c.curvature.empty()) j["curvature"] = c.curvature;
     if (c.hit_time != -1 || c.hit_time_err != 0) {
         j["hit_time"] = c.hit_time;
         j["hit_time_err"] = c.hit_time_err;
@@ -774,6 +868,7 @@ void from_json(const nlohmann::json& j, PointCertificate& c) {
     c.note = j.value("note", std::string());
     c.attractors = j.value("attractors", -1);
     if (j.contains("equilibria")) c.equilibria = j.at("equilibria").get<std::vector<CertifiedEquilibrium>>();
+    c.curvature = j.value("curvature", std::string());
     c.hit_time = j.value("hit_time", -1.0);
     c.hit_time_err = j.value("hit_time_err", 0.0);
 }

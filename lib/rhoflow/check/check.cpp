@@ -350,6 +350,31 @@ CheckWitness make_witness(const CheckParams& p, const CheckPoint& worst) {
     return w;
 }
 
+// What the derivative steps rest on: for attractors, how many points had the sign of j'' on their
+// roots' runs guaranteed by an enclosure; for filtering, the estimate n^2 eps_mass.
+void add_derivative_caveat(CheckResult& res) {
+    if (res.claim.kind == ClaimKind::filtering) {
+        res.diagnostics.notes.push_back("dE[A_I]/drho is the derivative of the E[A_I] table, its error the estimate "
+                                        "n^2 eps_mass (not a bound: docs/theory.md section 10)");
+        return;
+    }
+    if (res.claim.kind != ClaimKind::attractors) return;
+    std::size_t enclosed = 0, estimated = 0;
+    for (const auto& pt : res.points) {
+        enclosed += pt.cert.curvature == "enclosure";
+        estimated += pt.cert.curvature == "estimate";
+    }
+    if (enclosed + estimated == 0) return;
+    std::string text = fmt::format("the sign of j'' on every interior root's run is guaranteed (ball-arithmetic "
+                                   "enclosure) at {} of {} points with interior roots",
+                                   enclosed, enclosed + estimated);
+    if (estimated)
+        text += fmt::format("; at {} it rests on the estimate n^2 eps (--curvature estimate, the mean-field limit, or "
+                            "beta sigma outside [1e-3, 4])",
+                            estimated);
+    res.diagnostics.notes.push_back(text);
+}
+
 // The caveats of the result: sampled-not-proved (with k ranged axes), certification, failures.
 void add_caveats(CheckResult& res, int k, int failures) {
     if (k > 0)
@@ -360,7 +385,8 @@ void add_caveats(CheckResult& res, int k, int failures) {
                         res.points.size()));
     res.diagnostics.notes.push_back(
         "each point's verdict is verified to estimated tolerances: relative to the field's error estimates (Chebyshev "
-        "tail, quadrature, n^2 eps for derivatives), not proved (docs/theory.md section 10; rhoflow prove proves, section 11)");
+        "tail, quadrature), not proved (docs/theory.md section 10; rhoflow prove proves, section 11)");
+    add_derivative_caveat(res);
     if (failures)
         res.diagnostics.notes.push_back(fmt::format("{} point(s) could not be evaluated (numerical failure) and "
                                                     "count as undecided",

@@ -27,7 +27,7 @@
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
 #include "rhoflow/io/json.hpp"
-#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/prove/prove.hpp"
 #include "rhoflow/version.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
@@ -593,16 +593,16 @@ TEST_CASE("json round trip: the rigorous field's and prove's structs carry every
     ProveParams p;
     p.claim = parse_claim("attractors=3");
     p.max_depth = 9;
-    check_header_members(p, "rigorous/prove.hpp", "ProveParams");
+    check_header_members(p, "prove/prove.hpp", "ProveParams");
     CHECK(json(json(p).get<ProveParams>()) == json(p));
     ProofCell pc;
     pc.role = "d2j<0";
-    check_header_members(pc, "rigorous/prove.hpp", "ProofCell");
-    check_header_members(ParamCellResult{}, "rigorous/prove.hpp", "ParamCellResult");
-    check_header_members(ProveDiagnostics{}, "rigorous/prove.hpp", "ProveDiagnostics");
+    check_header_members(pc, "prove/prove.hpp", "ProofCell");
+    check_header_members(ParamCellResult{}, "prove/prove.hpp", "ParamCellResult");
+    check_header_members(ProveDiagnostics{}, "prove/prove.hpp", "ProveDiagnostics");
     ProveResult r;
     r.counterexample = pc;
     r.cells = {pc};
-    check_header_members(r, "rigorous/prove.hpp", "ProveResult");
+    check_header_members(r, "prove/prove.hpp", "ProveResult");
     CHECK(json(json(r).get<ProveResult>()) == json(r));
 }

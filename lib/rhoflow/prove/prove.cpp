@@ -1,4 +1,4 @@
-#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/prove/prove.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/parallel.hpp"
 #include "rhoflow/core/team.hpp"
-#include "rhoflow/rigorous/verify.hpp"
+#include "rhoflow/prove/verify.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow {

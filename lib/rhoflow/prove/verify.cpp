@@ -1,4 +1,4 @@
-#include "rhoflow/rigorous/verify.hpp"
+#include "rhoflow/prove/verify.hpp"
 
 #include <algorithm>
 #include <array>

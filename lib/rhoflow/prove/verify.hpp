@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "rhoflow/check/claim.hpp"
-#include "rhoflow/rigorous/prove.hpp"
+#include "rhoflow/prove/prove.hpp"
 
 namespace rhoflow {
 

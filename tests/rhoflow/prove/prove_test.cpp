@@ -1,4 +1,4 @@
-// rhoflow prove (lib/rhoflow/rigorous/prove.hpp, verify.hpp; docs/theory.md section 11):
+// rhoflow prove (lib/rhoflow/prove/prove.hpp, verify.hpp; docs/theory.md section 11):
 // monotone proved where it holds, the known counterexamples disproved rigorously, the default
 // model's two attractors proved, a too-small depth limit gives `not proved` (never a wrong
 // verdict), certificates are the same bytes whatever the thread count, and the checker rejects a
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/rigorous/prove.hpp"
-#include "rhoflow/rigorous/verify.hpp"
+#include "rhoflow/prove/prove.hpp"
+#include "rhoflow/prove/verify.hpp"
 
 using namespace rhoflow;
 
