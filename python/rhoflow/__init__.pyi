@@ -619,7 +619,7 @@ def check(claim: str,
           rho0: float = 0.05,
           hit: float = 0.01,
           field: str = 'exact',
-          curvature: str = 'enclosure',
+          derivative: str = 'enclosure',
           min_points: int = 9,
           table_points: int = 129,
           table_tol: float = 1e-12,
@@ -684,9 +684,9 @@ def check(claim: str,
     field : str, default 'exact'
         exact | meanfield
         [check.certify.field] exact or meanfield (montecarlo is refused)
-    curvature : str, default 'enclosure'
-        enclosure | estimate: sign of j'' on a root's run (attractors) from a guaranteed enclosure (exact field, 1e-3 <= beta sigma <= 4) or the n^2 eps estimate
-        [check.certify.curvature] sign of j'' on a root's run: guaranteed enclosure (exact field) or the n^2 eps estimate
+    derivative : str, default 'enclosure'
+        enclosure | estimate: sign of j'' on a root's run (attractors) and of dE[A_I]/drho (filtering) from guaranteed enclosures (exact field, 1e-3 <= beta sigma <= 4) or the n^2 eps estimate
+        [check.certify.derivative] j'' on roots' runs (attractors), dE[A_I]/drho (filtering): guaranteed enclosures (exact field) or the n^2 eps estimate
     min_points : int, default 9
         first Chebyshev grid of each point's table, 2^k + 1 with 9 <= min-points <= --table-points
         [check.certify.min_points] first Chebyshev-Lobatto grid (2^k + 1 points, 9..table points)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <optional>
@@ -322,6 +323,67 @@ PointCertificate decide_positive(const Poly& P, double a, double b, double thr, 
     return c;
 }
 
+// The sign of a derivative on [a, b] from guaranteed enclosures on cells covering it: 8 cells,
+// each halved while its enclosure contains 0 (to width 2^-10 of [a, b], at most 256 enclosures).
+// +1: positive on every cell; -1: negative on `cell` (a guaranteed counterexample); 0: undecided
+// at `cell`; nullopt when no enclosure is available.
+struct CoverSign {
+    int sign = 0;
+    Interval cell;
+    int cells = 0;
+};
+std::optional<CoverSign> cover_sign(const DerivativeEnclosure& enc, double a, double b) {
+    std::vector<std::pair<double, double>> todo;
+    for (int i = 7; i >= 0; --i) todo.push_back({a + (b - a) * i / 8, i == 7 ? b : a + (b - a) * (i + 1) / 8});
+    const double finest = (b - a) / 1024;
+    CoverSign out;
+    std::optional<Interval> undecided;
+    while (!todo.empty()) {
+        const auto [x, y] = todo.back();
+        todo.pop_back();
+        const std::optional<Interval> q = enc(x, y);
+        if (!q) return std::nullopt;
+        ++out.cells;
+        if (q->hi < 0) return CoverSign{-1, {x, y}, out.cells};
+        if (q->lo > 0) continue;
+        if (y - x > finest * 1.5 && out.cells + static_cast<int>(todo.size()) + 2 <= 256) {
+            todo.push_back({0.5 * (x + y), y});
+            todo.push_back({x, 0.5 * (x + y)});
+        } else if (!undecided) {
+            undecided = Interval{x, y};
+        }
+    }
+    if (undecided) return CoverSign{0, *undecided, out.cells};
+    out.sign = 1;
+    return out;
+}
+
+// filtering: the table's verdict (margin, error) stands only when the enclosures of dE[A_I]/drho
+// agree: holds needs them positive on all of [0, 1], fails needs a cell where they are negative.
+PointCertificate decide_filtering(const Poly& G, double thr, double scale, int budget, const DerivativeEnclosure& enc) {
+    PointCertificate c = decide_positive(G, 0.0, 1.0, thr, scale, budget, "dE[A_I]/drho");
+    const std::optional<CoverSign> cover = enc ? cover_sign(enc, 0.0, 1.0) : std::nullopt;
+    if (!cover) {
+        c.derivative = "estimate";
+        return c;
+    }
+    c.derivative = "enclosure";
+    const Verdict table = c.verdict;
+    const Verdict guaranteed = cover->sign > 0 ? Verdict::holds : cover->sign < 0 ? Verdict::fails : Verdict::undecided;
+    if (guaranteed == Verdict::fails)
+        c.note += fmt::format("; guaranteed: dE[A_I]/drho < 0 on [{:.6g}, {:.6g}]", cover->cell.lo, cover->cell.hi);
+    else if (guaranteed == Verdict::holds)
+        c.note += fmt::format("; guaranteed: dE[A_I]/drho > 0 on [0, 1] ({} enclosures)", cover->cells);
+    if (table == guaranteed) return c;
+    c.verdict = Verdict::undecided;
+    c.note += guaranteed == Verdict::undecided
+                  ? fmt::format("; undecided: the enclosures of dE[A_I]/drho contain 0 on [{:.6g}, {:.6g}]",
+                                cover->cell.lo, cover->cell.hi)
+                  : fmt::format("; undecided: the table's estimate says {}, the enclosures {}", to_string(table),
+                                to_string(guaranteed));
+    return c;
+}
+
 // ---------------------------------------------------------------------------------------------
 // attractors=N
 
@@ -409,7 +471,7 @@ CertifiedEquilibrium interior_equilibrium(const Poly& P, double ra, double rb, d
 // enclosed by the product of the ranges of 1 - rho^2 and of j'' on [a, b] (a second, narrow
 // enclosure; q itself when that is not available).
 CertifiedEquilibrium enclosed_equilibrium(const Poly& P, double ra, double rb, Interval q, double thr0,
-                                          const CurvatureEnclosure& curv) {
+                                          const DerivativeEnclosure& curv) {
     const double r = table_root(P, ra, rb);
     const double rho_err = thr0 / std::min(std::abs(q.lo), std::abs(q.hi));
     const double a = std::max(ra, r - rho_err), b = std::min(rb, r + rho_err);
@@ -425,7 +487,7 @@ CertifiedEquilibrium enclosed_equilibrium(const Poly& P, double ra, double rb, I
 // j'' over [a, b] from guaranteed enclosures: the run split in halves (at most 16 pieces) until
 // every piece's enclosure excludes 0; their hull when all have one sign. nullopt when an
 // enclosure is unavailable (why = ""), or j'' has no certified sign on some piece (why says so).
-std::optional<Interval> run_curvature(const CurvatureEnclosure& curv, double a, double b, std::string& why) {
+std::optional<Interval> run_curvature(const DerivativeEnclosure& curv, double a, double b, std::string& why) {
     std::vector<std::pair<double, double>> todo = {{a, b}};
     std::optional<Interval> hull;
     int pieces = 1;
@@ -455,7 +517,7 @@ std::optional<Interval> run_curvature(const CurvatureEnclosure& curv, double a, 
 // Appends to eq the interior equilibria: one per run of inc/dec cells between cells of opposite
 // sign (s_lo, s_hi: the signs at -1 and 1). Returns why the roots are not isolated, if they are not.
 std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<LabeledCell>& cells, int s_lo,
-                                               int s_hi, double thr0, double thr1, const CurvatureEnclosure& curv,
+                                               int s_hi, double thr0, double thr1, const DerivativeEnclosure& curv,
                                                std::vector<CertifiedEquilibrium>& eq, std::string& curvature) {
     for (std::size_t i = 0; i < cells.size();) {
         if (cells[i].label == Label::pos || cells[i].label == Label::neg) {
@@ -514,7 +576,7 @@ std::string equilibria_note(const std::vector<CertifiedEquilibrium>& eq, int cou
 // "attractors=N": the equilibria of F on [-1, 1] with certified stability; holds iff exactly N
 // attract, and the weakest equilibrium sets the margin.
 PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, double scale, int wanted, int budget,
-                                   const CurvatureEnclosure& curv) {
+                                   const DerivativeEnclosure& curv) {
     PointCertificate c;
     c.scale = scale;
     c.table_error = thr0 / scale;
@@ -530,7 +592,7 @@ PointCertificate decide_attractors(const Poly& P, double thr0, double thr1, doub
                                                  "is not certified", P.v(0, 1.0), thr0));
     std::vector<CertifiedEquilibrium> eq;
     eq.push_back({-1.0, 0.0, 2 * P.v(0, -1.0), 2 * (thr0 + P.R(0)), s_lo < 0});
-    if (auto why = interior_equilibria(P, cells, s_lo, s_hi, thr0, thr1, curv, eq, c.curvature))
+    if (auto why = interior_equilibria(P, cells, s_lo, s_hi, thr0, thr1, curv, eq, c.derivative))
         return undecided_certificate(c, thr0, scale, std::move(*why));
     eq.push_back({1.0, 0.0, -2 * P.v(0, 1.0), 2 * (thr0 + P.R(0)), s_hi > 0});
     int count = 0;
@@ -677,15 +739,16 @@ TableEnclosure enclose_table(Table& table, bool mass, double tol) {
 
 // The verdict of the claim on the enclosure, before asking whether the table can be trusted.
 PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, const TableEnclosure& t, int n,
-                              const CurvatureEnclosure& curv) {
+                              const DerivativeEnclosure& curv) {
     const Enclosure& enc = t.enc;
     const double deg = enc.p.degree();
+    const DerivativeEnclosure& guaranteed = params.derivative == DerivativeBound::enclosure ? curv : DerivativeEnclosure{};
     if (claim.kind == ClaimKind::filtering) {
         const Poly G(enc.p.derivative());
         double scale = 0;
         for (double x : Chebyshev::lobatto_points(n)) scale = std::max(scale, std::abs(G.v(0, x)));
-        return decide_positive(G, 0.0, 1.0, std::max(deg * deg, 1.0) * enc.eps, scale == 0 ? 1 : scale,
-                               params.max_cells, "dE[A_I]/drho");
+        return decide_filtering(G, std::max(deg * deg, 1.0) * enc.eps, scale == 0 ? 1 : scale, params.max_cells,
+                                guaranteed);
     }
     const Poly P(enc.p);
     double scale = max_abs(t.y);
@@ -697,8 +760,7 @@ PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, c
             return decide_positive(P, 0.0, 1.0, enc.eps, scale, params.max_cells, "j'");
         case ClaimKind::attractors:
             return decide_attractors(P, enc.eps, std::max(deg * deg, 1.0) * enc.eps, scale, claim.attractors,
-                                     params.max_cells,
-                                     params.curvature == CurvatureBound::enclosure ? curv : CurvatureEnclosure{});
+                                     params.max_cells, guaranteed);
         case ClaimKind::hitting_time:
             return decide_hitting(P, enc.eps, scale, claim, params);
         case ClaimKind::filtering:
@@ -729,7 +791,7 @@ void withhold_if_unbacked(PointCertificate& c, const Enclosure& enc, int n, cons
 }  // namespace
 
 PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, const CertifyParams& params,
-                               bool flat, const CurvatureEnclosure& curvature) {
+                               bool flat, const DerivativeEnclosure& curvature) {
     claim.validate();
     params.validate();
     if (flat) return flat_certificate(claim, params);
@@ -755,18 +817,21 @@ PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, 
 PointCertificate certify_point(const ModelParams& model, const Claim& claim, const CertifyParams& params) {
     params.validate();
     const bool flat = model.R == 0 || model.theta == 0;
-    const bool enclose = claim.kind == ClaimKind::attractors && params.field == FieldMethod::exact &&
-                         params.curvature == CurvatureBound::enclosure && !flat;
+    const bool mass = claim.kind == ClaimKind::filtering;
+    const bool enclose = (claim.kind == ClaimKind::attractors || mass) && params.field == FieldMethod::exact &&
+                         params.derivative == DerivativeBound::enclosure && !flat;
     return certify_point(model_sampler(model, params.field, params.table.exact), claim, params, flat,
-                         enclose ? exact_curvature(model) : CurvatureEnclosure{});
+                         enclose ? exact_derivative(model, mass) : DerivativeEnclosure{});
 }
 
-CurvatureEnclosure exact_curvature(const ModelParams& model) {
+DerivativeEnclosure exact_derivative(const ModelParams& model, bool mass) {
     const ModelCell cell = ModelCell::of(model);
     const RigorousParams rp{128, 1e-7};
-    return [cell, rp](double a, double b) -> std::optional<Interval> {
+    auto cache = std::make_shared<EnclosureCache>();  // class N's sums, shared by the calls of one model
+    return [cell, rp, mass, cache](double a, double b) -> std::optional<Interval> {
         try {
-            return enclose_field(cell, {a, b}, rp).d2j;
+            if (mass) return enclose_mass_slope(cell, {a, b}, rp, cache.get());
+            return enclose_field(cell, {a, b}, rp, cache.get()).d2j;
         } catch (const InvalidArgument&) {  // outside the enclosures' range (L < 3, beta sigma outside [1e-3, 4])
             return std::nullopt;
         } catch (const NumericalError&) {
@@ -775,12 +840,12 @@ CurvatureEnclosure exact_curvature(const ModelParams& model) {
     };
 }
 
-const char* to_string(CurvatureBound b) { return b == CurvatureBound::enclosure ? "enclosure" : "estimate"; }
+const char* to_string(DerivativeBound b) { return b == DerivativeBound::enclosure ? "enclosure" : "estimate"; }
 
-CurvatureBound parse_curvature_bound(const std::string& text, const std::string& field) {
-    if (text == "enclosure") return CurvatureBound::enclosure;
-    if (text == "estimate") return CurvatureBound::estimate;
-    throw InvalidArgument(field, fmt::format("{} = '{}' is not a curvature bound (accepted: enclosure, estimate)", field, text));
+DerivativeBound parse_derivative_bound(const std::string& text, const std::string& field) {
+    if (text == "enclosure") return DerivativeBound::enclosure;
+    if (text == "estimate") return DerivativeBound::estimate;
+    throw InvalidArgument(field, fmt::format("{} = '{}' is not a derivative bound (accepted: enclosure, estimate)", field, text));
 }
 
 PointCertificate certify_point(const DriftField& field, const Claim& claim, const CertifyParams& params) {
@@ -797,7 +862,7 @@ void to_json(nlohmann::json& j, const CertifyParams& p) {
          {"hit_eps", p.hit_eps},
          {"max_cells", p.max_cells},
          {"field", std::string(to_string(p.field))},
-         {"curvature", std::string(to_string(p.curvature))},
+         {"derivative", std::string(to_string(p.derivative))},
          {"table",
           {{"tol", p.table.tol},
            {"max_points", p.table.max_points},
@@ -815,7 +880,7 @@ void from_json(const nlohmann::json& j, CertifyParams& p) {
     p.hit_eps = j.value("hit_eps", p.hit_eps);
     p.max_cells = j.value("max_cells", p.max_cells);
     if (j.contains("field")) p.field = parse_field_method(j.at("field").get<std::string>(), "field");
-    if (j.contains("curvature")) p.curvature = parse_curvature_bound(j.at("curvature").get<std::string>(), "curvature");
+    if (j.contains("derivative")) p.derivative = parse_derivative_bound(j.at("derivative").get<std::string>(), "derivative");
     if (j.contains("table")) {
         const auto& t = j.at("table");
         p.table.tol = t.value("tol", p.table.tol);
@@ -848,7 +913,7 @@ void to_json(nlohmann::json& j, const PointCertificate& c) {
          {"samples", c.samples},   {"table_points", c.table_points}, {"note", c.note}};
     if (c.attractors >= 0) j["attractors"] = c.attractors;
     if (!c.equilibria.empty()) j["equilibria"] = c.equilibria;
-    if (!c.curvature.empty()) j["curvature"] = c.curvature;
+    if (!c.derivative.empty()) j["derivative"] = c.derivative;
     if (c.hit_time != -1 || c.hit_time_err != 0) {
         j["hit_time"] = c.hit_time;
         j["hit_time_err"] = c.hit_time_err;
@@ -868,7 +933,7 @@ void from_json(const nlohmann::json& j, PointCertificate& c) {
     c.note = j.value("note", std::string());
     c.attractors = j.value("attractors", -1);
     if (j.contains("equilibria")) c.equilibria = j.at("equilibria").get<std::vector<CertifiedEquilibrium>>();
-    c.curvature = j.value("curvature", std::string());
+    c.derivative = j.value("derivative", std::string());
     c.hit_time = j.value("hit_time", -1.0);
     c.hit_time_err = j.value("hit_time_err", 0.0);
 }

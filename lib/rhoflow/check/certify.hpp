@@ -28,11 +28,11 @@
 //     non-sign-definite cells on which j'' has one sign holds exactly one zero of j' when the
 //     signs at its two ends differ and none otherwise; its stability is the sign of j'' on the
 //     run (F' = (1 - rho^2) j''). The sign of j'' on the run is taken from a guaranteed
-//     enclosure of j'' over the run (CurvatureBound::enclosure, the default for the exact field:
+//     enclosure of j'' over the run (DerivativeBound::enclosure, the default for the exact field:
 //     rigorous/enclosure.hpp, ball arithmetic, the run split into up to 16 pieces until each
 //     has one sign), so that step is a bound, not an estimate. Without an enclosure (the
 //     mean-field limit, a DriftField, beta sigma outside [1e-3, 4], or
-//     CurvatureBound::estimate) it is |p'| > eps2 on every cell of the run, where eps2 = n^2 eps
+//     DerivativeBound::estimate) it is |p'| > eps2 on every cell of the run, where eps2 = n^2 eps
 //     is an estimate: Markov's inequality bounds the derivative of the polynomial part only,
 //     and p - j' is not a polynomial (theory.md section 10). Endpoints: +1 attracts iff
 //     j'(1) > 0, -1 iff j'(-1) < 0, each certified when |p(+-1)| > eps. A run on which j'' is
@@ -41,11 +41,16 @@
 //     monotone and T_hit = int drho / ((1 - rho^2) j'(rho)); with j' in [p - eps, p + eps] the
 //     integral of 1/((1 - rho^2)(p -+ eps)) (Gauss-Kronrod, plus its error estimate) brackets it.
 //     A certified zero of j' in between means the level is never reached.
+//  5. Filtering. dE[A_I]/drho > 0 on [0, 1]: the margin is min of the mass table's derivative,
+//     and the sign is decided by enclosures of dE[A_I]/drho on cells covering [0, 1] (8 cells,
+//     halved to width 2^-10, at most 256): holds when every cell's lower end is > 0, fails
+//     when one cell's upper end is < 0 (a guaranteed counterexample), else undecided. Without
+//     enclosures, by the table's derivative with the estimate n^2 eps_mass.
 // Margins are relative (dimensionless) so that points of a box compare: see PointCertificate.
 // What "certified" means: verified to estimated tolerances. The field's errors are conservative
 // quadrature estimates (docs/theory.md section 4) and the table's the Chebyshev tail estimate;
-// only the sign of j'' on a root's run is guaranteed (by the enclosure). dE[A_I]/drho
-// (`filtering`) carries the estimate n^2 eps_mass. For guaranteed verdicts use prove/prove.hpp. A field whose features are narrower than the
+// only the derivative steps are guaranteed by enclosures (the sign of j'' on a root's run, and
+// of dE[A_I]/drho for `filtering`: step 5). For guaranteed verdicts use prove/prove.hpp. A field whose features are narrower than the
 // finest grid can resolve is not seen by any sampling method: its table does not converge, and
 // the point is undecided unless the extra samples happen to catch the feature.
 // When it fails: a table that does not converge by max_points leaves the point undecided; a
@@ -77,23 +82,25 @@ struct FieldSample {
 /// Samples a field at every rho of a list (serially; the caller parallelises over points).
 using FieldSampler = std::function<std::vector<FieldSample>(const std::vector<double>& rho)>;
 
-/// Guaranteed bounds of j'' over every rho of [a, b], or nullopt when none can be computed there.
-using CurvatureEnclosure = std::function<std::optional<Interval>(double a, double b)>;
+/// Guaranteed bounds of a derivative (j'' or dE[A_I]/drho) over every rho of [a, b], or nullopt
+/// when none can be computed there.
+using DerivativeEnclosure = std::function<std::optional<Interval>(double a, double b)>;
 
-/// Where the sign of j'' on a root's run comes from (`attractors=N`).
-enum class CurvatureBound {
-    enclosure,  ///< a guaranteed enclosure of j'' over the run (exact field, 1e-3 <= beta sigma <= 4)
-    estimate,   ///< |p'| > n^2 eps on the run (an estimate, theory.md section 10)
+/// Where the sign of a derivative comes from: j'' on a root's run (`attractors=N`), dE[A_I]/drho
+/// on [0, 1] (`filtering`).
+enum class DerivativeBound {
+    enclosure,  ///< guaranteed enclosures (exact field, 1e-3 <= beta sigma <= 4)
+    estimate,   ///< the derivative of the table with error n^2 eps (an estimate, theory.md section 10)
 };
 /// "enclosure" or "estimate".
-const char* to_string(CurvatureBound b);
+const char* to_string(DerivativeBound b);
 /// Parses "enclosure" / "estimate"; InvalidArgument naming `field` otherwise.
-CurvatureBound parse_curvature_bound(const std::string& text, const std::string& field);
+DerivativeBound parse_derivative_bound(const std::string& text, const std::string& field);
 
-/// Guaranteed enclosures of j'' of the model's exact field (rigorous/enclosure.hpp at 128 bits,
-/// rel_tol 1e-7); empty when the model is outside the enclosures' range (L < 3, beta sigma
-/// outside [1e-3, 4]). Thread-safe.
-CurvatureEnclosure exact_curvature(const ModelParams& model);
+/// Guaranteed enclosures of the model's exact j'' (or, with `mass`, dE[A_I]/drho) from
+/// rigorous/enclosure.hpp at 128 bits, rel_tol 1e-7; each call returns nullopt when the model is
+/// outside the enclosures' range (L < 3, beta sigma outside [1e-3, 4]). Thread-safe.
+DerivativeEnclosure exact_derivative(const ModelParams& model, bool mass = false);
 
 /// Sampler of the exact field (`exact_field` with `exact`) or the mean-field limit at `model`.
 /// Throws InvalidArgument for montecarlo or a model the method refuses.
@@ -109,7 +116,7 @@ struct CertifyParams {
     double hit_eps = 0.01;      ///< hitting level |rho| >= 1 - hit_eps (0 < hit_eps < 1)
     int max_cells = 20000;      ///< budget of cells of [-1, 1] for each sign or root search
     FieldMethod field = FieldMethod::exact;  ///< exact or meanfield (montecarlo is refused)
-    CurvatureBound curvature = CurvatureBound::enclosure;  ///< sign of j'' on a root's run: guaranteed enclosure (exact field) or the n^2 eps estimate
+    DerivativeBound derivative = DerivativeBound::enclosure;  ///< j'' on roots' runs (attractors), dE[A_I]/drho (filtering): guaranteed enclosures (exact field) or the n^2 eps estimate
     /// Table controls: tol = tail target (stop refining at the noise floor), max_points = largest
     /// grid (2^k + 1), exact = accuracy of each exact sample. threads is not used here.
     FieldTableParams table = default_table();
@@ -153,17 +160,17 @@ struct PointCertificate {
     double hit_time_err = 0;  ///< (hitting-time) error bound of hit_time
     int samples = 0;          ///< field evaluations used (table + checks)
     int table_points = 0;     ///< Chebyshev-Lobatto grid size of the table used
-    std::string curvature;    ///< (attractors, roots in the interior) "enclosure": j'' of one sign on every run, guaranteed; "estimate": it rests on n^2 eps for some run
+    std::string derivative;   ///< (attractors with interior roots, filtering) "enclosure": the derivative's sign is guaranteed; "estimate": it rests on n^2 eps
     std::string note;         ///< why undecided, or what decided it
 };
 
 /// Certifies `claim` for the field sampled by `sampler`. `flat` says j' = 0 identically (R = 0
 /// or theta = 0), which is decided exactly (documented in docs/theory.md section 10).
-/// `curvature` (optional) gives guaranteed j'' on the roots' runs (attractors claims).
+/// `derivative` (optional) encloses the claim's derivative: j'' (attractors) or dE[A_I]/drho (filtering).
 PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, const CertifyParams& params,
-                               bool flat = false, const CurvatureEnclosure& curvature = {});
-/// The same for the model's exact or mean-field field (params.field), with exact_curvature(model)
-/// for attractors claims when params.curvature is enclosure and the field exact.
+                               bool flat = false, const DerivativeEnclosure& derivative = {});
+/// The same for the model's exact or mean-field field (params.field), with exact_derivative for
+/// attractors and filtering claims when params.derivative is enclosure and the field exact.
 PointCertificate certify_point(const ModelParams& model, const Claim& claim, const CertifyParams& params);
 /// The same for a DriftField (e.g. DriftField::from_functions in tests).
 PointCertificate certify_point(const DriftField& field, const Claim& claim, const CertifyParams& params);

@@ -350,27 +350,23 @@ CheckWitness make_witness(const CheckParams& p, const CheckPoint& worst) {
     return w;
 }
 
-// What the derivative steps rest on: for attractors, how many points had the sign of j'' on their
-// roots' runs guaranteed by an enclosure; for filtering, the estimate n^2 eps_mass.
+// What the derivative steps rest on (attractors: the sign of j'' on the roots' runs; filtering:
+// of dE[A_I]/drho): at how many points guaranteed enclosures decided it, at how many the estimate.
 void add_derivative_caveat(CheckResult& res) {
-    if (res.claim.kind == ClaimKind::filtering) {
-        res.diagnostics.notes.push_back("dE[A_I]/drho is the derivative of the E[A_I] table, its error the estimate "
-                                        "n^2 eps_mass (not a bound: docs/theory.md section 10)");
-        return;
-    }
-    if (res.claim.kind != ClaimKind::attractors) return;
+    const bool filtering = res.claim.kind == ClaimKind::filtering;
+    if (!filtering && res.claim.kind != ClaimKind::attractors) return;
     std::size_t enclosed = 0, estimated = 0;
     for (const auto& pt : res.points) {
-        enclosed += pt.cert.curvature == "enclosure";
-        estimated += pt.cert.curvature == "estimate";
+        enclosed += pt.cert.derivative == "enclosure";
+        estimated += pt.cert.derivative == "estimate";
     }
     if (enclosed + estimated == 0) return;
-    std::string text = fmt::format("the sign of j'' on every interior root's run is guaranteed (ball-arithmetic "
-                                   "enclosure) at {} of {} points with interior roots",
-                                   enclosed, enclosed + estimated);
+    const char* what = filtering ? "the sign of dE[A_I]/drho on [0, 1]" : "the sign of j'' on every interior root's run";
+    std::string text = fmt::format("{} is guaranteed (ball-arithmetic enclosures) at {} of {} points{}", what, enclosed,
+                                   enclosed + estimated, filtering ? "" : " with interior roots");
     if (estimated)
-        text += fmt::format("; at {} it rests on the estimate n^2 eps (--curvature estimate, the mean-field limit, or "
-                            "beta sigma outside [1e-3, 4])",
+        text += fmt::format("; at {} it rests on the table's derivative with the estimate n^2 eps (not a bound: "
+                            "--derivative estimate, the mean-field limit, or beta sigma outside [1e-3, 4])",
                             estimated);
     res.diagnostics.notes.push_back(text);
 }

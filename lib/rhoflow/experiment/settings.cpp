@@ -582,13 +582,13 @@ std::vector<Setting> check_settings() {
                               j.check.certify.field = parse_field_method(t, "check.certify.field");
                           },
                           [](J& j) { return std::string(to_string(j.check.certify.field)); }));
-    s.push_back(custom<J>("curvature", "check.certify.curvature",
-                          "enclosure | estimate: sign of j'' on a root's run (attractors) from a guaranteed enclosure "
-                          "(exact field, 1e-3 <= beta sigma <= 4) or the n^2 eps estimate", c, "TEXT",
+    s.push_back(custom<J>("derivative", "check.certify.derivative",
+                          "enclosure | estimate: sign of j'' on a root's run (attractors) and of dE[A_I]/drho (filtering) "
+                          "from guaranteed enclosures (exact field, 1e-3 <= beta sigma <= 4) or the n^2 eps estimate", c, "TEXT",
                           [](J& j, const std::string& t) {
-                              j.check.certify.curvature = parse_curvature_bound(t, "check.certify.curvature");
+                              j.check.certify.derivative = parse_derivative_bound(t, "check.certify.derivative");
                           },
-                          [](J& j) { return std::string(to_string(j.check.certify.curvature)); }));
+                          [](J& j) { return std::string(to_string(j.check.certify.derivative)); }));
     s.push_back(integer<J, int>("min-points", "check.certify.min_points",
                                 "first Chebyshev grid of each point's table, 2^k + 1 with 9 <= min-points <= --table-points", c,
                                 [](J& j) -> int& { return j.check.certify.min_points; }));

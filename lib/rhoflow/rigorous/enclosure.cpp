@@ -808,7 +808,10 @@ std::vector<std::array<double, 3>> detail::panel_bounds_and_values(const ModelCe
     return out;
 }
 
-FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params, EnclosureCache* cache) {
+namespace {
+// The enclosure and dE[A_I]/drho (both from one pass over the outer nodes).
+std::pair<FieldEnclosure, Interval> enclose_all(const ModelCell& cell, Interval rho, const RigorousParams& params,
+                                                EnclosureCache* cache) {
     flint_cleanup_at_thread_exit();
     const Plan pl = make_plan(cell, rho, params);
     const Setup& s = pl.s;
@@ -851,13 +854,27 @@ FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const Rigorous
         *dst[k] = {lower(v), upper(v)};
         rpow = rpow * rinv;
     }
+    const Ball mass_err = outer_m + inner_m + tl.left_m + tl.right_m;
     Ball mv = msum.c[0];
-    add_error(mv, outer_m + inner_m + tl.left_m + tl.right_m);
+    add_error(mv, mass_err);
     out.mass = {lower(mv), upper(mv)};
-    if (s.R == 0 || upper(s.b) == 0) out.dj = out.d2j = {0.0, 0.0};  // exactly: j does not depend on rho
+    Ball ms = msum.c[1];
+    add_error(ms, rinv * mass_err);
+    if (!arb_is_finite(ms.v)) throw NumericalError("rigorous field: the enclosure of dE[A_I]/drho is not finite");
+    Interval slope{lower(ms), upper(ms)};
+    if (s.R == 0 || upper(s.b) == 0) out.dj = out.d2j = slope = {0.0, 0.0};  // exactly: nothing depends on rho
     out.budget = {upper(inner_j), upper(outer_j), upper(tl.left_j), upper(tl.right_j), tl.lo, tl.hi,
                   s.I.present ? 2 * s.I.K + 1 : 2 * s.Nc.K + 1, evals};
-    return out;
+    return {out, slope};
+}
+}  // namespace
+
+FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params, EnclosureCache* cache) {
+    return enclose_all(cell, rho, params, cache).first;
+}
+
+Interval enclose_mass_slope(const ModelCell& cell, Interval rho, const RigorousParams& params, EnclosureCache* cache) {
+    return enclose_all(cell, rho, params, cache).second;
 }
 
 }  // namespace rhoflow

@@ -115,6 +115,11 @@ private:
 FieldEnclosure enclose_field(const ModelCell& cell, Interval rho, const RigorousParams& params = {},
                              EnclosureCache* cache = nullptr);
 
+/// Encloses dE[A_I]/drho over the cell (the next jet coefficient of E[A_I], its error by Cauchy's
+/// estimate as for j'); the rest as enclose_field.
+Interval enclose_mass_slope(const ModelCell& cell, Interval rho, const RigorousParams& params = {},
+                            EnclosureCache* cache = nullptr);
+
 /// "Arb 2.23.0, FLINT 2.9.0": the libraries the enclosures come from (for certificates).
 std::string arb_version_text();
 

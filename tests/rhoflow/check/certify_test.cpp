@@ -223,7 +223,7 @@ TEST_CASE("certify: the sign of j'' on a root's run is guaranteed by an enclosur
     const ModelParams m;  // the default model: attractors at -1 and +1, a repeller near -0.9928
     const PointCertificate c = certify_point(m, parse_claim("attractors=2"), CertifyParams{});
     REQUIRE(c.verdict == Verdict::holds);
-    CHECK(c.curvature == "enclosure");
+    CHECK(c.derivative == "enclosure");
     REQUIRE(c.equilibria.size() == 3);
     const CertifiedEquilibrium& rep = c.equilibria[1];
     CHECK_FALSE(rep.stable);
@@ -238,30 +238,30 @@ TEST_CASE("certify: the sign of j'' on a root's run is guaranteed by an enclosur
     CHECK(rep.dfdrho_err < 1e-5 * std::abs(rep.dfdrho));
     // The estimate instead: the same portrait, and the certificate says what it rests on.
     CertifyParams est;
-    est.curvature = CurvatureBound::estimate;
+    est.derivative = DerivativeBound::estimate;
     const PointCertificate e = certify_point(m, parse_claim("attractors=2"), est);
     CHECK(e.verdict == Verdict::holds);
-    CHECK(e.curvature == "estimate");
+    CHECK(e.derivative == "estimate");
     est = CertifyParams{};
     est.field = FieldMethod::meanfield;  // no enclosure of the mean-field limit
     const PointCertificate mf =
         certify_point(ModelParams{100, 10500, 500, 3.0, 1.0, 1.0}, parse_claim("attractors=2"), est);
-    CHECK(mf.curvature == "estimate");
+    CHECK(mf.derivative == "estimate");
     // Outside the enclosures' range (beta sigma > 4) the oracle declines instead of guessing.
-    CHECK_FALSE(exact_curvature(ModelParams{50, 1000, 100, 1.0, 1.0, 5.0})(-0.5, -0.4).has_value());
-    const auto q = exact_curvature(m)(rep.rho - 1e-6, rep.rho + 1e-6);
+    CHECK_FALSE(exact_derivative(ModelParams{50, 1000, 100, 1.0, 1.0, 5.0})(-0.5, -0.4).has_value());
+    const auto q = exact_derivative(m)(rep.rho - 1e-6, rep.rho + 1e-6);
     REQUIRE(q.has_value());
     CHECK(q->lo > 0);  // j'' > 0 at a repeller of F = (1 - rho^2) j'
 }
 
-TEST_CASE("certify: the verdict follows the curvature enclosure: a wrong one flips it, a wide one is undecided") {
+TEST_CASE("certify: the verdict follows the enclosure of j'': a wrong one flips it, a wide one is undecided") {
     const ModelParams m;
     const Claim two = parse_claim("attractors=2");
     const FieldSampler s = model_sampler(m, FieldMethod::exact, CertifyParams::default_table().exact);
-    const CurvatureEnclosure right = exact_curvature(m);
+    const DerivativeEnclosure right = exact_derivative(m);
     // The true j'' negated: the repeller becomes an attractor, so the count is 3 and the claim of
     // 2 fails. A check that took j'' from the table alone would still say 2.
-    const CurvatureEnclosure flipped = [&](double a, double b) -> std::optional<Interval> {
+    const DerivativeEnclosure flipped = [&](double a, double b) -> std::optional<Interval> {
         const auto q = right(a, b);
         if (!q) return std::nullopt;
         return Interval{-q->hi, -q->lo};
@@ -271,13 +271,44 @@ TEST_CASE("certify: the verdict follows the curvature enclosure: a wrong one fli
     CHECK(w.attractors == 3);
     CHECK(certify_point(s, parse_claim("attractors=3"), CertifyParams{}, false, flipped).verdict == Verdict::holds);
     // An enclosure that cannot tell the sign of j'' (here always [-1, 1]): undecided, never guessed.
-    const CurvatureEnclosure wide = [](double, double) -> std::optional<Interval> { return Interval{-1, 1}; };
+    const DerivativeEnclosure wide = [](double, double) -> std::optional<Interval> { return Interval{-1, 1}; };
     const PointCertificate u = certify_point(s, two, CertifyParams{}, false, wide);
     CHECK(u.verdict == Verdict::undecided);
     CHECK(u.note.find("near-tangency") != std::string::npos);
     // No enclosure available: the estimate decides, and the certificate says so.
-    const CurvatureEnclosure none = [](double, double) -> std::optional<Interval> { return std::nullopt; };
+    const DerivativeEnclosure none = [](double, double) -> std::optional<Interval> { return std::nullopt; };
     const PointCertificate n = certify_point(s, two, CertifyParams{}, false, none);
     CHECK(n.verdict == Verdict::holds);
-    CHECK(n.curvature == "estimate");
+    CHECK(n.derivative == "estimate");
+}
+
+TEST_CASE("certify: filtering's sign of dE[A_I]/drho is guaranteed by enclosures; a wrong one withholds the verdict") {
+    const ModelParams m;
+    const Claim filtering = parse_claim("filtering");
+    const PointCertificate c = certify_point(m, filtering, CertifyParams{});
+    CHECK(c.verdict == Verdict::holds);
+    CHECK(c.derivative == "enclosure");
+    CHECK(c.note.find("guaranteed: dE[A_I]/drho > 0 on [0, 1]") != std::string::npos);
+    CertifyParams est;
+    est.derivative = DerivativeBound::estimate;
+    const PointCertificate e = certify_point(m, filtering, est);
+    CHECK(e.verdict == Verdict::holds);
+    CHECK(e.derivative == "estimate");
+    CHECK(e.margin == c.margin);  // the margin is the table's either way
+    // The enclosures decide: negated, they contradict the table (undecided, never holds); wide,
+    // they cannot tell the sign (undecided).
+    const FieldSampler s = model_sampler(m, FieldMethod::exact, CertifyParams::default_table().exact);
+    const DerivativeEnclosure right = exact_derivative(m, true);
+    const DerivativeEnclosure negated = [&](double a, double b) -> std::optional<Interval> {
+        const auto q = right(a, b);
+        if (!q) return std::nullopt;
+        return Interval{-q->hi, -q->lo};
+    };
+    const PointCertificate w = certify_point(s, filtering, CertifyParams{}, false, negated);
+    CHECK(w.verdict == Verdict::undecided);
+    CHECK(w.note.find("the enclosures fails") != std::string::npos);
+    const DerivativeEnclosure wide = [](double, double) -> std::optional<Interval> { return Interval{-1, 1}; };
+    const PointCertificate u = certify_point(s, filtering, CertifyParams{}, false, wide);
+    CHECK(u.verdict == Verdict::undecided);
+    CHECK(u.note.find("contain 0") != std::string::npos);
 }

@@ -176,6 +176,32 @@ TEST_CASE("rigorous: the mean value theorem links the enclosures of j, j' and j'
     }
 }
 
+TEST_CASE("rigorous: the enclosure of dE[A_I]/drho meets the difference quotients of E[A_I]") {
+    // As above for E[A_I]: (E(b) - E(a))/(b - a) = E'(xi) on [a, b], so the quotient of the point
+    // enclosures meets the cell's slope enclosure (E[A_I]'s enclosures are ~1e-8 wide, its left
+    // tail is cut for j: section 11.4, so cells of 0.02); and the slope at a point contains a
+    // central difference of the floating-point E[A_I] (an independent computation) within the
+    // difference's error: a slope off by 1e-6 relative fails that.
+    for (const ModelParams& m : {model(50, 1000, 100, 1), model(100, 10500, 500, 3)}) {
+        for (double a : {-0.5, 0.0, 0.6}) {
+            const double b = a + 0.02;
+            const ModelCell c = ModelCell::of(m);
+            const FieldEnclosure ea = at(m, a), eb = at(m, b);
+            const Interval slope = enclose_mass_slope(c, {a, b});
+            const Interval q{(eb.mass.lo - ea.mass.hi) / (b - a), (eb.mass.hi - ea.mass.lo) / (b - a)};
+            CAPTURE(m.L);
+            CAPTURE(a);
+            CHECK(meets(q, slope));
+            CHECK(q.width() < 1e-4 * std::abs(q.lo));
+            const Interval point = enclose_mass_slope(c, {a, a});
+            CHECK(point.width() < 1e-6 * std::abs(point.lo));
+            const double h = 1e-4;
+            const double fd = (exact_field(m, a + h).mass_informative - exact_field(m, a - h).mass_informative) / (2 * h);
+            CHECK(std::abs(fd - 0.5 * (point.lo + point.hi)) <= 0.5 * point.width() + 1e-7 * std::abs(fd) + 1e-12);
+        }
+    }
+}
+
 TEST_CASE("rigorous: check's derivative table stays within its n^2 eps error estimate of the guaranteed j''") {
     // check and the ODE use j'' = p' of the Chebyshev table of j', with the error n^2 eps
     // (an estimate for p - j', which is not a polynomial: docs/theory.md section 10). Here the
