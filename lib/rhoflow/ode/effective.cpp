@@ -18,7 +18,7 @@ namespace rhoflow {
 
 EffectiveDrift::EffectiveDrift(const DriftField& field, std::vector<StepMomentTable> tables)
     : field_(field), tables_(std::move(tables)) {
-    if (tables_.empty()) throw std::invalid_argument("EffectiveDrift: no step-moment table");
+    if (tables_.empty()) throw InvalidArgument("tables", "tables: the effective drift needs at least one step-moment table");
     std::sort(tables_.begin(), tables_.end(), [](const auto& x, const auto& y) { return x.eta < y.eta; });
     for (const auto& t : tables_) {
         std::vector<double> c, lv, e;

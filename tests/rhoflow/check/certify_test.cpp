@@ -282,7 +282,7 @@ TEST_CASE("certify: the verdict follows the enclosure of j'': a wrong one flips 
     CHECK(n.derivative == "estimate");
 }
 
-TEST_CASE("certify: filtering's sign of dE[A_I]/drho is guaranteed by enclosures; a wrong one withholds the verdict") {
+TEST_CASE("certify: filtering's sign of dE[A_I]/drho is guaranteed by enclosures, a wrong one withholds the verdict") {
     const ModelParams m;
     const Claim filtering = parse_claim("filtering");
     const PointCertificate c = certify_point(m, filtering, CertifyParams{});

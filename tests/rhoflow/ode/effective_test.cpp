@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/ode/step_moments.hpp"
 
@@ -80,4 +81,40 @@ TEST_CASE("effective equilibria: the roots of a and their stability") {
     CHECK(eq[1].rho == doctest::Approx(0.8).epsilon(1e-10));
     CHECK(eq[1].kind == "attractor");
     CHECK(eq[1].slope == doctest::Approx(-0.6).epsilon(1e-6));
+}
+
+TEST_CASE("effective drift: several tables, given in any order, interpolate linearly in eta and clamp outside") {
+    // Tables at eta = 0.4, 0.1, 0.2 (unsorted) with (a - F)/eta = (1 + 10 eta) rho,
+    // v = (1 + eta) e^{rho^2 / 2} and a_err = 1e-3 eta: c and v are linear in eta, so the linear
+    // interpolation between the two bracketing levels is exact (v is tabulated in rho as log v,
+    // a polynomial here), and the error, which scales like eta, is rescaled exactly. Outside
+    // [0.1, 0.4] the nearest level is used. A bracketing off by one level, or an unsorted level
+    // list, fails these.
+    const DriftField F = DriftField::from_functions([](double r) { return 0.5 * r; }, [](double) { return 0.5; }, 0.0, "lin");
+    std::vector<StepMomentTable> tables;
+    for (double eta : {0.4, 0.1, 0.2}) {
+        StepMomentTable t;
+        t.eta = eta;
+        for (double r : Chebyshev::lobatto_points(16)) {
+            const double Fr = (1 - r * r) * 0.5 * r;
+            t.nodes.push_back({r, Fr, Fr + eta * (1 + 10 * eta) * r, 1e-3 * eta, (1 + eta) * std::exp(0.5 * r * r), 0.0});
+        }
+        tables.push_back(t);
+    }
+    const EffectiveDrift D(F, tables);
+    REQUIRE(D.tables().size() == 3);
+    CHECK(D.tables().front().eta == 0.1);
+    for (double rho : {-0.8, 0.3, 0.95}) {
+        CAPTURE(rho);
+        const double Fr = (1 - rho * rho) * 0.5 * rho;
+        for (double eta : {0.1, 0.15, 0.2, 0.3, 0.4}) {
+            CAPTURE(eta);
+            CHECK(D.a(rho, eta) == doctest::Approx(Fr + eta * (1 + 10 * eta) * rho).epsilon(1e-10));
+            CHECK(D.v(rho, eta) == doctest::Approx((1 + eta) * std::exp(0.5 * rho * rho)).epsilon(1e-10));
+            CHECK(D.a_err(rho, eta) == doctest::Approx(1e-3 * eta).epsilon(1e-10));
+        }
+        CHECK(D.a(rho, 0.05) == doctest::Approx(Fr + 0.05 * 2 * rho).epsilon(1e-10));   // clamped to eta = 0.1's c
+        CHECK(D.a(rho, 1.0) == doctest::Approx(Fr + 1.0 * 5 * rho).epsilon(1e-10));     // clamped to eta = 0.4's c
+    }
+    CHECK_THROWS_AS(EffectiveDrift(F, {}), InvalidArgument);  // exit 2 at the CLI, naming the field
 }

@@ -14,7 +14,7 @@
 // (detail/simd.hpp); without FMA contraction (ISO C++ mode) both give the same bits, which
 // tests/rhoflow/core/simd_test.cpp checks by forcing each variant. Below -708.39 (where
 // e^x would be subnormal) the result is 0, which is what a softmax numerator needs.
-// Accuracy: within 4 ulp of std::exp on [-708, 0] (tests/rhoflow/detail_exp_test.cpp).
+// Accuracy: within 4 ulp of std::exp on [-708, 0] (tests/rhoflow/core/detail_exp_test.cpp).
 #pragma once
 
 #include <cstddef>
