@@ -98,8 +98,9 @@ const char* to_string(DerivativeBound b);
 DerivativeBound parse_derivative_bound(const std::string& text, const std::string& field);
 
 /// Guaranteed enclosures of the model's exact j'' (or, with `mass`, dE[A_I]/drho) from
-/// rigorous/enclosure.hpp at 128 bits, rel_tol 1e-7; each call returns nullopt when the model is
-/// outside the enclosures' range (L < 3, beta sigma outside [1e-3, 4]). Thread-safe.
+/// rigorous/enclosure.hpp: at 64 bits and rel_tol 1e-4, then at 128 bits and 1e-7 where the
+/// first contains 0; each call returns nullopt when the model is outside the enclosures' range
+/// (L < 3, beta sigma outside [1e-3, 4]). Thread-safe.
 DerivativeEnclosure exact_derivative(const ModelParams& model, bool mass = false);
 
 /// Sampler of the exact field (`exact_field` with `exact`) or the mean-field limit at `model`.

@@ -235,7 +235,7 @@ TEST_CASE("certify: the sign of j'' on a root's run is guaranteed by an enclosur
     const double d2 = (exact_field(m, rep.rho + h).dj - exact_field(m, rep.rho - h).dj) / (2 * h);
     const double fd = (1 - rep.rho * rep.rho) * d2;
     CHECK(std::abs(fd - rep.dfdrho) <= rep.dfdrho_err + 2e-9);
-    CHECK(rep.dfdrho_err < 1e-5 * std::abs(rep.dfdrho));
+    CHECK(rep.dfdrho_err < 1e-3 * std::abs(rep.dfdrho));  // the quick enclosure: ~3e-4 relative
     // The estimate instead: the same portrait, and the certificate says what it rests on.
     CertifyParams est;
     est.derivative = DerivativeBound::estimate;
