@@ -71,7 +71,6 @@ TEST_CASE("compare: a deliberately wrong ODE (field scaled by 2) is reported as 
     CAPTURE(bad.tracking_error.mean);
     CHECK(bad.tracking_error.mean > 2.5 * good.tracking_error.mean);
     CHECK(bad.gap.front().mean > 2.5 * good.gap.front().mean);
-    CHECK(bad.field.scale == 2.0);
     // Same seed, same SGA numbers: only the ODE changed.
     CHECK(good.summary.abs_rho_final.mean == bad.summary.abs_rho_final.mean);
 }
@@ -150,7 +149,6 @@ TEST_CASE("compare verdict: a field 30% too strong is inconsistent") {
     REQUIRE(r.verdict.has_value());
     CAPTURE(r.verdict->max_abs_z);
     CHECK_FALSE(r.verdict->consistent);
-    CHECK(r.verdict->field_scale == 1.3);
 }
 
 TEST_CASE("compare verdict: a field 20% too weak is inconsistent") {

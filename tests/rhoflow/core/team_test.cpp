@@ -34,10 +34,8 @@ TEST_CASE("team: a pool runs every task largest first, gives outputs to the hook
     for (int i = 0; i < 4; ++i) tasks.push_back({std::to_string(i), static_cast<double>(i % 3), static_cast<std::uint64_t>(i), false, {}});
     int finishes = 0;
     run_pool([&](const std::string& in) { order.push_back(in); return "out" + in; }, tasks,
-             [&](PoolQueue& q, const PoolTask& t, std::string out, int rank, double seconds) {
+             [&](PoolQueue& q, const PoolTask& t, std::string out, int, double) {
                  CHECK(out == "out" + t.input);
-                 CHECK(rank == 0);
-                 CHECK(seconds >= 0);
                  if (t.tag == 3) q.add({"", 0, 99, true, [&] { ++finishes; }});
              });
     // Costs 0, 1, 2, 0: the largest first, ties in the order queued.
@@ -81,12 +79,14 @@ TEST_CASE("team: an ensemble cut into blocks and run in any order is the ensembl
     const nlohmann::json whole = run_ensemble(model, p);
     EnsembleBlocks blocks(model, p, 3);
     REQUIRE(blocks.size() == 3);
-    std::int64_t trials = 0;
+    std::vector<std::int64_t> sizes;
     for (std::int64_t b = blocks.size(); b-- > 0;) {  // backwards: order must not matter
-        trials += blocks.trials(b);
+        sizes.push_back(blocks.trials(b));
         blocks.accept(b, blocks.run(b));
     }
-    CHECK(trials == 7);
+    // 7 trials in 3 blocks: balanced, 3 + 2 + 2 (in some order), none empty.
+    std::sort(sizes.begin(), sizes.end());
+    CHECK(sizes == std::vector<std::int64_t>{2, 2, 3});
     CHECK(nlohmann::json(blocks.result()).dump() == whole.dump());
 }
 

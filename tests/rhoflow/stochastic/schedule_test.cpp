@@ -42,6 +42,17 @@ const std::vector<StepSchedule> kSchedules = {
 
 }  // namespace
 
+TEST_CASE("schedule: eta_k at hand-computed values") {
+    // eta0 / (1 + k/k0)^gamma worked by hand, so that eta_formula (the brute-force reference of
+    // the sums below, which re-types the formula) is not the only statement of it.
+    CHECK(StepSchedule{0.5, 100, 1.0}.eta(100) == 0.25);             // 0.5 / 2
+    CHECK(StepSchedule{0.5, 100, 1.0}.eta(300) == 0.125);            // 0.5 / 4
+    CHECK(StepSchedule{2.0, 3, 0.5}.eta(9) == doctest::Approx(1.0)); // 2 / sqrt(4)
+    CHECK(StepSchedule{0.3, 7.5, 0.0}.eta(1000000) == 0.3);          // gamma = 0: constant
+    CHECK(StepSchedule{0.01, 5000, 0.5}.eta(15000) == doctest::Approx(0.005).epsilon(1e-15));  // 0.01 / sqrt(4)
+    CHECK(StepSchedule{0.5, 100, 1.0}.eta(0) == 0.5);
+}
+
 TEST_CASE("schedule: eta_k, times_at and time_at equal the brute-force sum bit for bit") {
     const std::int64_t K = 3000;
     for (const auto& s : kSchedules) {
