@@ -29,25 +29,29 @@ EffectiveDrift::EffectiveDrift(const DriftField& field, std::vector<StepMomentTa
         }
         levels_.push_back({t.eta, Chebyshev::from_lobatto(c, 1e-12), Chebyshev::from_lobatto(lv, 1e-12),
                            Chebyshev::from_lobatto(e, 1e-12)});
+        etas_.push_back(t.eta);
     }
 }
 
+EtaBracket bracket_eta(const std::vector<double>& etas, double eta) {
+    EtaBracket b;
+    if (eta <= etas.front()) return b;
+    if (eta >= etas.back()) {
+        b.lo = b.hi = etas.size() - 1;
+        return b;
+    }
+    b.hi = 1;
+    while (etas[b.hi] < eta) ++b.hi;
+    b.lo = b.hi - 1;
+    b.w = (eta - etas[b.lo]) / (etas[b.hi] - etas[b.lo]);
+    return b;
+}
+
 void EffectiveDrift::bracket(double eta, std::size_t& lo, std::size_t& hi, double& w) const {
-    const std::size_t n = levels_.size();
-    if (eta <= levels_.front().eta) {
-        lo = hi = 0;
-        w = 0;
-        return;
-    }
-    if (eta >= levels_.back().eta) {
-        lo = hi = n - 1;
-        w = 0;
-        return;
-    }
-    hi = 1;
-    while (levels_[hi].eta < eta) ++hi;
-    lo = hi - 1;
-    w = (eta - levels_[lo].eta) / (levels_[hi].eta - levels_[lo].eta);
+    const EtaBracket b = bracket_eta(etas_, eta);
+    lo = b.lo;
+    hi = b.hi;
+    w = b.w;
 }
 
 double EffectiveDrift::a(double rho, double eta) const {
@@ -202,19 +206,11 @@ StepPlan plan_steps(const Lookup& L, const StepSizes& eta, std::int64_t steps) {
     double t = 0;
     for (std::int64_t k = 0; k < steps; ++k) {
         const double e = eta(k);
-        std::size_t lo = 0, hi = 0;
-        double w = 0;
-        if (e >= L.etas.back()) lo = hi = L.etas.size() - 1;
-        else if (e > L.etas.front()) {
-            hi = 1;
-            while (L.etas[hi] < e) ++hi;
-            lo = hi - 1;
-            w = (e - L.etas[lo]) / (L.etas[hi] - L.etas[lo]);
-        }
+        const EtaBracket b = bracket_eta(L.etas, e);
         p.eta.push_back(e);
-        p.w.push_back(w);
-        p.lo.push_back(static_cast<std::uint32_t>(lo));
-        p.hi.push_back(static_cast<std::uint32_t>(hi));
+        p.w.push_back(b.w);
+        p.lo.push_back(static_cast<std::uint32_t>(b.lo));
+        p.hi.push_back(static_cast<std::uint32_t>(b.hi));
         p.t.push_back(t);
         t += e;
     }

@@ -24,6 +24,7 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <cstddef>
 #include <vector>
 
 #include "rhoflow/core/chebyshev.hpp"
@@ -34,6 +35,17 @@
 namespace rhoflow {
 
 /// The effective drift and variance at any (rho, eta).
+/// The two levels of an ascending list of step sizes around eta, and the weight of the upper
+/// one: eta = (1 - w) etas[lo] + w etas[hi]; lo = hi and w = 0 outside the list's range (the
+/// nearest level). The one bracketing rule of the effective drift and of the chain's step plan.
+struct EtaBracket {
+    std::size_t lo = 0;  ///< the level at or below eta
+    std::size_t hi = 0;  ///< the level above eta (lo when clamped)
+    double w = 0;        ///< weight of hi, in [0, 1)
+};
+/// Brackets eta in `etas` (ascending, not empty).
+EtaBracket bracket_eta(const std::vector<double>& etas, double eta);
+
 class EffectiveDrift {
 public:
     /// From the theory's field and tables at one or more step sizes (any order, distinct eta).
@@ -54,11 +66,12 @@ private:
         double eta;
         Chebyshev c, log_v, err;
     };
-    // The two levels around eta and the weight of the upper one.
+    // The two levels around eta and the weight of the upper one (bracket_eta).
     void bracket(double eta, std::size_t& lo, std::size_t& hi, double& w) const;
     DriftField field_;
     std::vector<StepMomentTable> tables_;
     std::vector<Level> levels_;
+    std::vector<double> etas_;  // levels_' step sizes, ascending
 };
 
 /// An equilibrium of the effective drift at one step size.

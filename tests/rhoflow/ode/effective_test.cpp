@@ -118,3 +118,17 @@ TEST_CASE("effective drift: several tables, given in any order, interpolate line
     }
     CHECK_THROWS_AS(EffectiveDrift(F, {}), InvalidArgument);  // exit 2 at the CLI, naming the field
 }
+
+TEST_CASE("effective drift: bracket_eta, the one bracketing rule of the drift and the chain's step plan") {
+    const std::vector<double> etas = {0.1, 0.2, 0.4};
+    auto is = [](EtaBracket b, std::size_t lo, std::size_t hi, double w) { return b.lo == lo && b.hi == hi && b.w == w; };
+    CHECK(is(bracket_eta(etas, 0.05), 0, 0, 0));
+    CHECK(is(bracket_eta(etas, 0.1), 0, 0, 0));
+    CHECK(is(bracket_eta(etas, 0.15), 0, 1, (0.15 - 0.1) / (0.2 - 0.1)));
+    CHECK(is(bracket_eta(etas, 0.2), 0, 1, 1.0));  // at a level: its own weight 1 from below
+    CHECK(is(bracket_eta(etas, 0.3), 1, 2, (0.3 - 0.2) / (0.4 - 0.2)));
+    CHECK(is(bracket_eta(etas, 0.4), 2, 2, 0));
+    CHECK(is(bracket_eta(etas, 9.0), 2, 2, 0));
+    CHECK(is(bracket_eta({0.3}, 0.1), 0, 0, 0));
+    CHECK(is(bracket_eta({0.3}, 0.5), 0, 0, 0));
+}
