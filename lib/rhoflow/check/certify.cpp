@@ -547,6 +547,12 @@ std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<
         if (!why.empty()) return why;
         if (q) {
             if (curvature.empty()) curvature = "enclosure";
+            // j' strictly monotone on the run: its end signs must follow j''s sign (+ to - needs
+            // j'' < 0); otherwise the table's signs contradict the enclosure.
+            if (before != after && (before < after) != (q->lo > 0))
+                return fmt::format("near rho in [{:.6g}, {:.6g}] the table's signs of j' ({} to {}) contradict the "
+                                   "guaranteed sign of j'' ([{:.3e}, {:.3e}]): not certified",
+                                   ra, rb, before > 0 ? "+" : "-", after > 0 ? "+" : "-", q->lo, q->hi);
             if (before != after) eq.push_back(enclosed_equilibrium(P, ra, rb, *q, thr0, curv));
             i = j;
             continue;

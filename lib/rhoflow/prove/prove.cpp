@@ -48,8 +48,9 @@ std::int64_t integer_count(const ParamRange& r) { return static_cast<std::int64_
 
 void ProveParams::validate() const {
     claim.validate();
-    require(claim.kind != ClaimKind::filtering, "claim", 0,
-            "monotone, positive-drift, attractors=N or hitting-time<=T (filtering is not proved by prove)");
+    if (claim.kind == ClaimKind::filtering)
+        throw InvalidArgument("claim", "claim = 'filtering' is not proved by prove (accepted: monotone, positive-drift, "
+                                       "attractors=N, hitting-time<=T; rhoflow check decides filtering)");
     box.validate();
     rigorous.validate();
     require(initial_cells >= 2 && initial_cells <= 4096, "initial_cells", initial_cells, "2 <= initial_cells <= 4096");
@@ -395,7 +396,9 @@ std::string proof_summary(const ProveParams& params, const ProveResult& r) {
                              c.enc.dj.hi, c.enc.dj.width());
         }
     }
-    s += "\nRe-check independently: `rhoflow prove --verify certificate.json`.\n";
+    s += "\nRe-check independently (with `--out DIR`, which writes the certificate): "
+         "`rhoflow prove --verify DIR/certificate.json`. The checker recomputes every cell and the results above; "
+         "this text itself is not checked.\n";
     return s;
 }
 

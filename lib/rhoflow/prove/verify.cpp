@@ -379,6 +379,53 @@ std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const Rigo
     return nlohmann::json::from_cbor(got).get<std::vector<Recomputed>>();
 }
 
+using Groups = std::vector<std::pair<ModelCell, std::vector<ProofCell>>>;
+
+// param_cells: every decided entry matches decide_cells on its group exactly (verdict, count,
+// T_hit bracket); every group has one decided entry; a 'proved' certificate has only proved
+// entries, a 'disproved' one at least one disproved. Not-proved entries list no cells (their
+// undecided cells are under "undecided") and are only counted.
+void check_param_cells(const nlohmann::json& j, const Groups& groups, const Claim& claim, double rho0, double hit_eps,
+                       ProofVerdict verdict, Errors& err) {
+    std::vector<ParamCellResult> pcs;
+    try {
+        if (!j.is_array()) throw std::runtime_error("must be an array");
+        pcs = j.get<std::vector<ParamCellResult>>();
+    } catch (const std::exception& e) {
+        err.add(fmt::format("param_cells: {}", e.what()));
+        return;
+    }
+    std::vector<int> seen(groups.size(), 0);
+    bool any_disproved = false;
+    for (std::size_t i = 0; i < pcs.size(); ++i) {
+        const ParamCellResult& pc = pcs[i];
+        const std::string path = fmt::format("param_cells[{}]", i);
+        if (verdict == ProofVerdict::proved && pc.verdict != ProofVerdict::proved)
+            err.add(path + ".verdict: a proved certificate has only proved parameter cells");
+        if (pc.verdict == ProofVerdict::not_proved) continue;
+        any_disproved = any_disproved || pc.verdict == ProofVerdict::disproved;
+        const auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return same_model(x.first, pc.model); });
+        if (g == groups.end()) {
+            err.add(path + ".model: no cells of this parameter cell in 'cells'");
+            continue;
+        }
+        ++seen[static_cast<std::size_t>(g - groups.begin())];
+        const CellsDecision d = decide_cells(claim, g->second, rho0, hit_eps);
+        if (d.verdict != pc.verdict)
+            err.add(fmt::format("{}.verdict: '{}', but its cells give '{}'", path, to_string(pc.verdict), to_string(d.verdict)));
+        if (claim.kind == ClaimKind::attractors && d.attractors != pc.attractors)
+            err.add(fmt::format("{}.attractors: {}, but its cells give {}", path, pc.attractors, d.attractors));
+        if (claim.kind == ClaimKind::hitting_time &&
+            (d.hitting_time.lo != pc.hitting_time.lo || d.hitting_time.hi != pc.hitting_time.hi))
+            err.add(fmt::format("{}.hitting_time: [{}, {}], but its cells give [{}, {}]", path, pc.hitting_time.lo,
+                                pc.hitting_time.hi, d.hitting_time.lo, d.hitting_time.hi));
+    }
+    for (std::size_t gi = 0; gi < groups.size(); ++gi)
+        if (seen[gi] != 1)
+            err.add(fmt::format("param_cells: the parameter cell {} of 'cells' has {} decided entries (must be 1)", gi, seen[gi]));
+    if (verdict == ProofVerdict::disproved && !any_disproved) err.add("param_cells: no disproved parameter cell");
+}
+
 }  // namespace
 
 VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
@@ -483,7 +530,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
     if (!err.list.empty()) return done();
 
     // 3. Group the cells by parameter cell, sorted by rho; decide each group.
-    std::vector<std::pair<ModelCell, std::vector<ProofCell>>> groups;
+    Groups groups;
     for (const auto& c : cells) {
         auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return same_model(g.first, c.model); });
         if (it == groups.end()) groups.push_back({c.model, {c}});
@@ -491,6 +538,10 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
     }
     for (auto& g : groups)
         std::sort(g.second.begin(), g.second.end(), [](const ProofCell& a, const ProofCell& b) { return a.enc.rho.lo < b.enc.rho.lo; });
+
+    // 4. The per-parameter-cell results a reader cites (verdict, attractor count, T_hit bracket)
+    // are those the cells give; a decided parameter cell's cells are all in `cells`.
+    check_param_cells(cert["param_cells"], groups, claim, rho0, hit_eps, verdict, err);
 
     if (verdict == ProofVerdict::proved) {
         for (std::size_t gi = 0; gi < groups.size(); ++gi) {

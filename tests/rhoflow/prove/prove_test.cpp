@@ -74,6 +74,10 @@ TEST_CASE("prove: the default model has exactly two attractors (proved) and is n
     CHECK(seen);
     // the count is exact, so the same cells disprove attractors=1
     CHECK(decide_cells(parse_claim("attractors=1"), r.cells, p.rho0, p.hit_eps).verdict == ProofVerdict::disproved);
+    // the recorded count is re-derived by the checker
+    nlohmann::json cert = certificate(p, r);
+    cert["param_cells"][0]["attractors"] = 3;
+    CHECK(has_error(verify_certificate(cert), "param_cells[0].attractors"));
 
     const ProveParams m = params("monotone", 50, 1000, 100);
     const ProveResult rm = run_prove(m);
@@ -160,6 +164,14 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
         CHECK(!v.valid);
         CHECK(has_error(v, "not covered"));
     }
+    SUBCASE("a parameter cell's recorded verdict changed, or its entry dropped") {
+        nlohmann::json t = cert;
+        t["param_cells"][0]["verdict"] = "disproved";
+        CHECK(has_error(verify_certificate(t), "param_cells[0].verdict"));
+        t = cert;
+        t["param_cells"].erase(0);
+        CHECK(has_error(verify_certificate(t), "decided entries (must be 1)"));
+    }
     SUBCASE("the claim changed") {
         nlohmann::json t = cert;
         t["params"]["claim"] = "monotone";  // needs [-1, 1], the cells cover [0, 1]
@@ -218,6 +230,11 @@ TEST_CASE("prove: hitting-time is bracketed by the enclosures and decides both w
     const Interval T = r.param_cells.at(0).hitting_time;
     CHECK(T.lo > 0);
     CHECK(T.hi <= 100);
+    // The bracket a reader cites is re-derived by the checker: a changed one is rejected.
+    nlohmann::json cert = certificate(p, r);
+    REQUIRE(verify_certificate(cert).valid);
+    cert["param_cells"][0]["hitting_time"] = {{"lo", 0.001}, {"hi", 0.002}};
+    CHECK(has_error(verify_certificate(cert), "param_cells[0].hitting_time"));
     p.claim = parse_claim("hitting-time<=" + std::to_string(0.5 * T.lo));
     CHECK(run_prove(p).verdict == ProofVerdict::disproved);
 }
