@@ -406,6 +406,9 @@ CompareResult finish_compare(const CompareParams& p, const Context& c, const Ens
     out.tracking_error = mean_ci_within(sups, 0, 2);
     out.tracking_error_max = *std::max_element(sups.begin(), sups.end());
     out.summary = ens.summary;
+    std::vector<double> rho_finals;  // ens.trials holds every trial here (the MPI path fills no rho_finals)
+    for (const auto& t : ens.trials) rho_finals.push_back(t.rho_final);
+    out.outcomes = outcome_summary(out.phase, rho_finals, sg.rho0, p.model.d);
     out.rho_ode_final = out.table.back().rho_ode;
     if (!c.study.empty()) out.study = study_result(p, c.study, study_sups, c.study_rho0, c.study_t);
     out.trajectory = trajectory(plan, ens, slots);
@@ -658,7 +661,7 @@ RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, tria
                    pred_mean, pred_q10, pred_q90)
 RHOFLOW_JSON_HOOKS(FieldCurvePoint, rho, drift, dj)
 RHOFLOW_JSON_HOOKS(CompareResult, params, field, phase, t_final, table, gap, gap_fit, tracking_error,
-                   tracking_error_max, hitting_time, summary, rho_ode_final, study, trajectory, field_curve, warning,
+                   tracking_error_max, hitting_time, summary, outcomes, rho_ode_final, study, trajectory, field_curve, warning,
                    effective, verdict)
 
 }  // namespace rhoflow

@@ -1277,7 +1277,7 @@ private:
         const ExperimentCell& c = e_.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
         in_cell(e_, c, [&] {
-            JobResult r = w.sga       ? JobResult(w.sga->result())
+            JobResult r = w.sga       ? JobResult(with_outcomes(std::get<SgaJob>(c.job), w.sga->result()))
                           : w.compare ? std::move(w.result)
                                       : result_from_document(c.job, detail::from_cbor_bytes(w.single));
             write_cell(c, r, partial_, o_.render_figures, o_.provenance);
