@@ -340,12 +340,19 @@ std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) {
              {"equilibria", static_cast<double>(r.portrait.equilibria.size())},
              {"attractors", attractors}}};
 }
+// The trials per ODE basin as one comma-free text cell: "-1: 3/50; 1: 47/50" (attractor: count/trials).
+std::string outcome_cell(const OutcomeSummary& o) {
+    std::string cell;
+    for (const auto& b : o.basins)
+        cell += fmt::format("{}{:.6g}: {}/{}", cell.empty() ? "" : "; ", b.attractor, b.count, o.trials);
+    return cell;
+}
 std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) {
     const auto& s = r.ensemble.summary;
     return {{{"mean_abs_rho_final", s.abs_rho_final.mean}, {"ci95_lo", s.abs_rho_final.lo},
              {"ci95_hi", s.abs_rho_final.hi}, {"time_avg_abs_rho", s.abs_rho_last_half.mean},
              {"time_avg_se", s.abs_rho_last_half.se}, {"nuisance_mass", s.nuisance_mass.mean},
-             {"hits", static_cast<double>(s.hits)}}};
+             {"hits", static_cast<double>(s.hits)}, {"outcomes", r.outcomes ? outcome_cell(*r.outcomes) : std::string()}}};
 }
 std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {
     const auto& s = r.summary;
@@ -356,7 +363,8 @@ std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {
                {"nuisance_mass_sga", s.nuisance_mass.mean},
                {"nuisance_mass_population", r.table.back().nuisance_mass_population},
                {"hit_time_ode", opt_mean(r.hitting_time.ode)},
-               {"hit_time_sga", opt_mean(r.hitting_time.sga)}};
+               {"hit_time_sga", opt_mean(r.hitting_time.sga)},
+               {"outcomes", outcome_cell(r.outcomes)}};
     if (r.effective && r.verdict) {  // the effective dynamics' prediction beside the measurement
         const EffectiveSummary& e = *r.effective;
         row.push_back({"pred_abs_rho_final", e.abs_rho_final.mean});

@@ -636,6 +636,7 @@ std::pair<std::string, std::string> human_header(const std::string& k) {
         {"hit_time_pred", {"predicted hitting time", "predicted hitting time"}},
         {"hit_time", {"hitting time", "hitting time"}},
         {"max_abs_z", {"max |z|", "max $|z|$"}},
+        {"outcomes", {"trials per ODE basin (attractor: count/trials)", "trials per ODE basin (attractor: count/trials)"}},
         {"time_avg_abs_rho", {"time average of |ρ|", "time average of $|\\rho|$"}},
         {"mean_abs_rho", {"mean |ρ|", "mean $|\\rho|$"}},
         {"sd", {"sd of |ρ|", "sd of $|\\rho|$"}},
