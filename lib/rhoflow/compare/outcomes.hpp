@@ -13,7 +13,7 @@
 // ibetac, so a small probability near +1 keeps its digits).
 // When it misleads: the basin is that of the mean-field ODE; a trial with a large step can sit
 // near one attractor and still be in another's basin at the last step (or cross a repeller
-// later). At small steps the ODE basin of rho0 predicts where SGA ends (theory.md section 6).
+// later). At small steps the ODE basin of rho0 predicts where SGA ends (theory.md section 7).
 // The Wilson interval's coverage is close to nominal also for 0 or n successes (unlike the
 // Wald interval, which is then empty).
 //
