@@ -106,8 +106,8 @@ TEST_CASE("cli: sga prints and records the trials per ODE basin (issue 19)") {
     const Run t = rhoflow_cli(args);
     REQUIRE(t.code == 0);
     CHECK(t.out.find("outcomes by ODE basin of rho_final (4 trials") != std::string::npos);
-    CHECK(t.out.find("near -1 ([-1, -0.260837)): 4 of 4 trials, fraction 1.0000 [0.5101, 1.0000]") != std::string::npos);
-    CHECK(t.out.find("near 1 ((-0.260837, 1]): 0 of 4 trials, fraction 0.0000 [0.0000, 0.4899]") != std::string::npos);
+    CHECK(t.out.find("basin of -1 [-1, -0.260837): 4 of 4 trials, fraction 1.0000 [0.5101, 1.0000]") != std::string::npos);
+    CHECK(t.out.find("basin of 1 (-0.260837, 1]: 0 of 4 trials, fraction 0.0000 [0.0000, 0.4899]") != std::string::npos);
     CHECK(t.out.find("rho0 = -0.45 lies in the ODE basin of -1") != std::string::npos);
     std::vector<std::string> json_args = args;
     json_args.push_back("--json");

@@ -274,8 +274,8 @@ std::vector<std::string> outcome_lines(const OutcomeSummary& o) {
                                 "means +- standard errors{}):",
                                 o.trials, percent(o.level), o.rho0 ? "" : "; P(uniform) = exact probability of the basin for a query uniform on the sphere"));
     for (const BasinOutcome& b : o.basins) {
-        std::string l = fmt::format("  near {:.6g} ({}{}): {} of {} trials, fraction {:.4f} [{:.4f}, {:.4f}]",
-                                    b.attractor, basin_interval(b), b.kind == "attractor" ? "" : ", " + b.kind, b.count,
+        std::string l = fmt::format("  basin of {:.6g} {}{}: {} of {} trials, fraction {:.4f} [{:.4f}, {:.4f}]",
+                                    b.attractor, basin_interval(b), b.kind == "attractor" ? "" : " (" + b.kind + ")", b.count,
                                     o.trials, b.fraction, b.fraction_lo, b.fraction_hi);
         if (b.count > 0) l += fmt::format("; rho_final mean {:.6f} +- {:.6f}", b.rho_final.mean, b.rho_final.se);
         if (b.count > 1) l += fmt::format(", sd {:.6f} +- {:.6f}", b.sd, b.sd_se);
