@@ -277,7 +277,8 @@ std::vector<std::string> outcome_lines(const OutcomeSummary& o) {
         std::string l = fmt::format("  basin of {:.6g} {}{}: {} of {} trials, fraction {:.4f} [{:.4f}, {:.4f}]",
                                     b.attractor, basin_interval(b), b.kind == "attractor" ? "" : " (" + b.kind + ")", b.count,
                                     o.trials, b.fraction, b.fraction_lo, b.fraction_hi);
-        if (b.count > 0) l += fmt::format("; rho_final mean {:.6f} +- {:.6f}", b.rho_final.mean, b.rho_final.se);
+        if (b.count == 1) l += fmt::format("; rho_final {:.6f} (one trial: no standard error)", b.rho_final.mean);
+        if (b.count > 1) l += fmt::format("; rho_final mean {:.6f} +- {:.6f}", b.rho_final.mean, b.rho_final.se);
         if (b.count > 1) l += fmt::format(", sd {:.6f} +- {:.6f}", b.sd, b.sd_se);
         if (b.uniform_probability) l += fmt::format("; P(uniform) = {:.6g}", *b.uniform_probability);
         lines.push_back(l);

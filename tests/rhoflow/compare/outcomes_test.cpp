@@ -14,6 +14,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 using namespace rhoflow;
@@ -139,6 +140,25 @@ TEST_CASE("outcomes: final rho assigned to basins, boundaries and repellers incl
     CHECK(none.basins[0].count == 0);
     CHECK(none.basins[0].fraction_hi == doctest::Approx(wilson_ci(0, 2).hi));
     CHECK(none.basins[0].sd == 0);
+}
+
+TEST_CASE("outcomes: the text lines show counts, Wilson intervals and the start's basin") {
+    const double r = -0.38;
+    auto joined = [](const std::vector<std::string>& lines) {
+        std::string all;
+        for (const auto& l : lines) all += l + "\n";
+        return all;
+    };
+    // One trial in a basin has no standard error: the text says so rather than printing +- 0.
+    const std::string fixed = joined(outcome_lines(outcome_summary(two_attractors(r), {-0.9, 0.5, 0.6}, -0.45, 100)));
+    CHECK(fixed.find("basin of -1 [-1, -0.38): 1 of 3 trials, fraction 0.3333 [0.0615, 0.7923]; rho_final -0.900000 "
+                     "(one trial: no standard error)") != std::string::npos);
+    CHECK(fixed.find("basin of 1 (-0.38, 1]: 2 of 3 trials") != std::string::npos);
+    CHECK(fixed.find("rho0 = -0.45 lies in the ODE basin of -1") != std::string::npos);
+    CHECK(fixed.find("P(uniform)") == std::string::npos);
+    const std::string uniform = joined(outcome_lines(outcome_summary(two_attractors(r), {-0.9, r}, std::nullopt, 3)));
+    CHECK(uniform.find("P(uniform) = 0.31") != std::string::npos);  // d = 3: (r + 1)/2
+    CHECK(uniform.find("1 of 2 trials ended in no basin") != std::string::npos);
 }
 
 TEST_CASE("outcomes: one attractor, and a flat portrait") {
