@@ -265,6 +265,7 @@ std::string percent(double level) { return format_number(100 * level) + "%"; }
 
 std::vector<std::string> outcome_lines(const OutcomeSummary& o) {
     std::vector<std::string> lines;
+    if (o.trials == 0) return lines;  // none computed (a document older than the outcome statistics)
     if (o.basins.empty()) {
         lines.push_back("outcomes: the phase portrait has no basin (the field is flat within its error): no trial is "
                         "assigned to an attractor");

@@ -49,7 +49,7 @@ std::string effective_markdown(const CompareResult& r);
 /// are, `rhoflow compare` as Markdown list items): a heading, one line per basin (count of
 /// trials, fraction with its Wilson interval, mean rho_final +- its standard error, sd +- its
 /// error, and for a uniform start the exact probability of the basin), the unassigned trials,
-/// and the basin of a fixed rho0.
+/// and the basin of a fixed rho0. No lines for a summary of 0 trials (none was computed).
 std::vector<std::string> outcome_lines(const OutcomeSummary& o);
 
 /// What `rhoflow compare` prints: the Markdown table and the headline numbers.

@@ -408,6 +408,10 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE_FALSE(r.gap.empty());
     check_round_trip(r, kCompareResultKeys);
     check_header_members(r, "compare/compare.hpp", "CompareResult");
+    CHECK(r.outcomes.trials == small_compare().sga.trials);
+    json older = r;  // a compare.json written before the outcome statistics reads back with none
+    older.erase("outcomes");
+    CHECK(older.get<CompareResult>().outcomes.trials == 0);
     for (const auto& row : r.table)
         check_round_trip(row, {"step", "t", "rho_ode", "rho_sga", "rho_sga_q10", "rho_sga_median", "rho_sga_q90",
                                "gap_mean", "gap_q90", "nuisance_mass_sga", "nuisance_mass_population", "rho_eff_ode", "rho_first_order",
