@@ -245,3 +245,16 @@ TEST_CASE("outcomes: issue 19's case, rho0 = -0.45 in the basin of -1, ends ther
     CHECK(big.outcomes->basins[1].count == above.count());
     CHECK(big.outcomes->basins[1].rho_final.mean == doctest::Approx(above.mean()).epsilon(1e-12));
 }
+
+TEST_CASE("outcomes: a model the exact field refuses keeps its ensemble, with a note instead of outcomes") {
+    SgaJob job;
+    job.model.beta = 13;  // beta*sigma > 12: the exact field is refused
+    job.sga.steps = 10;
+    job.sga.trials = 2;
+    const SgaJobResult r = run(job);
+    CHECK(!r.outcomes);
+    CHECK(!r.field);
+    CHECK(r.outcomes_note.find("exact field refuses this model") != std::string::npos);
+    CHECK(r.ensemble.rho_finals.size() == 2);
+    CHECK(r.ensemble.summary.abs_rho_final.n == 2);
+}
