@@ -240,7 +240,7 @@ void bench_jobs(bool quick) {
     const SgaJob sga;
     const int reps = quick ? 1 : 5;
     const auto [f_best, f_median] = timed(reps, [&] { sink = run(field).points.back().j; });
-    const auto [s_best, s_median] = timed(reps, [&] { sink = run(sga).summary.abs_rho_final.mean; });
+    const auto [s_best, s_median] = timed(reps, [&] { sink = run(sga).ensemble.summary.abs_rho_final.mean; });
     fmt::print("jobs field_1000: best {:.4f} s, median {:.4f} s\n", f_best, f_median);
     fmt::print("jobs sga_default: best {:.4f} s, median {:.4f} s\n", s_best, s_median);
     // Tiny jobs: what a call costs beyond its work (the Python side times the same calls).
@@ -250,7 +250,7 @@ void bench_jobs(bool quick) {
     sga1.sga.steps = 1;
     sga1.sga.trials = 1;
     const auto [f1, f1m] = timed(50, [&] { sink = run(field1).points.back().j; });
-    const auto [s1, s1m] = timed(50, [&] { sink = run(sga1).summary.abs_rho_final.mean; });
+    const auto [s1, s1m] = timed(50, [&] { sink = run(sga1).ensemble.summary.abs_rho_final.mean; });
     fmt::print("jobs field_1: best {:.6f} s, median {:.6f} s\n", f1, f1m);
     fmt::print("jobs sga_1: best {:.6f} s, median {:.6f} s\n", s1, s1m);
 }

@@ -96,8 +96,9 @@ std::string text(const PhaseJob& job, const PhaseJobResult& r) {
     return s;
 }
 
-std::string text(const SgaJob& job, const EnsembleResult& res) {
+std::string text(const SgaJob& job, const SgaJobResult& out) {
     const SgaParams& p = job.sga;
+    const EnsembleResult& res = out.ensemble;
     const auto& s = res.summary;
     std::string r = fmt::format("# rhoflow sga, {} sampler, {}\n", to_string(p.sampler), describe(job.model));
     r += fmt::format("# {} trials x {} steps, seed {}, eta_k = {}/(1 + k/{})^{}, {} update, rho0 {}\n", p.trials, p.steps,
@@ -121,6 +122,10 @@ std::string text(const SgaJob& job, const EnsembleResult& res) {
         r += fmt::format("no trial reached |rho| >= {}\n", 1 - p.hit_eps);
     r += fmt::format("attention mass on nuisance tokens (last 10% of steps): {:.5f} (95% CI [{:.5f}, {:.5f}])\n",
                      s.nuisance_mass.mean, s.nuisance_mass.lo, s.nuisance_mass.hi);
+    if (out.outcomes)
+        for (const std::string& line : outcome_lines(*out.outcomes)) r += line + "\n";
+    else if (!out.outcomes_note.empty())
+        r += "# " + out.outcomes_note + "\n";
     if (p.trials <= 50) {
         r += fmt::format("{:>6} {:>12} {:>12} {:>10} {:>10}\n", "trial", "rho0", "rho_final", "hit_step", "nuisance");
         for (const auto& t : res.trials)

@@ -40,6 +40,7 @@
 
 // compare
 #include "rhoflow/compare/compare.hpp"
+#include "rhoflow/compare/outcomes.hpp"
 #include "rhoflow/compare/pseudotrajectory.hpp"
 
 // io

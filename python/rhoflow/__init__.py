@@ -413,8 +413,11 @@ class PhaseResult(Result):
 class SgaResult(Result):
     """An SGA ensemble: ``steps`` (the record steps), ``t`` (their ODE times), ``rho`` and
     ``nuisance_mass`` (trials x records arrays), ``rho_final``, ``rho0``, ``hit_step`` (per trial,
-    -1 for a trial that never hit), ``summary`` (means with 95% CIs, quantiles, hits) and
-    ``trials`` (every per-trial number as a table)."""
+    -1 for a trial that never hit), ``summary`` (means with 95% CIs, quantiles, hits),
+    ``outcomes`` (the trials per ODE basin of their final rho: ``outcomes.basins.count``,
+    ``fraction`` with its Wilson interval ``fraction_lo``, ``fraction_hi``, ``uniform_probability``
+    for a uniform start, ``contains_rho0`` for a fixed one; docs/cli.md) and ``trials`` (every
+    per-trial number as a table)."""
 
     _struct_docs = ("EnsembleResult", "TrialResult")
 

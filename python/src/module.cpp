@@ -361,8 +361,8 @@ py::tuple wrap(Job job, JobResult result, Provenance provenance) {
     py::dict tables;
     if (auto* o = std::get_if<OdeJobResult>(&r.result)) {
         data = ode_data(*o, r, self);
-    } else if (auto* e = std::get_if<EnsembleResult>(&r.result)) {
-        data = ensemble_data(*e, r, self);
+    } else if (auto* e = std::get_if<SgaJobResult>(&r.result)) {
+        data = ensemble_data(e->ensemble, r, self);
     } else {
         data = to_python(document(r.job, r.result, r.provenance));
     }

@@ -262,7 +262,7 @@ TEST_CASE("memory: estimates grow with the sizes that the output needs, and size
     s.sga.trials = 100000;
     const MemoryEstimate full = estimate_memory(s, ResultDetail::full), summary = estimate_memory(s, ResultDetail::summary);
     CHECK(full.field == "sga.trials");
-    CHECK(full.bytes > 100 * summary.bytes / 10);  // records of every trial against 16 bytes each
+    CHECK(full.bytes > 100 * summary.bytes / 10);  // records of every trial against 24 bytes each
     CHECK(summary.bytes < 64.0 * (1 << 20));
     s.model.L = 1000000000;
     CHECK(estimate_memory(s, ResultDetail::summary).field == "model.L");

@@ -98,6 +98,42 @@ TEST_CASE("cli: sga --json follows the contract and is reproducible") {
     CHECK(nlohmann::json::parse(c.out)["warning"].get<std::string>().find("constant step") != std::string::npos);
 }
 
+TEST_CASE("cli: sga prints and records the trials per ODE basin (issue 19)") {
+    // Repeller at -0.2608: rho0 = -0.45 is in the basin [-1, -0.2608) of -1, and 200 steps of
+    // size <= 0.001 (ODE time 0.2) leave every trial there.
+    const std::vector<std::string> args = {"sga", "--d", "100", "--L", "300", "--R", "15", "--theta", "3", "--rho0",
+                                           "-0.45", "--trials", "4", "--steps", "200", "--eta0", "0.001", "--threads", "1"};
+    const Run t = rhoflow_cli(args);
+    REQUIRE(t.code == 0);
+    CHECK(t.out.find("outcomes by ODE basin of rho_final (4 trials") != std::string::npos);
+    CHECK(t.out.find("basin of -1 [-1, -0.260837): 4 of 4 trials, fraction 1.0000 [0.5101, 1.0000]") != std::string::npos);
+    CHECK(t.out.find("basin of 1 (-0.260837, 1]: 0 of 4 trials, fraction 0.0000 [0.0000, 0.4899]") != std::string::npos);
+    CHECK(t.out.find("rho0 = -0.45 lies in the ODE basin of -1") != std::string::npos);
+    std::vector<std::string> json_args = args;
+    json_args.push_back("--json");
+    const Run j = rhoflow_cli(json_args);
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    const auto& o = doc["outcomes"];
+    CHECK(o["trials"] == 4);
+    CHECK(o["rho0"] == -0.45);
+    REQUIRE(o["basins"].size() == 2);
+    CHECK(o["basins"][0]["attractor"] == -1.0);
+    CHECK(o["basins"][0]["count"] == 4);
+    CHECK(o["basins"][0]["contains_rho0"] == true);
+    CHECK(o["basins"][0]["fraction_lo"].get<double>() == doctest::Approx(4 / (4 + 3.841458821)).epsilon(1e-8));
+    CHECK(o["basins"][1]["count"] == 0);
+    CHECK(doc["rho_finals"].size() == 4);
+    CHECK(doc["field"]["method"] == "exact");
+    // A uniform start shows the exact probability of each basin.
+    const Run u = rhoflow_cli({"sga", "--d", "100", "--L", "300", "--R", "15", "--theta", "3", "--trials", "2",
+                               "--steps", "20", "--threads", "1", "--json"});
+    REQUIRE(u.code == 0);
+    const auto ub = nlohmann::json::parse(u.out)["outcomes"]["basins"];
+    CHECK(ub[0]["uniform_probability"].get<double>() + ub[1]["uniform_probability"].get<double>() ==
+          doctest::Approx(1.0));
+}
+
 TEST_CASE("cli: every invalid parameter exits 2 naming it, and leaves no file") {
     const auto dir = fresh_dir("invalid");
     const std::string out = (dir / "result.json").string();

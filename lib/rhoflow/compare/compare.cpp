@@ -406,6 +406,9 @@ CompareResult finish_compare(const CompareParams& p, const Context& c, const Ens
     out.tracking_error = mean_ci_within(sups, 0, 2);
     out.tracking_error_max = *std::max_element(sups.begin(), sups.end());
     out.summary = ens.summary;
+    std::vector<double> rho_finals;  // ens.trials holds every trial here (the MPI path fills no rho_finals)
+    for (const auto& t : ens.trials) rho_finals.push_back(t.rho_final);
+    out.outcomes = outcome_summary(out.phase, rho_finals, sg.rho0, p.model.d);
     out.rho_ode_final = out.table.back().rho_ode;
     if (!c.study.empty()) out.study = study_result(p, c.study, study_sups, c.study_rho0, c.study_t);
     out.trajectory = trajectory(plan, ens, slots);
@@ -657,8 +660,17 @@ RHOFLOW_JSON_HOOKS(StepSizeStudy, horizon, rho0, trials, rows, fit, fit_small_et
 RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials, rho_eff_ode, rho_first_order,
                    pred_mean, pred_q10, pred_q90)
 RHOFLOW_JSON_HOOKS(FieldCurvePoint, rho, drift, dj)
-RHOFLOW_JSON_HOOKS(CompareResult, params, field, phase, t_final, table, gap, gap_fit, tracking_error,
-                   tracking_error_max, hitting_time, summary, rho_ode_final, study, trajectory, field_curve, warning,
-                   effective, verdict)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, CompareResult, params, field, phase, t_final, table, gap,
+                         gap_fit, tracking_error, tracking_error_max, hitting_time, summary, outcomes, rho_ode_final,
+                         study, trajectory, field_curve, warning, effective, verdict)
+}  // namespace
+void to_json(nlohmann::json& j, const CompareResult& v) { to_json_members(j, v); }
+void from_json(const nlohmann::json& j, CompareResult& v) {
+    if (j.contains("outcomes")) return from_json_members(j, v);
+    nlohmann::json with = j;  // a compare.json written before the outcome statistics: none (0 trials)
+    with["outcomes"] = OutcomeSummary{};
+    from_json_members(with, v);
+}
 
 }  // namespace rhoflow

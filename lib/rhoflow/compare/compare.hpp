@@ -37,6 +37,7 @@
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/effective.hpp"
 #include "rhoflow/ode/phase.hpp"
+#include "rhoflow/compare/outcomes.hpp"
 #include "rhoflow/ode/step_moments.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
@@ -218,6 +219,7 @@ struct CompareResult {
     double tracking_error_max = 0;          ///< the largest such sup
     HittingTimes hitting_time;              ///< ODE against SGA
     EnsembleSummary summary;                ///< the ensemble's final state
+    OutcomeSummary outcomes;                ///< the trials by ODE basin of their final rho (compare/outcomes.hpp; 0 trials: read from a document older than them)
     double rho_ode_final = 0;               ///< the ODE at t_final
     std::optional<StepSizeStudy> study;     ///< the step-size study, if requested
     std::vector<TrajectoryPoint> trajectory;  ///< every record step (figure data)

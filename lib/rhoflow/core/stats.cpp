@@ -1,6 +1,7 @@
 #include "rhoflow/core/stats.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <numbers>
@@ -11,6 +12,23 @@
 namespace rhoflow {
 
 RHOFLOW_JSON_HOOKS(MeanCI, mean, se, lo, hi, n)
+RHOFLOW_JSON_HOOKS(ProportionCI, fraction, lo, hi)
+
+ProportionCI wilson_ci(std::int64_t k, std::int64_t n, double level) {
+    require(n >= 1, "n", static_cast<double>(n), "n >= 1 trials");
+    require(k >= 0 && k <= n, "k", static_cast<double>(k), "0 <= k <= n");
+    require(level > 0 && level < 1, "level", level, "0 < level < 1");
+    const double z = boost::math::quantile(boost::math::normal(), 0.5 + 0.5 * level);
+    const double kk = static_cast<double>(k), nn = static_cast<double>(n), z2 = z * z;
+    const double centre = (kk + 0.5 * z2) / (nn + z2);
+    const double half = z * std::sqrt(kk * (nn - kk) / nn + 0.25 * z2) / (nn + z2);
+    ProportionCI r;
+    r.fraction = kk / nn;
+    // At k = 0 (k = n) the lower (upper) end is exactly 0 (1); rounding must not move it.
+    r.lo = k == 0 ? 0.0 : std::max(0.0, centre - half);
+    r.hi = k == n ? 1.0 : std::min(1.0, centre + half);
+    return r;
+}
 RHOFLOW_JSON_HOOKS(LineFit, slope, intercept, slope_se, intercept_se, n)
 
 void RunningStats::add(double x) noexcept {

@@ -62,6 +62,24 @@ MeanCI mean_ci_within(const std::vector<double>& x, double lower, double upper, 
 /// Intersects the interval of `ci` with [lower, upper] (the mean and se are unchanged).
 MeanCI clip_ci(MeanCI ci, double lower, double upper) noexcept;
 
+/// A proportion k / n with a two-sided confidence interval.
+struct ProportionCI {
+    double fraction = 0;  ///< k / n
+    double lo = 0;        ///< lower end of the interval
+    double hi = 0;        ///< upper end of the interval
+};
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const ProportionCI& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ProportionCI& v);
+
+/// Wilson's score interval for k successes in n >= 1 trials at `level` (docs/theory.md,
+/// "Outcome statistics"): (k + z^2/2 -+ z sqrt(k (n - k)/n + z^2/4)) / (n + z^2), z the normal
+/// quantile at (1 + level)/2. Unlike the Wald interval it is not empty at k = 0 or k = n.
+/// Throws InvalidArgument unless 0 <= k <= n, n >= 1 and 0 < level < 1.
+ProportionCI wilson_ci(std::int64_t k, std::int64_t n, double level = 0.95);
+
 /// Quantile p in [0, 1] by linear interpolation of order statistics (Hyndman-Fan type 7).
 double quantile(std::vector<double> x, double p);
 

@@ -216,11 +216,36 @@ PhaseJobResult run(const PhaseJob& job) {
     return {f.info(), phase_portrait(f, job.phase)};
 }
 
-EnsembleResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail) {
+SgaJobResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail) {
     job.validate();
     if (progress) progress->total = job.sga.steps * job.sga.trials;
-    return run_ensemble(job.model, job.sga, progress, {},
-                        detail == ResultDetail::full ? EnsembleOutput::all() : EnsembleOutput::summary(50));
+    return with_outcomes(job, run_ensemble(job.model, job.sga, progress, {},
+                                           detail == ResultDetail::full ? EnsembleOutput::all()
+                                                                        : EnsembleOutput::summary(50)));
+}
+
+SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble) {
+    SgaJobResult r;
+    r.ensemble = std::move(ensemble);
+    if (r.ensemble.rho_finals.empty()) {  // an MPI rank other than 0 holds no trials
+        r.outcomes_note = "no trials on this rank";
+        return r;
+    }
+    // The basins are the exact field's (the ODE the trials follow at small steps). A model the
+    // exact field refuses, or a portrait that fails, leaves the ensemble's result intact.
+    try {
+        FieldTableParams table;
+        table.threads = job.sga.threads;
+        const DriftField f = DriftField::make(job.model, DriftMethod::exact, table);
+        const PhasePortrait p = phase_portrait(f);
+        r.outcomes = outcome_summary(p, r.ensemble.rho_finals, job.sga.rho0, job.model.d);
+        r.field = f.info();
+    } catch (const InvalidArgument& e) {
+        r.outcomes_note = std::string("no outcome statistics: the exact field refuses this model: ") + e.what();
+    } catch (const NumericalError& e) {
+        r.outcomes_note = std::string("no outcome statistics: the phase portrait failed: ") + e.what();
+    }
+    return r;
 }
 
 CompareResult run(const CompareJob& job, ProgressCounter* progress) {
@@ -276,7 +301,7 @@ JobResult result_from_document(const Job& job, const json& doc) {
         case 0: return doc.get<FieldJobResult>();
         case 1: return doc.get<OdeJobResult>();
         case 2: return doc.get<PhaseJobResult>();
-        case 3: return doc.get<EnsembleResult>();
+        case 3: return doc.get<SgaJobResult>();
         case 4: return doc.get<CompareResult>();
         case 5: return doc.get<StationaryLaw>();
         default: return doc.get<CheckResult>();
@@ -315,12 +340,19 @@ std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) {
              {"equilibria", static_cast<double>(r.portrait.equilibria.size())},
              {"attractors", attractors}}};
 }
-std::vector<Row> headline_of(const SgaJob&, const EnsembleResult& r) {
-    const auto& s = r.summary;
+// The trials per ODE basin as one comma-free text cell: "-1: 3/50; 1: 47/50" (attractor: count/trials).
+std::string outcome_cell(const OutcomeSummary& o) {
+    std::string cell;
+    for (const auto& b : o.basins)
+        cell += fmt::format("{}{:.6g}: {}/{}", cell.empty() ? "" : "; ", b.attractor, b.count, o.trials);
+    return cell;
+}
+std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) {
+    const auto& s = r.ensemble.summary;
     return {{{"mean_abs_rho_final", s.abs_rho_final.mean}, {"ci95_lo", s.abs_rho_final.lo},
              {"ci95_hi", s.abs_rho_final.hi}, {"time_avg_abs_rho", s.abs_rho_last_half.mean},
              {"time_avg_se", s.abs_rho_last_half.se}, {"nuisance_mass", s.nuisance_mass.mean},
-             {"hits", static_cast<double>(s.hits)}}};
+             {"hits", static_cast<double>(s.hits)}, {"outcomes", r.outcomes ? outcome_cell(*r.outcomes) : std::string()}}};
 }
 std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {
     const auto& s = r.summary;
@@ -331,7 +363,8 @@ std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {
                {"nuisance_mass_sga", s.nuisance_mass.mean},
                {"nuisance_mass_population", r.table.back().nuisance_mass_population},
                {"hit_time_ode", opt_mean(r.hitting_time.ode)},
-               {"hit_time_sga", opt_mean(r.hitting_time.sga)}};
+               {"hit_time_sga", opt_mean(r.hitting_time.sga)},
+               {"outcomes", outcome_cell(r.outcomes)}};
     if (r.effective && r.verdict) {  // the effective dynamics' prediction beside the measurement
         const EffectiveSummary& e = *r.effective;
         row.push_back({"pred_abs_rho_final", e.abs_rho_final.mean});
@@ -384,6 +417,19 @@ void from_json(const json& j, OdeJob& v) {
 }
 RHOFLOW_JSON_HOOKS(PhaseJob, model, field, table, phase)
 RHOFLOW_JSON_HOOKS(SgaJob, model, sga)
+void to_json(json& j, const SgaJobResult& v) {
+    j = v.ensemble;
+    j["field"] = v.field;
+    j["outcomes"] = v.outcomes;
+    j["outcomes_note"] = v.outcomes_note;
+}
+void from_json(const json& j, SgaJobResult& v) {
+    j.get_to(v.ensemble);
+    const auto opt = [&](const char* key) { return j.contains(key) ? j.at(key) : json(); };
+    v.field = opt("field").is_null() ? std::nullopt : std::optional<DriftFieldInfo>(j.at("field").get<DriftFieldInfo>());
+    v.outcomes = opt("outcomes").is_null() ? std::nullopt : std::optional<OutcomeSummary>(j.at("outcomes").get<OutcomeSummary>());
+    v.outcomes_note = j.contains("outcomes_note") ? j.at("outcomes_note").get<std::string>() : std::string();
+}
 
 void to_json(json& j, const OdeJobResult& v) {
     j = v.solution;

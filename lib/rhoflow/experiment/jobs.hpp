@@ -15,6 +15,7 @@
 
 #include "rhoflow/check/check.hpp"
 #include "rhoflow/compare/compare.hpp"
+#include "rhoflow/compare/outcomes.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/field/field.hpp"
@@ -95,6 +96,15 @@ struct SgaJob {
     void validate() const;
 };
 
+/// An ensemble with where its trials ended, basin by basin of the mean-field ODE (the exact
+/// field's phase portrait, compare/outcomes.hpp).
+struct SgaJobResult {
+    EnsembleResult ensemble;                  ///< trials, records, summary
+    std::optional<DriftFieldInfo> field;      ///< the field whose phase portrait gave the basins (empty: see outcomes_note)
+    std::optional<OutcomeSummary> outcomes;   ///< trials per ODE basin (empty when the field or its portrait failed, or on an MPI rank other than 0)
+    std::string outcomes_note;                ///< why there are no outcome statistics ("" when there are)
+};
+
 /// The comparator (CompareParams is its job; default_compare_params() its defaults).
 struct CompareJob {
     CompareParams compare = default_compare_params();  ///< everything the comparison needs
@@ -135,7 +145,7 @@ constexpr std::size_t variant_index() {
 /// Any job, and any job's result (same alternative order).
 using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob, StationaryJob, CheckJob>;
 /// The result of the job in the same position of Job.
-using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, EnsembleResult, CompareResult,
+using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, SgaJobResult, CompareResult,
                                StationaryLaw, CheckResult>;
 
 /// The result type of a job type.
@@ -177,8 +187,12 @@ FieldJobResult run(const FieldJob& job);
 OdeJobResult run(const OdeJob& job);
 /// Runs one kind of job.
 PhaseJobResult run(const PhaseJob& job);
-/// Runs one kind of job (with ResultDetail::summary: the summary and the first 50 trials, no records).
-EnsembleResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
+/// Runs one kind of job (with ResultDetail::summary: the summary and the first 50 trials, no
+/// records), then assigns every trial to its ODE basin.
+SgaJobResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
+/// The ensemble of `job` with its outcome statistics: the exact field's phase portrait and every
+/// trial's basin (the outcomes stay empty, with a note, when the field refuses the model).
+SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble);
 /// Runs one kind of job.
 CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr);
 /// Runs one kind of job.
@@ -225,6 +239,10 @@ void from_json(const nlohmann::json& j, PhaseJobResult& v);
 void to_json(nlohmann::json& j, const SgaJob& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, SgaJob& v);
+/// The ensemble's keys (trials, summary, ...), "field", "outcomes" and "outcomes_note".
+void to_json(nlohmann::json& j, const SgaJobResult& v);
+/// Reads what to_json writes (a document without "outcomes", written before them, has none).
+void from_json(const nlohmann::json& j, SgaJobResult& v);
 /// JSON hooks: the CompareParams' keys.
 void to_json(nlohmann::json& j, const CompareJob& v);
 /// Reads what to_json writes.

@@ -63,14 +63,14 @@ std::vector<Part> parts_of(const PhaseJob& j, ResultDetail) {
 
 std::vector<Part> parts_of(const SgaJob& j, ResultDetail detail) {
     const double records = d(static_cast<std::int64_t>(record_steps_for(j.sga).size()));
-    const double per_trial = detail == ResultDetail::full ? 4608.0 + 125.0 * records : 16.0;
+    const double per_trial = detail == ResultDetail::full ? 4640.0 + 125.0 * records : 24.0;  // summary: the quantiles' copy and rho_finals
     return {sampler_part(j.model, j.sga.sampler, j.sga.threads),
             {per_trial * d(j.sga.trials), "sga.trials",
              detail == ResultDetail::full
                  ? fmt::format("the JSON document's per-trial records: {} trials x {:.0f} record steps, about {} each; "
                                "without --json and --output only the summary is kept",
                                j.sga.trials, records, format_bytes(per_trial))
-                 : fmt::format("the summary: {} trials x 16 bytes", j.sga.trials)}};
+                 : fmt::format("the summary: {} trials x 24 bytes", j.sga.trials)}};
 }
 
 std::vector<Part> parts_of(const CompareJob& j, ResultDetail) {

@@ -636,6 +636,7 @@ std::pair<std::string, std::string> human_header(const std::string& k) {
         {"hit_time_pred", {"predicted hitting time", "predicted hitting time"}},
         {"hit_time", {"hitting time", "hitting time"}},
         {"max_abs_z", {"max |z|", "max $|z|$"}},
+        {"outcomes", {"trials per ODE basin (attractor: count/trials)", "trials per ODE basin (attractor: count/trials)"}},
         {"time_avg_abs_rho", {"time average of |ρ|", "time average of $|\\rho|$"}},
         {"mean_abs_rho", {"mean |ρ|", "mean $|\\rho|$"}},
         {"sd", {"sd of |ρ|", "sd of $|\\rho|$"}},
@@ -1277,7 +1278,7 @@ private:
         const ExperimentCell& c = e_.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
         in_cell(e_, c, [&] {
-            JobResult r = w.sga       ? JobResult(w.sga->result())
+            JobResult r = w.sga       ? JobResult(with_outcomes(std::get<SgaJob>(c.job), w.sga->result()))
                           : w.compare ? std::move(w.result)
                                       : result_from_document(c.job, detail::from_cbor_bytes(w.single));
             write_cell(c, r, partial_, o_.render_figures, o_.provenance);

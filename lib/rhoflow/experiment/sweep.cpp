@@ -47,9 +47,9 @@ std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& re
                     best = &p;
             if (best) v.rho_star = best->rho_star, v.rho_star_err = best->rho_star_err;
         }
-    } else if (const auto* q = std::get_if<EnsembleResult>(&result)) {
+    } else if (const auto* q = std::get_if<SgaJobResult>(&result)) {
         const auto* job = std::get_if<SgaJob>(&c.job);
-        v.final = q->summary.abs_rho_final;
+        v.final = q->ensemble.summary.abs_rho_final;
         if (job) v.eta_final = job->sga.schedule.eta(job->sga.steps);
     } else {
         return std::nullopt;

@@ -256,6 +256,47 @@ std::string ci_text(const std::optional<MeanCI>& c) {
 }
 }  // namespace
 
+namespace {
+std::string basin_interval(const BasinOutcome& b) {
+    return fmt::format("{}{:.6g}, {:.6g}{}", b.from_closed ? "[" : "(", b.from, b.to, b.to_closed ? "]" : ")");
+}
+std::string percent(double level) { return format_number(100 * level) + "%"; }
+}  // namespace
+
+std::vector<std::string> outcome_lines(const OutcomeSummary& o) {
+    std::vector<std::string> lines;
+    if (o.trials == 0) return lines;  // none computed (a document older than the outcome statistics)
+    if (o.basins.empty()) {
+        lines.push_back("outcomes: the phase portrait has no basin (the field is flat within its error): no trial is "
+                        "assigned to an attractor");
+        return lines;
+    }
+    lines.push_back(fmt::format("outcomes by ODE basin of rho_final ({} trials; fractions with {} Wilson intervals, "
+                                "means +- standard errors{}):",
+                                o.trials, percent(o.level), o.rho0 ? "" : "; P(uniform) = exact probability of the basin for a query uniform on the sphere"));
+    for (const BasinOutcome& b : o.basins) {
+        std::string l = fmt::format("  basin of {:.6g} {}{}: {} of {} trials, fraction {:.4f} [{:.4f}, {:.4f}]",
+                                    b.attractor, basin_interval(b), b.kind == "attractor" ? "" : " (" + b.kind + ")", b.count,
+                                    o.trials, b.fraction, b.fraction_lo, b.fraction_hi);
+        if (b.count == 1) l += fmt::format("; rho_final {:.6f} (one trial: no standard error)", b.rho_final.mean);
+        if (b.count > 1) l += fmt::format("; rho_final mean {:.6f} +- {:.6f}", b.rho_final.mean, b.rho_final.se);
+        if (b.count > 1) l += fmt::format(", sd {:.6f} +- {:.6f}", b.sd, b.sd_se);
+        if (b.uniform_probability) l += fmt::format("; P(uniform) = {:.6g}", *b.uniform_probability);
+        lines.push_back(l);
+    }
+    if (o.unassigned > 0)
+        lines.push_back(fmt::format("  {} of {} trials ended in no basin (exactly at a repeller)", o.unassigned, o.trials));
+    if (o.rho0) {
+        const BasinOutcome* in = nullptr;
+        for (const auto& b : o.basins)
+            if (b.contains_rho0) in = &b;
+        lines.push_back(in ? fmt::format("  rho0 = {} lies in the ODE basin of {:.6g}, {}: at small steps SGA ends there",
+                                         format_number(*o.rho0), in->attractor, basin_interval(*in))
+                           : fmt::format("  rho0 = {} lies in no ODE basin (it is a repeller)", format_number(*o.rho0)));
+    }
+    return lines;
+}
+
 std::string effective_markdown(const CompareResult& r) {
     if (!r.verdict || !r.effective) return "";
     const ConsistencyVerdict& v = *r.verdict;
@@ -296,6 +337,9 @@ std::string compare_markdown(const CompareResult& r) {
                           "{:.3f}) over the {} smallest; theory: about 1/2 for small eta0\n",
                           r.study->fit.slope, r.study->fit.slope_se, r.study->fit_small_eta0.slope,
                           r.study->fit_small_eta0.slope_se, r.study->fit_small_eta0.n);
+    const std::vector<std::string> outcomes = outcome_lines(r.outcomes);
+    for (std::size_t i = 0; i < outcomes.size(); ++i)  // the basins as a nested list under their heading
+        md += (i == 0 ? "- " : "  - ") + (i == 0 ? outcomes[i] : outcomes[i].substr(2)) + "\n";
     md += effective_markdown(r);
     if (!r.warning.empty()) md += "- warning: " + r.warning + "\n";
     if (!r.phase.monotone && !r.phase.flat)

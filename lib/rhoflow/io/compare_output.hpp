@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rhoflow/compare/compare.hpp"
+#include "rhoflow/compare/outcomes.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/paper_table.hpp"
@@ -43,6 +44,13 @@ nlohmann::json compare_document(const CompareResult& r, const Provenance& proven
 
 /// The effective-dynamics lines of the printed summary: prediction and verdict ("" when off).
 std::string effective_markdown(const CompareResult& r);
+
+/// The outcome statistics as lines of text (no line breaks; `rhoflow sga` prints them as they
+/// are, `rhoflow compare` as Markdown list items): a heading, one line per basin (count of
+/// trials, fraction with its Wilson interval, mean rho_final +- its standard error, sd +- its
+/// error, and for a uniform start the exact probability of the basin), the unassigned trials,
+/// and the basin of a fixed rho0. No lines for a summary of 0 trials (none was computed).
+std::vector<std::string> outcome_lines(const OutcomeSummary& o);
 
 /// What `rhoflow compare` prints: the Markdown table and the headline numbers.
 std::string compare_markdown(const CompareResult& r);

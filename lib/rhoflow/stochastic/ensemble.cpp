@@ -39,7 +39,18 @@ void to_json(nlohmann::json& j, const EnsembleSummary& v) {
     j["ci95"] = {v.abs_rho_final.lo, v.abs_rho_final.hi};
 }
 void from_json(const nlohmann::json& j, EnsembleSummary& v) { from_json_members(j, v); }
-RHOFLOW_JSON_HOOKS(EnsembleResult, record_steps, record_times, trials, summary, warning)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, EnsembleResult, record_steps, record_times, trials,
+                         rho_finals, summary, warning)
+}  // namespace
+void to_json(nlohmann::json& j, const EnsembleResult& v) { to_json_members(j, v); }
+void from_json(const nlohmann::json& j, EnsembleResult& v) {
+    if (j.contains("rho_finals")) return from_json_members(j, v);
+    nlohmann::json with = j;  // an older document: every trial is in "trials"
+    with["rho_finals"] = nlohmann::json::array();
+    for (const auto& t : j.at("trials")) with["rho_finals"].push_back(t.at("rho_final"));
+    from_json_members(with, v);
+}
 
 void SgaParams::validate() const {
     require(steps >= 1 && steps <= (std::int64_t{1} << 40), "steps", static_cast<double>(steps), "1 <= steps <= 2^40");
@@ -226,7 +237,10 @@ EnsembleResult EnsembleBlocks::result() const {
     for (std::size_t i = 0; i < done_.size(); ++i) {
         if (!accepted_[i]) throw std::runtime_error("an ensemble block is missing");
         out.trials.insert(out.trials.end(), done_[i].begin(), done_[i].end());
-        for (const Numbers& n : numbers_[i]) summary.add(n.rho_final, n.hit, n.mass, n.half);
+        for (const Numbers& n : numbers_[i]) {
+            summary.add(n.rho_final, n.hit, n.mass, n.half);
+            out.rho_finals.push_back(n.rho_final);
+        }
     }
     out.summary = summary.finish();
     return out;
@@ -289,6 +303,7 @@ EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, P
     out.warning = p.schedule.warning();
     const std::int64_t kept = std::min(p.trials, std::max<std::int64_t>(0, keep.trials));
     out.trials.reserve(static_cast<std::size_t>(kept));
+    out.rho_finals.reserve(static_cast<std::size_t>(p.trials));
     SummaryBuilder summary;
     std::vector<TrialResult> chunk;
     for (std::int64_t start = 0; start < p.trials; start += kChunk) {
@@ -298,6 +313,7 @@ EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, P
         for (std::int64_t i = 0; i < n; ++i) {
             TrialResult& t = chunk[static_cast<std::size_t>(i)];
             summary.add(t);
+            out.rho_finals.push_back(t.rho_final);
             if (start + i < kept) out.trials.push_back(std::move(t));
         }
     }

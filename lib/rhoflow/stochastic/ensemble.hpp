@@ -115,6 +115,7 @@ struct EnsembleResult {
     std::vector<std::int64_t> record_steps;  ///< steps at which rho was recorded (ascending)
     std::vector<double> record_times;        ///< their ODE times t_k
     std::vector<TrialResult> trials;         ///< by trial index
+    std::vector<double> rho_finals;          ///< rho_final of every trial in trial order, also of those `trials` does not keep (what compare/outcomes.hpp assigns to basins)
     EnsembleSummary summary;                 ///< statistics across trials
     std::string warning;                     ///< the schedule's Robbins-Monro warning, if any
 };
@@ -133,7 +134,8 @@ void to_json(nlohmann::json& j, const EnsembleSummary& v);
 void from_json(const nlohmann::json& j, EnsembleSummary& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const EnsembleResult& v);
-/// Reads what to_json writes.
+/// Reads what to_json writes (a document without "rho_finals", written before it existed,
+/// takes them from its trials).
 void from_json(const nlohmann::json& j, EnsembleResult& v);
 /// "reduced" or "full".
 void to_json(nlohmann::json& j, const SamplerKind& s);

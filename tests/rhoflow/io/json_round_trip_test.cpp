@@ -172,11 +172,15 @@ const Keys kTrialKeys = {"seed", "trial", "rho0", "rho_final", "t_final", "hit_s
 const Keys kSummaryKeys = {"abs_rho_final", "rho_final", "quantile_levels", "rho_final_quantiles",
                            "abs_rho_final_quantiles", "hits", "hit_step", "hit_step_median", "nuisance_mass",
                            "abs_rho_last_half", "mean_abs_rho_final", "ci95"};
-const Keys kEnsembleKeys = {"record_steps", "record_times", "trials", "summary", "warning"};
+const Keys kEnsembleKeys = {"record_steps", "record_times", "trials", "rho_finals", "summary", "warning"};
+const Keys kBasinOutcomeKeys = {"attractor", "kind", "from", "to", "from_closed", "to_closed", "count", "fraction",
+                                "fraction_lo", "fraction_hi", "rho_final", "sd", "sd_se", "uniform_probability",
+                                "contains_rho0"};
+const Keys kOutcomeKeys = {"trials", "unassigned", "level", "rho0", "d", "basins"};
 const Keys kCompareParamsKeys = {"model", "sga", "field", "table", "horizon", "anchors", "rows", "study_eta0",
                                  "study_trials", "study_horizon", "field_scale", "effective", "table_columns"};
 const Keys kCompareResultKeys = {"params", "field", "phase", "t_final", "table", "gap", "gap_fit", "tracking_error",
-                                 "tracking_error_max", "hitting_time", "summary", "rho_ode_final", "study",
+                                 "tracking_error_max", "hitting_time", "summary", "outcomes", "rho_ode_final", "study",
                                  "trajectory", "field_curve", "warning", "effective", "verdict"};
 
 Keys with(Keys a, const Keys& b) {
@@ -276,6 +280,26 @@ TEST_CASE("json round trip: statistics types") {
     check_header_members(MeanCI{}, "core/stats.hpp", "MeanCI");
     check_round_trip(LineFit{0.5000000000000001, -2.25, 1e-3, 4e-300, 12}, kLineFitKeys);
     check_header_members(LineFit{}, "core/stats.hpp", "LineFit");
+    check_round_trip(ProportionCI{0.1 + 0.2, 1e-17, 0.75}, {"fraction", "lo", "hi"});
+    check_header_members(ProportionCI{}, "core/stats.hpp", "ProportionCI");
+}
+
+TEST_CASE("json round trip: outcome statistics (uniform and fixed start)") {
+    PhasePortrait p;
+    p.equilibria = {{-1, 0, -0.5, 1e-9, true, "attractor"}, {0.25, 1e-12, 0.1, 1e-9, false, "repeller"},
+                    {1, 0, -0.5, 1e-9, true, "attractor"}};
+    p.basins = {{-1, 0.25, -1, true, false}, {0.25, 1, 1, false, true}};
+    const std::vector<double> finals = {-0.9, -0.8 + 1e-17, 0.3, 0.1 + 0.2};
+    const OutcomeSummary uniform = outcome_summary(p, finals, std::nullopt, 7, {0.9});
+    check_round_trip(uniform, kOutcomeKeys);
+    check_header_members(uniform, "compare/outcomes.hpp", "OutcomeSummary");
+    check_round_trip(uniform.basins[0], kBasinOutcomeKeys);
+    check_header_members(uniform.basins[0], "compare/outcomes.hpp", "BasinOutcome");
+    const OutcomeSummary fixed = outcome_summary(p, finals, 0.5, 7);
+    CHECK(json(fixed.basins[0])["uniform_probability"].is_null());
+    check_round_trip(fixed, kOutcomeKeys);
+    check_round_trip(OutcomeParams{0.99}, {"level"});
+    check_header_members(OutcomeParams{}, "compare/outcomes.hpp", "OutcomeParams");
 }
 
 TEST_CASE("json round trip: field results from real runs (exact with stats, Monte Carlo with moments, table info)") {
@@ -384,6 +408,10 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE_FALSE(r.gap.empty());
     check_round_trip(r, kCompareResultKeys);
     check_header_members(r, "compare/compare.hpp", "CompareResult");
+    CHECK(r.outcomes.trials == small_compare().sga.trials);
+    json older = r;  // a compare.json written before the outcome statistics reads back with none
+    older.erase("outcomes");
+    CHECK(older.get<CompareResult>().outcomes.trials == 0);
     for (const auto& row : r.table)
         check_round_trip(row, {"step", "t", "rho_ode", "rho_sga", "rho_sga_q10", "rho_sga_median", "rho_sga_q90",
                                "gap_mean", "gap_q90", "nuisance_mass_sga", "nuisance_mass_population", "rho_eff_ode", "rho_first_order",
@@ -528,7 +556,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
         {fm, {"method", "points", "gradient"}},
         {oj, with(kSolutionKeys, {"field", "others"})},
         {pj, with(kPortraitKeys, {"field"})},
-        {sj, kEnsembleKeys},
+        {sj, with(kEnsembleKeys, {"field", "outcomes", "outcomes_note"})},
         {cj, kCompareResultKeys},
         {tj, {"eta", "rule", "mean", "mean_err", "sd", "sd_err", "basin_from", "attractor", "attractor_err",
               "equilibria", "plain_ode", "method", "quadrature_err", "table"}},
@@ -548,6 +576,18 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
         const JobResult back = result_from_document(job, json::parse(doc.dump()));
         CHECK(document(job, back, prov).dump() == doc.dump());
         if (!keys.empty()) std::visit([&](const auto& x) { check_round_trip(x, keys); }, r);
+        if (const auto* sr = std::get_if<SgaJobResult>(&r)) {
+            // The ensemble's keys are at the top level (its trials among them).
+            check_header_members(*sr, "experiment/jobs.hpp", "SgaJobResult", {{"ensemble", "trials"}});
+            REQUIRE(sr->outcomes);
+            // A document written before the outcome statistics reads back with none, and its
+            // rho_finals from its trials.
+            json old = doc;
+            for (const char* k : {"field", "outcomes", "outcomes_note", "rho_finals"}) old.erase(k);
+            const auto back_old = std::get<SgaJobResult>(result_from_document(job, old));
+            CHECK(!back_old.outcomes);
+            CHECK(back_old.ensemble.rho_finals == sr->ensemble.rho_finals);
+        }
     }
     const FieldJobResult fr = run(fm);
     CHECK(fr.gradient.size() == 2);
