@@ -55,6 +55,7 @@ struct JobCommand {
     std::string folder;                        // compare and check: --out
     bool no_figures = false, quiet = false;    // compare and check
     bool rigorous = false;                     // field: --rigorous (prove_command.hpp)
+    int rigorous_precision = 128;              // field: --precision BITS of the --rigorous balls
     std::string command_line;                  // the whole command line (provenance)
 };
 
@@ -147,6 +148,13 @@ void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
         c.app->add_flag("--rigorous", c.rigorous,
                         "guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; "
                         "docs/theory.md section 11) instead of estimates")
+            ->group(g);
+    if (c.name == "field")
+        c.app->add_option("--precision", c.rigorous_precision,
+                          "with --rigorous: working precision of the balls in bits, 64 ... 1024 (raise it when an "
+                          "enclosure comes out wider than the field: large beta theta)")
+            ->type_name("BITS")
+            ->default_val(128)
             ->group(g);
     if (c.name == "compare" || c.name == "check") {
         if (c.name == "compare") c.folder = "rhoflow-compare";
@@ -513,11 +521,20 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);
+                if (c.name == "field" && !c.rigorous && c.app->count("--precision") > 0)
+                    throw FlagError{"precision", "--precision sets the balls of --rigorous (add --rigorous)"};
                 if (c.rigorous) {
                     const Job job = job_from_flags(c);
                     if (std::get<FieldJob>(job).method != FieldMethod::exact)
                         throw FlagError{"rigorous", "--rigorous encloses the exact field (drop --method or use --method exact)"};
-                    *work = rigorous_field_work(std::get<FieldJob>(job), c.out.json, c.command_line);
+                    RigorousParams rp;
+                    rp.precision = c.rigorous_precision;
+                    try {
+                        rp.validate();
+                    } catch (const InvalidArgument& e) {
+                        throw FlagError{"precision", e.what()};
+                    }
+                    *work = rigorous_field_work(std::get<FieldJob>(job), rp, c.out.json, c.command_line);
                     return;
                 }
                 Job job = job_from_flags(c);

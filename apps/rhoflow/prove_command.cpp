@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/team.hpp"
@@ -182,11 +183,24 @@ std::function<void()> prove_work(const ProveCommand& c) {
     };
 }
 
-std::function<void()> rigorous_field_work(const FieldJob& job, bool json, const std::string& command_line) {
-    return [job, json, command_line] {
+std::function<void()> rigorous_field_work(const FieldJob& job, const RigorousParams& rigorous, bool json,
+                                          const std::string& command_line) {
+    return [job, rigorous, json, command_line] {
         const ModelCell cell = ModelCell::of(job.model);
         std::vector<FieldEnclosure> pts;
-        for (double rho : job.rho) pts.push_back(enclose_field(cell, {rho, rho}));
+        for (double rho : job.rho) {
+            pts.push_back(enclose_field(cell, {rho, rho}, rigorous));
+            // Valid but useless: rounding inside the Taylor arithmetic has eaten the digits.
+            const FieldEnclosure& e = pts.back();
+            auto mid = [](Interval v) { return std::abs(0.5 * (v.lo + v.hi)); };
+            const double size = mid(e.j) + mid(e.dj) + mid(e.d2j);
+            for (const auto& [name, v] : {std::pair{"j", e.j}, {"j'", e.dj}, {"j''", e.d2j}})
+                if (v.width() > size)
+                    throw NumericalError(fmt::format(
+                        "rigorous field: at rho = {} the enclosure of {} [{:.6g}, {:.6g}] is wider than the field "
+                        "itself at {} bits (rounding in the ball arithmetic); raise --precision (64 ... 1024)",
+                        rho, name, v.lo, v.hi, rigorous.precision));
+        }
         if (!team_root()) return;
         if (json) {
             nlohmann::json doc = make_provenance("field", command_line);
@@ -198,7 +212,7 @@ std::function<void()> rigorous_field_work(const FieldJob& job, bool json, const 
             return;
         }
         std::cout << fmt::format("Guaranteed enclosures (ball arithmetic, {}, {} bits; docs/theory.md section 11)\n",
-                                 arb_version_text(), RigorousParams{}.precision);
+                                 arb_version_text(), rigorous.precision);
         for (const auto& e : pts) {
             std::cout << fmt::format("rho = {}\n  j   in {}  width {:.3g}\n  j'  in {}  width {:.3g}\n", e.rho.lo,
                                      interval_text(e.j), e.j.width(), interval_text(e.dj), e.dj.width());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/rigorous/enclosure.hpp"
 
 namespace rhoflow::cli {
 
@@ -29,7 +30,9 @@ struct ProveCommand {
 void add_prove_command(CLI::App& app, ProveCommand& p);
 /// Validates the flags (InvalidArgument naming the flag) and returns the work.
 std::function<void()> prove_work(const ProveCommand& p);
-/// The work of `rhoflow field --rigorous` for a validated field job (printing with --json or text).
-std::function<void()> rigorous_field_work(const FieldJob& job, bool json, const std::string& command_line);
+/// The work of `rhoflow field --rigorous` for a validated field job (printing with --json or text);
+/// NumericalError (exit 3) when an enclosure is wider than the field's size (raise the precision).
+std::function<void()> rigorous_field_work(const FieldJob& job, const RigorousParams& rigorous, bool json,
+                                          const std::string& command_line);
 
 }  // namespace rhoflow::cli

@@ -656,3 +656,22 @@ TEST_CASE("cli regression: an --output that cannot be written is refused before 
     CHECK(slurp_file(afile) == "someone's data\n");
     CHECK(d.out.empty());
 }
+
+TEST_CASE("cli: field --rigorous takes --precision, and refuses (exit 3) an enclosure wider than the field") {
+    // At beta = 4, theta = 20, rho = 0.9 the 128-bit balls lose every digit of j'' to rounding
+    // ([-47, 4.3e7] around a true j'' of about 0): valid, but useless, so exit 3 naming --precision
+    // (256 bits give a width of 3e-11; not run here, 9 s).
+    const Run r = rhoflow_cli({"field", "--rigorous", "--beta", "4", "--theta", "20", "--rho", "0.9"});
+    CHECK(r.code == 3);
+    CHECK(r.err.find("wider than the field") != std::string::npos);
+    CHECK(r.err.find("--precision") != std::string::npos);
+    const Run s = rhoflow_cli({"field", "--rigorous", "--precision", "64", "--d", "5", "--L", "20", "--R", "4", "--rho", "0.5"});
+    CHECK(s.code == 0);
+    CHECK(s.out.find("64 bits") != std::string::npos);
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{"field", "--rigorous", "--precision", "32"}, {"field", "--precision", "256"}}) {
+        const Run b = rhoflow_cli(bad);
+        CHECK(b.code == 2);
+        CHECK(b.err.find("invalid --precision") != std::string::npos);
+    }
+}
