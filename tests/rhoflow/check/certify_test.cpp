@@ -18,6 +18,20 @@ namespace {
 DriftField poly_field(std::function<double(double)> dj, std::function<double(double)> d2j, double err = 1e-15) {
     return DriftField::from_functions(std::move(dj), std::move(d2j), err, "test");
 }
+
+// A deliberately wrong derivative enclosure: the true one negated.
+DerivativeEnclosure negated(DerivativeEnclosure right) {
+    return [right = std::move(right)](double a, double b) -> std::optional<Interval> {
+        const auto q = right(a, b);
+        if (!q) return std::nullopt;
+        return Interval{-q->hi, -q->lo};
+    };
+}
+
+// An enclosure that can never tell the sign: [-1, 1] everywhere.
+DerivativeEnclosure signless() {
+    return [](double, double) -> std::optional<Interval> { return Interval{-1, 1}; };
+}
 }  // namespace
 
 TEST_CASE("certify: monotone fails for d = L = 50, R = 25, theta = 1 with j'(-1) = -0.46, the mean-field limit holds") {
@@ -258,21 +272,14 @@ TEST_CASE("certify: the verdict follows the enclosure of j'': a wrong or a wide 
     const ModelParams m;
     const Claim two = parse_claim("attractors=2");
     const FieldSampler s = model_sampler(m, FieldMethod::exact, CertifyParams::default_table().exact);
-    const DerivativeEnclosure right = exact_derivative(m);
     // The true j'' negated: it says the repeller attracts, which contradicts the table's signs of
     // j' on either side (- to +): the point is undecided, no longer holds. A check that took j''
     // from the table alone would still say holds.
-    const DerivativeEnclosure flipped = [&](double a, double b) -> std::optional<Interval> {
-        const auto q = right(a, b);
-        if (!q) return std::nullopt;
-        return Interval{-q->hi, -q->lo};
-    };
-    const PointCertificate w = certify_point(s, two, CertifyParams{}, false, flipped);
+    const PointCertificate w = certify_point(s, two, CertifyParams{}, false, negated(exact_derivative(m)));
     CHECK(w.verdict == Verdict::undecided);
     CHECK(w.note.find("contradict the guaranteed sign of j''") != std::string::npos);
     // An enclosure that cannot tell the sign of j'' (here always [-1, 1]): undecided, never guessed.
-    const DerivativeEnclosure wide = [](double, double) -> std::optional<Interval> { return Interval{-1, 1}; };
-    const PointCertificate u = certify_point(s, two, CertifyParams{}, false, wide);
+    const PointCertificate u = certify_point(s, two, CertifyParams{}, false, signless());
     CHECK(u.verdict == Verdict::undecided);
     CHECK(u.note.find("near-tangency") != std::string::npos);
     // No enclosure available: the estimate decides, and the certificate says so.
@@ -298,17 +305,10 @@ TEST_CASE("certify: filtering's sign of dE[A_I]/drho is guaranteed by enclosures
     // The enclosures decide: negated, they contradict the table (undecided, never holds); wide,
     // they cannot tell the sign (undecided).
     const FieldSampler s = model_sampler(m, FieldMethod::exact, CertifyParams::default_table().exact);
-    const DerivativeEnclosure right = exact_derivative(m, true);
-    const DerivativeEnclosure negated = [&](double a, double b) -> std::optional<Interval> {
-        const auto q = right(a, b);
-        if (!q) return std::nullopt;
-        return Interval{-q->hi, -q->lo};
-    };
-    const PointCertificate w = certify_point(s, filtering, CertifyParams{}, false, negated);
+    const PointCertificate w = certify_point(s, filtering, CertifyParams{}, false, negated(exact_derivative(m, true)));
     CHECK(w.verdict == Verdict::undecided);
     CHECK(w.note.find("the enclosures fails") != std::string::npos);
-    const DerivativeEnclosure wide = [](double, double) -> std::optional<Interval> { return Interval{-1, 1}; };
-    const PointCertificate u = certify_point(s, filtering, CertifyParams{}, false, wide);
+    const PointCertificate u = certify_point(s, filtering, CertifyParams{}, false, signless());
     CHECK(u.verdict == Verdict::undecided);
     CHECK(u.note.find("contain 0") != std::string::npos);
 }
