@@ -292,6 +292,15 @@ ProveResult run_prove(const ProveParams& params) {
         queue.pop_front();
         std::vector<ProofCell> cells;
         ModelCell a, b;
+        if (m.R == 0 || m.theta.hi == 0) {  // j' = 0 exactly: no cell can ever decide a sign, so do not search
+            ParamCellResult pc;
+            pc.model = m;
+            pc.note = "j' = 0 exactly on this parameter cell (R = 0 or theta = 0): its sign claims can be neither "
+                      "proved nor disproved by enclosures (rhoflow check decides this case exactly)";
+            res.param_cells.push_back(pc);
+            undecided = true;
+            continue;
+        }
         const bool can_split = depth < params.max_box_depth && bisect_model(m, a, b);
         const CellsDecision d =
             s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split);

@@ -238,3 +238,12 @@ TEST_CASE("prove: hitting-time is bracketed by the enclosures and decides both w
     p.claim = parse_claim("hitting-time<=" + std::to_string(0.5 * T.lo));
     CHECK(run_prove(p).verdict == ProofVerdict::disproved);
 }
+
+TEST_CASE("prove: a flat field (R = 0: j' = 0 exactly) is not proved at once, without a search") {
+    // No enclosure of j' = 0 can have a sign, so bisecting would only burn --max-cells.
+    const ProveResult r = run_prove(params("monotone", 5, 10, 0));
+    CHECK(r.verdict == ProofVerdict::not_proved);
+    CHECK(r.diagnostics.enclosures == 0);
+    REQUIRE(r.param_cells.size() == 1);
+    CHECK(r.param_cells[0].note.find("j' = 0 exactly") != std::string::npos);
+}
