@@ -16,7 +16,7 @@ import re
 import sys
 
 STRUCT = re.compile(r"^(?P<indent>\s*)struct\s+(?P<name>\w+)\b[^;{]*\{\s*(//.*)?$")
-MEMBER = re.compile(r"^\s*(?P<decl>[^/;(]+?)\s*;\s*///<\s*(?P<doc>.*?)\s*$")
+MEMBER = re.compile(r"^\s*(?P<decl>[^/;(=]+?(?:=[^/;]*)?)\s*;\s*///<\s*(?P<doc>.*?)\s*$")  # an initializer may call
 DOC = re.compile(r"^\s*///\s?(?P<doc>.*)$")
 
 

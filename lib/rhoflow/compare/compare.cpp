@@ -76,15 +76,17 @@ const std::vector<std::string>& compare_table_column_keys() {
     return keys;
 }
 
-CompareParams default_compare_params() {
-    CompareParams p;
-    p.sga.steps = 20000;
-    p.sga.trials = 30;
-    p.sga.seed = 1;
-    p.sga.schedule = {0.01, 5000, 1.0};
-    p.sga.rho0 = 0.1;
-    return p;
+SgaParams CompareParams::default_sga() {
+    SgaParams s;
+    s.steps = 20000;
+    s.trials = 30;
+    s.seed = 1;
+    s.schedule = {0.01, 5000, 1.0};
+    s.rho0 = 0.1;
+    return s;
 }
+
+CompareParams default_compare_params() { return CompareParams{}; }
 
 namespace {
 

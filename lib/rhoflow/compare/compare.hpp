@@ -58,7 +58,9 @@ struct EffectiveParams {
 /// Everything a comparison needs.
 struct CompareParams {
     ModelParams model;                                 ///< the model
-    SgaParams sga;                                     ///< the ensemble (sampler, schedule, seed...)
+    /// The comparator's ensemble defaults: 30 trials of 2 10^4 steps, eta_k = 0.01/(1 + k/5000), rho0 = 0.1, seed 1.
+    static SgaParams default_sga();
+    SgaParams sga = default_sga();                     ///< the ensemble (sampler, schedule, seed...)
     DriftMethod field = DriftMethod::exact;            ///< the field driving the ODE
     FieldTableParams table;                            ///< exact-field table accuracy
     double horizon = 10.0;                             ///< T of D_T, in ODE time
@@ -78,9 +80,10 @@ struct CompareParams {
 /// The keys CompareParams::table_columns accepts, in the order docs/cli.md lists them.
 const std::vector<std::string>& compare_table_column_keys();
 
-/// The embedded default experiment: d=50, L=1000, R=100, theta=sigma=beta=1; 30 trials of
-/// 2 10^4 steps with eta_k = 0.01/(1 + k/5000) (ODE time 80), rho0 = 0.1, seed 1, exact field,
-/// T = 10; step-size study over eta0 = 0.08 ... 0.0025 with 100 trials each.
+/// The embedded default experiment, the same as CompareParams{}: d=50, L=1000, R=100,
+/// theta=sigma=beta=1; 30 trials of 2 10^4 steps with eta_k = 0.01/(1 + k/5000) (ODE time 80),
+/// rho0 = 0.1, seed 1, exact field, T = 10; step-size study over eta0 = 0.08 ... 0.0025 with 100
+/// trials each.
 CompareParams default_compare_params();
 
 /// One row of the ODE-vs-SGA table (a log-spaced step k).

@@ -197,3 +197,14 @@ TEST_CASE("compare: paper tables show x +- e rounded to the error, the chosen co
     q.table_columns = compare_table_column_keys();
     CHECK_NOTHROW(q.validate());
 }
+
+TEST_CASE("compare: CompareParams{} is the embedded default experiment (an embedder needs no second default)") {
+    const CompareParams p;
+    CHECK(nlohmann::json(p) == nlohmann::json(default_compare_params()));
+    CHECK(p.sga.steps == 20000);
+    CHECK(p.sga.trials == 30);
+    CHECK(p.sga.schedule.eta0 == 0.01);
+    CHECK(p.sga.schedule.k0 == 5000);
+    CHECK(p.sga.rho0 == 0.1);
+    CHECK(p.sga.seed == 1);
+}
