@@ -120,30 +120,28 @@ struct Search {
     // 0 collects the enclosures and broadcasts the batch, so every rank takes the same next step.
     std::vector<FieldEnclosure> enclose_on_team(const ModelCell& m, const std::vector<ProofCell>& cells,
                                                 const std::vector<std::size_t>& todo) {
-        auto bytes = [](const nlohmann::json& j) {
-            const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(j);
-            return std::string(b.begin(), b.end());
-        };
+        using detail::to_cbor_bytes;
+        using detail::from_cbor_bytes;
         std::vector<PoolTask> tasks;
         if (team_root())
             for (std::size_t k = 0; k < todo.size(); ++k) {
                 PoolTask t;
-                t.input = bytes(nlohmann::json{{"model", m}, {"rho", cells[todo[k]].enc.rho}});
+                t.input = to_cbor_bytes(nlohmann::json{{"model", m}, {"rho", cells[todo[k]].enc.rho}});
                 t.tag = k;
                 tasks.push_back(std::move(t));
             }
         std::vector<FieldEnclosure> got(todo.size());
         run_pool(
             [&](const std::string& in) {
-                const nlohmann::json j = nlohmann::json::from_cbor(in);
-                return bytes(enclose_or_wide(j.at("model").get<ModelCell>(), j.at("rho").get<Interval>()));
+                const nlohmann::json j = from_cbor_bytes(in);
+                return to_cbor_bytes(enclose_or_wide(j.at("model").get<ModelCell>(), j.at("rho").get<Interval>()));
             },
             std::move(tasks),
             [&](PoolQueue&, const PoolTask& t, std::string out, int, double) {
-                got[t.tag] = nlohmann::json::from_cbor(out).get<FieldEnclosure>();
+                got[t.tag] = from_cbor_bytes(out).get<FieldEnclosure>();
             });
-        const std::string all = team_root_then_broadcast([&] { return bytes(nlohmann::json(got)); });
-        return nlohmann::json::from_cbor(all).get<std::vector<FieldEnclosure>>();
+        const std::string all = team_root_then_broadcast([&] { return to_cbor_bytes(nlohmann::json(got)); });
+        return from_cbor_bytes(all).get<std::vector<FieldEnclosure>>();
     }
 
     // The rho search for one parameter cell.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/parallel.hpp"
 #include "rhoflow/core/team.hpp"
@@ -359,24 +360,22 @@ std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const Rigo
         });
         return out;
     }
-    auto bytes = [](const nlohmann::json& j) {
-        const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(j);
-        return std::string(b.begin(), b.end());
-    };
+    using detail::to_cbor_bytes;
+    using detail::from_cbor_bytes;
     std::vector<PoolTask> tasks;
     if (team_root())
         for (std::size_t k = 0; k < all.size(); ++k) {
             PoolTask t;
-            t.input = bytes(nlohmann::json(*all[k]));
+            t.input = to_cbor_bytes(nlohmann::json(*all[k]));
             t.tag = k;
             tasks.push_back(std::move(t));
         }
-    run_pool([&](const std::string& in) { return bytes(recompute_one(nlohmann::json::from_cbor(in).get<ProofCell>(), rig, cache)); },
+    run_pool([&](const std::string& in) { return to_cbor_bytes(recompute_one(from_cbor_bytes(in).get<ProofCell>(), rig, cache)); },
              std::move(tasks), [&](PoolQueue&, const PoolTask& t, std::string o, int, double) {
-                 out[t.tag] = nlohmann::json::from_cbor(o).get<Recomputed>();
+                 out[t.tag] = from_cbor_bytes(o).get<Recomputed>();
              });
-    const std::string got = team_root_then_broadcast([&] { return bytes(nlohmann::json(out)); });
-    return nlohmann::json::from_cbor(got).get<std::vector<Recomputed>>();
+    const std::string got = team_root_then_broadcast([&] { return to_cbor_bytes(nlohmann::json(out)); });
+    return from_cbor_bytes(got).get<std::vector<Recomputed>>();
 }
 
 using Groups = std::vector<std::pair<ModelCell, std::vector<ProofCell>>>;
