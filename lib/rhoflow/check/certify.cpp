@@ -524,7 +524,7 @@ std::optional<Interval> run_curvature(const DerivativeEnclosure& curv, double a,
 // sign (s_lo, s_hi: the signs at -1 and 1). Returns why the roots are not isolated, if they are not.
 std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<LabeledCell>& cells, int s_lo,
                                                int s_hi, double thr0, double thr1, const DerivativeEnclosure& curv,
-                                               std::vector<CertifiedEquilibrium>& eq, std::string& curvature) {
+                                               std::vector<CertifiedEquilibrium>& eq, std::string& derivative) {
     for (std::size_t i = 0; i < cells.size();) {
         if (cells[i].label == Label::pos || cells[i].label == Label::neg) {
             ++i;
@@ -546,7 +546,7 @@ std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<
         const std::optional<Interval> q = curv ? run_curvature(curv, ra, rb, why) : std::nullopt;
         if (!why.empty()) return why;
         if (q) {
-            if (curvature.empty()) curvature = "enclosure";
+            if (derivative.empty()) derivative = "enclosure";
             // j' strictly monotone on the run: its end signs must follow j''s sign (+ to - needs
             // j'' < 0); otherwise the table's signs contradict the enclosure.
             if (before != after && (before < after) != (q->lo > 0))
@@ -557,7 +557,7 @@ std::optional<std::string> interior_equilibria(const Poly& P, const std::vector<
             i = j;
             continue;
         }
-        curvature = "estimate";
+        derivative = "estimate";
         if (unres || (inc && dec))
             return fmt::format("near rho in [{:.6g}, {:.6g}] j' and j'' are both within their error "
                                "bounds ({:.1e}, {:.1e}): a near-tangency, roots not isolated",
@@ -804,14 +804,14 @@ void withhold_if_unbacked(PointCertificate& c, const Enclosure& enc, int n, cons
 }  // namespace
 
 PointCertificate certify_point(const FieldSampler& sampler, const Claim& claim, const CertifyParams& params,
-                               bool flat, const DerivativeEnclosure& curvature) {
+                               bool flat, const DerivativeEnclosure& derivative) {
     claim.validate();
     params.validate();
     if (flat) return flat_certificate(claim, params);
     Table table(sampler, params.min_points - 1);
     for (;;) {
         const TableEnclosure t = enclose_table(table, claim.kind == ClaimKind::filtering, params.table.tol);
-        PointCertificate c = decide_claim(claim, params, t, table.n(), curvature);
+        PointCertificate c = decide_claim(claim, params, t, table.n(), derivative);
         c.samples = table.samples();
         c.table_points = table.n() + 1;
         const bool trusted = t.enc.validated && t.enc.resolved;
