@@ -12,7 +12,7 @@
 #include "stdout.hpp"
 #include "prove_command.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"

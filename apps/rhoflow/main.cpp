@@ -8,7 +8,7 @@
 
 #include "cli.hpp"
 #include "stdout.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/io/interrupt.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 
 namespace rhoflow::cli {
 

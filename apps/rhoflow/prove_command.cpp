@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"

@@ -5,12 +5,15 @@
 #include "rhoflow/version.hpp"
 
 // core
+#include "rhoflow/core/cancel.hpp"
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/core/stats.hpp"
-#include "rhoflow/core/team.hpp"
+
+// exec
+#include "rhoflow/exec/parallel.hpp"
+#include "rhoflow/exec/team.hpp"
 
 // model
 #include "rhoflow/model/model.hpp"

@@ -9,7 +9,7 @@
 //  - Every run happens on a worker thread with the GIL released; the calling thread waits in
 //    steps of 50 ms, and between them (holding the GIL) checks for signals (PyErr_CheckSignals:
 //    Ctrl-C in the main thread) and calls the progress callback. On a signal it requests the
-//    run's CancelFlag (core/parallel.hpp), waits for the worker to stop at its next check
+//    run's CancelFlag (exec/parallel.hpp), waits for the worker to stop at its next check
 //    (between tasks, every 1000 SGA steps) and raises the KeyboardInterrupt; nothing is written.
 //  - A result stays typed in C++ (Result: the job and its result), for to_json and save through
 //    the library's hooks and writers. Python gets it with its data converted once (convert.hpp):
@@ -35,7 +35,7 @@
 #include "convert.hpp"
 #include "rhoflow/check/output.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/cancel.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"

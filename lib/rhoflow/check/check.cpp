@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/field/exact_field.hpp"
 
 namespace rhoflow {

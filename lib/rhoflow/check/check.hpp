@@ -6,7 +6,7 @@
 // whose 2^k corners do not all have the same verdict is bisected along every ranged axis, its
 // new corners evaluated, and so on `refine` times: the boundary between verdicts is traced at
 // resolution (grid - 1) 2^refine per axis while uniform regions keep the coarse grid. Points
-// are evaluated in parallel (core/parallel.hpp), each with its own serial table; a point whose
+// are evaluated in parallel (exec/parallel.hpp), each with its own serial table; a point whose
 // parameters round to an already evaluated model is not evaluated again.
 // The box's verdict: fails if any point fails (the witness is the failing point of largest
 // |margin|), else undecided if any point is undecided, else holds. Between the evaluated points

@@ -10,7 +10,7 @@
 #include "rhoflow/compare/pseudotrajectory.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/compare/detail/explain_gap.hpp"
 #include "rhoflow/ode/ode.hpp"

@@ -234,7 +234,7 @@ struct CompareResult {
 
 /// Runs the comparison. `field`, if given, replaces the ODE's field (tests pass a wrong one);
 /// `progress`, if given, receives the total number of SGA steps and counts them. Under MPI
-/// (core/team.hpp) every rank must call it: its CompareUnits are spread over the ranks, rank 0
+/// (exec/team.hpp) every rank must call it: its CompareUnits are spread over the ranks, rank 0
 /// gets the result (the same bits as one process) and the other ranks an empty one.
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress = nullptr,
                           const DriftField* field = nullptr);

@@ -9,7 +9,7 @@
 //  - NumericalError: a numerical method could not deliver a finite result to the requested
 //    accuracy (exit code 3). The message says which quantity and why.
 // A third, Interrupted, is no failure: a long computation stopped because its caller asked it
-// to (core/parallel.hpp, CancelFlag; the Python module's Ctrl-C). The command line never asks.
+// to (core/cancel.hpp, CancelFlag; the Python module's Ctrl-C). The command line never asks.
 #pragma once
 
 #include <stdexcept>
@@ -41,7 +41,7 @@ public:
     explicit NumericalError(const std::string& message) : std::runtime_error(message) {}
 };
 
-/// A computation stopped on its caller's request (a CancelFlag, core/parallel.hpp).
+/// A computation stopped on its caller's request (a CancelFlag, core/cancel.hpp).
 class Interrupted : public std::runtime_error {
 public:
     /// `message` says what was stopped.

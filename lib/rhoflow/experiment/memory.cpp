@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 
 namespace rhoflow {
 

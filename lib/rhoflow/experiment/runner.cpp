@@ -18,7 +18,7 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/experiment/detail/run_folder.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"

@@ -9,7 +9,7 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/meanfield.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 
 namespace rhoflow {
 

@@ -7,7 +7,7 @@
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/model/sample.hpp"

@@ -9,8 +9,8 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/parallel.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/prove/verify.hpp"
 #include "rhoflow/version.hpp"
 

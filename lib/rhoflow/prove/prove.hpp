@@ -19,7 +19,7 @@
 // its parent's width means the parameter cell's width dominates) and at most 4 times; then the
 // parameter cell is split. Every batch is processed in a fixed order and each enclosure is the
 // same bits however computed, so the cells (and the certificate) depend neither on the thread
-// count nor, under MPI (each batch spread over the ranks with core/team.hpp's pool, then
+// count nor, under MPI (each batch spread over the ranks with exec/team.hpp's pool, then
 // broadcast so that every rank takes the same next step), on the rank count.
 // When it fails: InvalidArgument (naming the field) for a bad claim (filtering is not
 // supported), box or parameter; the verdict is `not proved` (with the undecided cells) when a

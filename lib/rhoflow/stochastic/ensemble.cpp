@@ -9,9 +9,9 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/stochastic/full_sampler.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/random.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 
 namespace rhoflow {
@@ -151,7 +151,7 @@ TrialResult run_trial(std::int64_t trial, double rho0, const ModelParams& model,
         }
         if (!r.hit_step && std::abs(rho) >= level) r.hit_step = k + 1;
         if (obs) obs->on_step(k + 1, t, rho, nuisance);
-        if (++done == 1000) {  // a block of steps: count it, and stop here if asked to (core/parallel.hpp)
+        if (++done == 1000) {  // a block of steps: count it, and stop here if asked to (exec/parallel.hpp)
             if (steps_done) steps_done->fetch_add(done, std::memory_order_relaxed);
             done = 0;
             throw_if_cancelled();

@@ -10,7 +10,7 @@
 // once); a caller that needs only the summary (EnsembleOutput) keeps no per-trial records, and
 // the ensemble then holds one double per trial (for the exact quantiles) plus one per hit. A
 // StepObserver can watch every step (the comparator computes the pseudotrajectory gap that way).
-// Cancellation: every trial checks the caller's CancelFlag every 1000 steps (core/parallel.hpp)
+// Cancellation: every trial checks the caller's CancelFlag every 1000 steps (core/cancel.hpp)
 // and stops with Interrupted once it is requested.
 #pragma once
 
@@ -28,7 +28,7 @@
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
 #include "rhoflow/core/stats.hpp"
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/model/update_rule.hpp"
 
 namespace rhoflow {
@@ -173,7 +173,7 @@ std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 
 /// Runs the ensemble. `progress`, if given, has its `done` incremented as steps complete (its
 /// total is the caller's business); `observers`, if given, makes one StepObserver per trial.
-/// Under MPI (core/team.hpp; without observers) every rank must call it: the trials are cut
+/// Under MPI (exec/team.hpp; without observers) every rank must call it: the trials are cut
 /// into blocks spread over the ranks, rank 0 gets the result (the same bits as one process) and
 /// the other ranks an empty one.
 /// `keep` says which trials' results the result holds (default: all, with their records).
@@ -221,7 +221,7 @@ private:
 /// Blocks to cut `n` items into for `ranks` ranks: 4 per rank (dynamic balancing), at most n.
 std::int64_t blocks_for(std::int64_t n, int ranks);
 
-/// Collective (core/team.hpp): spreads units 0 ... size() - 1 of `units` (EnsembleBlocks,
+/// Collective (exec/team.hpp): spreads units 0 ... size() - 1 of `units` (EnsembleBlocks,
 /// CompareUnits: size, cost, steps, run, accept) over the ranks, largest cost first; rank 0
 /// accepts every output, and `progress` counts the steps of the units that other ranks computed
 /// (rank 0's own units count theirs as they run).

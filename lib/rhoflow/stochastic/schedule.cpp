@@ -5,7 +5,7 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/cancel.hpp"
 
 namespace rhoflow {
 

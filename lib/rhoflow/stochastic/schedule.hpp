@@ -28,7 +28,7 @@ struct StepSchedule {
     /// t_K = sum_{k<K} eta_k (exact summation order: the same as the samplers use).
     double time_at(std::int64_t K) const noexcept;
     /// t_k for each of the ascending steps k, in one pass (same summation order as time_at);
-    /// checks the caller's CancelFlag (core/parallel.hpp) every 65536 steps.
+    /// checks the caller's CancelFlag (core/cancel.hpp) every 65536 steps.
     std::vector<double> times_at(const std::vector<std::int64_t>& ascending_steps) const;
     /// For each ascending target time, the first step k <= K with t_k >= target (K if none);
     /// checks the caller's CancelFlag every 65536 steps.

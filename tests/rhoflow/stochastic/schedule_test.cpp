@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/core/cancel.hpp"
 
 using namespace rhoflow;
 

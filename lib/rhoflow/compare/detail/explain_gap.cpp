@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "rhoflow/core/random.hpp"
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/ode/effective.hpp"

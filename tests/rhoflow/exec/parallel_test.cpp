@@ -1,6 +1,6 @@
 // parallel_for: every index exactly once, the first exception rethrown only after every
 // worker has stopped, and no new task handed out after a failure.
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 
 #include "rhoflow/core/errors.hpp"
 

@@ -1,4 +1,4 @@
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 
 #include <algorithm>
 #include <atomic>

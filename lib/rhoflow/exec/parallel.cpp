@@ -1,4 +1,4 @@
-#include "rhoflow/core/parallel.hpp"
+#include "rhoflow/exec/parallel.hpp"
 
 #include "rhoflow/core/errors.hpp"
 
@@ -11,20 +11,6 @@
 #include <vector>
 
 namespace rhoflow {
-
-namespace {
-thread_local const CancelFlag* current_flag = nullptr;
-}  // namespace
-
-CancelScope::CancelScope(const CancelFlag* flag) noexcept : previous_(current_flag) { current_flag = flag; }
-
-CancelScope::~CancelScope() { current_flag = previous_; }
-
-const CancelFlag* current_cancel_flag() noexcept { return current_flag; }
-
-void throw_if_cancelled() {
-    if (current_flag && current_flag->requested()) throw Interrupted("interrupted on request");
-}
 
 int resolve_threads(int requested) noexcept {
     if (requested > 0) return requested;

@@ -2,7 +2,7 @@
 // real thing through mpirun), and the units that the ranks share giving exactly the numbers of
 // one process: an ensemble cut into blocks, a comparison cut into trial, study and table blocks,
 // run in any order and assembled, serialise to the same JSON as run_ensemble and run_compare.
-#include "rhoflow/core/team.hpp"
+#include "rhoflow/exec/team.hpp"
 
 #include <doctest/doctest.h>
 
