@@ -1,6 +1,8 @@
 # Fails when a file of lib/rhoflow/<part>/ includes a part it may not use (lib/rhoflow/README.md):
 # dependencies run one way, so that the field and the ODE know nothing of the stochastic side,
-# and when anything in lib/ runs a shell (system, popen).
+# when anything in lib/ runs a shell (system, popen), and when a second execution path appears:
+# outside exec/ nothing may use the pool or the team's branching (run_pool, team_spread,
+# team_root_then_broadcast): every spread computation is typed units run by execute().
 # Run as: cmake -DLIB_DIR=<lib/rhoflow> -P check_layering.cmake
 cmake_minimum_required(VERSION 3.20)
 set(allowed_core core)
@@ -33,6 +35,12 @@ foreach(f ${sources})
       list(APPEND bad "${rel}: ${line} (${part}/ may use: ${allowed_${part}})")
     endif()
   endforeach()
+  if(NOT part STREQUAL "exec")
+    file(STRINGS "${f}" pool REGEX "(run_pool|team_spread|team_root_then_broadcast)[ ]*\\(")
+    if(pool)
+      list(APPEND bad "${rel}: runs work beside the executor (exec/units.hpp): ${pool}")
+    endif()
+  endif()
   file(STRINGS "${f}" shell REGEX "(^|[^a-z_:.])(std::)?(system|popen)[ ]*\\(")
   if(shell)
     list(APPEND bad "${rel}: runs a shell: ${shell}")
@@ -42,4 +50,4 @@ if(bad)
   string(REPLACE ";" "\n" bad "${bad}")
   message(FATAL_ERROR "layering violations:\n${bad}")
 endif()
-message(STATUS "every include points down; nothing in lib/ runs a shell")
+message(STATUS "every include points down; nothing in lib/ runs a shell; one execution path")

@@ -251,7 +251,7 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         {
             // The readable text needs only an ensemble's summary: its trials' records are not kept.
             Progress bar(progress, c.name);
-            result = run(job, &progress, detail_of(c));
+            result = run(job, &progress, detail_of(c), Execution::team);
         }
         if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
         const nlohmann::json doc = document(job, result, provenance);
@@ -320,6 +320,7 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
         o.render_figures = !r.no_figures;
         o.log = [](const std::string& line) { std::cerr << line << "\n"; };
         o.progress = &progress;
+        o.execution = Execution::team;
         const ExperimentResult res = run_experiment(*e, o);
         if (!team_root()) return;
         for (const auto& [name, table] : res.summaries) std::cout << "## " << name << "\n\n" << to_markdown(table) << "\n";
@@ -363,7 +364,7 @@ Outcome guarded(F&& f) {
     } catch (const NumericalError& e) {
         return failure(3, fmt::format("numerical failure: {}", e.what()));
     } catch (const TeamAborted& e) {  // another rank failed; rank 0 reports it
-        return failure(e.kind(), e.what());
+        return failure(e.kind() == FailureKind::invalid_input ? 2 : e.kind() == FailureKind::numerical ? 3 : 1, e.what());
     } catch (const std::bad_alloc&) {  // never the library's text ("std::bad_alloc")
         return failure(1, "out of memory: the job needed more memory than the machine could give, although its "
                           "estimate fitted; reduce its largest size (--trials, --L, --points, ...) or run fewer jobs at once");

@@ -1,9 +1,13 @@
 // The rhoflow command line: a thin layer over the library (see docs/cli.md).
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "cli.hpp"
@@ -17,6 +21,25 @@ std::string launcher_rank() {
     for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
         if (const char* r = std::getenv(v); r && *r) return r;
     return "";
+}
+
+// Whether an MPI launcher started this process (mpirun, mpiexec, srun). Without one, MPI is not
+// initialised at all: a singleton MPI_Init costs about half a second (Open MPI starts a daemon),
+// which every plain `rhoflow ...` would pay for nothing.
+bool launched_by_mpi() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+        if (const char* x = std::getenv(v); x && *x) return true;
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");  // srun without a PMI variable
+    return std::getenv("SLURM_PROCID") && tasks && std::atoi(tasks) > 1;
+}
+
+// A rank whose launcher is gone (mpirun killed or crashed before it could end the ranks) would
+// go on alone, and rank 0 might even finish the run behind the back of a rerun: it stops itself
+// instead, by SIGTERM, so that the interrupt cleanup removes its temporaries.
+[[noreturn]] void stop_orphaned_rank() {
+    ::kill(::getpid(), SIGTERM);
+    std::this_thread::sleep_for(std::chrono::seconds(5));  // the signal thread ends the process meanwhile
+    std::_Exit(143);
 }
 }  // namespace
 
@@ -36,7 +59,7 @@ int main(int argc, char** argv) {
     }
     std::optional<rhoflow::MpiSession> mpi;
     try {
-        mpi.emplace(&argc, &argv);  // without MPI (RHOFLOW_MPI=OFF) a team of one
+        mpi.emplace(&argc, &argv, launched_by_mpi(), stop_orphaned_rank);  // without MPI (RHOFLOW_MPI=OFF) a team of one
     } catch (const std::exception& e) {
         std::cerr << program << ": error: " << e.what() << "\n";
         return 1;

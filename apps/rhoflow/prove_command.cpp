@@ -128,7 +128,7 @@ std::function<void()> prove_work(const ProveCommand& c) {
             } catch (const std::exception& e) {
                 throw InvalidArgument("verify", fmt::format("invalid --verify: '{}' is not JSON: {}", c.verify, e.what()));
             }
-            const VerifyReport r = verify_certificate(cert, threads);
+            const VerifyReport r = verify_certificate(cert, threads, Execution::team);
             if (!team_root()) return;
             if (!r.valid) {
                 std::string msg = fmt::format("invalid --verify: the certificate '{}' does not check:", c.verify);
@@ -161,7 +161,7 @@ std::function<void()> prove_work(const ProveCommand& c) {
     if (!c.output.empty()) check_file_writable(c.output);
     if (!c.out.empty()) StagedDirectory::check(c.out);
     return [c, p] {
-        const ProveResult r = run_prove(p);
+        const ProveResult r = run_prove(p, Execution::team);
         if (!team_root()) return;
         nlohmann::json cert = certificate(p, r);
         const Provenance provenance = make_provenance("prove", c.command_line);

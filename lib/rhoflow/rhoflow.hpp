@@ -12,8 +12,10 @@
 #include "rhoflow/core/stats.hpp"
 
 // exec
+#include "rhoflow/exec/execution.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/exec/units.hpp"
 
 // model
 #include "rhoflow/model/model.hpp"

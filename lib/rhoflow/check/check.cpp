@@ -9,6 +9,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
+#include "rhoflow/exec/units.hpp"
 #include "rhoflow/field/exact_field.hpp"
 
 namespace rhoflow {
@@ -97,11 +98,23 @@ struct Cell {
 
 // The box's lattice of parameter points: evaluates each distinct model once, level by level,
 // and keeps the cells whose corners disagree.
+// A point's certificate as a unit returns it (and whether it failed numerically).
+struct Evaluated {
+    PointCertificate cert;
+    bool failed = false;
+};
+void to_json(nlohmann::json& j, const Evaluated& e) { j = {{"cert", e.cert}, {"failed", e.failed}}; }
+void from_json(const nlohmann::json& j, Evaluated& e) {
+    e.cert = j.at("cert").get<PointCertificate>();
+    e.failed = j.at("failed").get<bool>();
+}
+
 class CheckLattice {
 public:
     // Finds the ranged axes (into res) and the lattice's scale; records the thread count.
-    CheckLattice(const CheckParams& p, CheckResult& res, const std::function<void(std::int64_t, std::int64_t)>& progress)
-        : p_(p), res_(res), progress_(progress), ax_(p.box.axes()) {
+    CheckLattice(const CheckParams& p, CheckResult& res, const std::function<void(std::int64_t, std::int64_t)>& progress,
+                 Execution ex)
+        : p_(p), res_(res), progress_(progress), ax_(p.box.axes()), ex_(ex) {
         for (int a = 0; a < axis_count; ++a)
             if (ax_[a]->ranged()) res_.ranged_axes.push_back(a);
         k_ = static_cast<int>(res_.ranged_axes.size());
@@ -175,19 +188,25 @@ private:
         return values_at(l, true);
     }
 
-    // Certifies the keys not seen before (in parallel), adding a point for each new model.
+    // Certifies the keys not seen before (units of the executor, their points on the threads),
+    // adding a point for each new model.
     void evaluate(const std::vector<Key>& keys, int level) {
         const std::vector<std::size_t> fresh = add_points(keys, level);
-        parallel_for(static_cast<std::int64_t>(fresh.size()), threads_, [&](std::int64_t i) {
-            CheckPoint& pt = res_.points[fresh[static_cast<std::size_t>(i)]];
-            try {
-                pt.cert = certify_point(pt.model, p_.claim, p_.certify);
-            } catch (const NumericalError& e) {
-                pt.cert = PointCertificate{};
-                pt.cert.note = std::string("numerical failure: ") + e.what();
-                failed_[fresh[static_cast<std::size_t>(i)]] = 1;
-            }
-        });
+        const std::vector<Evaluated> got = map_indices<Evaluated>(
+            ex_, UnitKind::check_points, static_cast<std::int64_t>(fresh.size()), threads_, [&](std::int64_t i) {
+                Evaluated e;
+                try {
+                    e.cert = certify_point(res_.points[fresh[static_cast<std::size_t>(i)]].model, p_.claim, p_.certify);
+                } catch (const NumericalError& err) {
+                    e.cert.note = std::string("numerical failure: ") + err.what();
+                    e.failed = true;
+                }
+                return e;
+            });
+        for (std::size_t i = 0; i < fresh.size(); ++i) {
+            res_.points[fresh[i]].cert = got[i].cert;
+            failed_[fresh[i]] = got[i].failed ? 1 : 0;
+        }
         if (progress_)
             progress_(static_cast<std::int64_t>(res_.points.size()), static_cast<std::int64_t>(res_.points.size()));
     }
@@ -287,6 +306,7 @@ private:
     CheckResult& res_;
     const std::function<void(std::int64_t, std::int64_t)>& progress_;
     const std::array<const ParamRange*, axis_count> ax_;
+    const Execution ex_;
     int k_ = 0;               // ranged axes
     std::int64_t unit_ = 1;   // lattice steps per grid step (2^refine)
     std::int64_t S_ = 1;      // lattice steps across a ranged axis
@@ -391,12 +411,13 @@ void add_caveats(CheckResult& res, int k, int failures) {
 
 }  // namespace
 
-CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_t, std::int64_t)>& progress) {
+CheckResult run_check(const CheckParams& p, const std::function<void(std::int64_t, std::int64_t)>& progress,
+                      Execution ex) {
     p.validate();
     const auto start = std::chrono::steady_clock::now();
     CheckResult res;
     res.claim = p.claim;
-    CheckLattice lattice(p, res, progress);
+    CheckLattice lattice(p, res, progress, ex);
     // Level 0, then refinement of the cells whose corners disagree.
     lattice.record_boundary(lattice.refine(lattice.grid()));
 

@@ -28,6 +28,7 @@
 #include "rhoflow/check/box.hpp"
 #include "rhoflow/check/certify.hpp"
 #include "rhoflow/check/claim.hpp"
+#include "rhoflow/exec/execution.hpp"
 #include "rhoflow/model/model.hpp"
 
 namespace rhoflow {
@@ -98,8 +99,10 @@ struct CheckResult {
 };
 
 /// Runs the check (validates first). `progress`, when given, is called after each batch with
-/// (points done, points scheduled so far).
-CheckResult run_check(const CheckParams& params, const std::function<void(std::int64_t, std::int64_t)>& progress = {});
+/// (points done, points scheduled so far). `ex`: each batch's points are units of the executor
+/// (exec/units.hpp), shared by the ranks of the team under Execution::team (collective).
+CheckResult run_check(const CheckParams& params, const std::function<void(std::int64_t, std::int64_t)>& progress = {},
+                      Execution ex = Execution::local);
 
 /// The command line `rhoflow phase ...` (or `ode`, `field`) for a model, with exact numbers.
 std::string model_flags(const ModelParams& m);

@@ -11,6 +11,7 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/stochastic/detail/execute_units.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/compare/detail/explain_gap.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -150,7 +151,7 @@ std::vector<TrialGaps> run_tracked(const ModelParams& model, const SgaParams& sp
                                    const GapConfig& cfg, ProgressCounter* progress, EnsembleResult* ens) {
     std::vector<TrialGaps> slots(static_cast<std::size_t>(sp.trials));
     auto drift = [&F](double r) { return F.drift(r); };
-    EnsembleResult r = run_ensemble(model, sp, progress, [&](std::int64_t trial) {
+    EnsembleResult r = run_trials_here(model, sp, progress, [&](std::int64_t trial) {
         return std::make_unique<GapObserver>(drift, cfg, &slots[static_cast<std::size_t>(trial - sp.first_trial)]);
     });
     if (ens) *ens = std::move(r);
@@ -420,12 +421,6 @@ CompareResult finish_compare(const CompareParams& p, const Context& c, const Ens
     return out;
 }
 
-std::int64_t total_steps(const CompareParams& p, const Context& c) {
-    std::int64_t total = p.sga.steps * p.sga.trials;
-    for (const auto& q : c.study) total += q.steps * q.trials;
-    return total;
-}
-
 nlohmann::json gaps_json(const std::vector<TrialGaps>& slots) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& s : slots) j.push_back({s.gaps, s.sup_tracking, s.ode_records});
@@ -456,8 +451,13 @@ struct CompareUnits::Impl {
     std::vector<std::vector<std::vector<double>>> study_sups;  // [run][block]
     std::vector<std::vector<std::optional<std::vector<StepMomentTable>>>> table_out;  // [0][node block]
 
+    ProgressCounter* progress = nullptr;  // rank 0's: the study's steps are added once they are known
     const Context& context() const {
-        std::call_once(once, [&] { ctx = std::make_unique<Context>(make_context(p, field)); });
+        std::call_once(once, [&] {
+            ctx = std::make_unique<Context>(make_context(p, field));
+            if (progress)
+                for (const auto& q : ctx->study) progress->total += q.steps * q.trials;
+        });
         return *ctx;
     }
     static std::vector<std::int64_t> cut(std::int64_t n, std::int64_t blocks) {
@@ -517,20 +517,27 @@ std::int64_t CompareUnits::size() const noexcept {
 double CompareUnits::cost(std::int64_t u) const {
     const Impl& m = *impl_;
     std::size_t a = 0, b = 0;
-    const double per_step = static_cast<double>(m.p.model.L) *
-                                (m.p.sga.sampler == SamplerKind::full ? static_cast<double>(m.p.model.d) : 1.0) + 50.0;
+    const double per_step = step_cost(m.p.model, m.p.sga.sampler);
     switch (m.kind(u, a, b)) {
         case 0: return per_step * static_cast<double>(m.p.sga.steps * Impl::count(m.main_first, a, m.p.sga.trials));
         case 1: return per_step * static_cast<double>(m.p.sga.steps * Impl::count(m.study_first, b, m.p.study_trials));
-        default:
-            return (static_cast<double>(m.p.model.L) + 50.0) * static_cast<double>(Impl::count(m.node_first, b, m.table_nodes)) *
+        default:  // a table node's draws cost a reduced step each
+            return step_cost(m.p.model, SamplerKind::reduced) * static_cast<double>(Impl::count(m.node_first, b, m.table_nodes)) *
                    static_cast<double>(m.p.effective.moments.samples);
     }
 }
 
-int CompareUnits::part(std::int64_t u) const {
+UnitKind CompareUnits::kind(std::int64_t u) const {
     std::size_t a = 0, b = 0;
-    return impl_->kind(u, a, b);
+    static constexpr UnitKind kinds[] = {UnitKind::compare_trials, UnitKind::compare_study, UnitKind::compare_table};
+    return kinds[impl_->kind(u, a, b)];
+}
+
+void CompareUnits::count_steps(ProgressCounter* progress) {
+    // The main trials' steps now; the study's when the field is built (the study's horizon
+    // depends on the ODE), inside the first unit, where a failure is that unit's failure.
+    impl_->progress = progress;
+    progress->total = impl_->p.sga.steps * impl_->p.sga.trials;
 }
 
 std::int64_t CompareUnits::steps(std::int64_t u) const {
@@ -543,7 +550,7 @@ std::int64_t CompareUnits::steps(std::int64_t u) const {
     }
 }
 
-std::string CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
+nlohmann::json CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
     const Impl& m = *impl_;
     const Context& c = m.context();
     std::size_t a = 0, b = 0;
@@ -553,7 +560,7 @@ std::string CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
             q.first_trial = c.sp.first_trial + m.main_first[a];
             q.trials = Impl::count(m.main_first, a, m.p.sga.trials);
             const Tracked t = run_tracked_all(m.p.model, q, c.F, c.cfg, progress);
-            return detail::to_cbor_bytes({t.ens.trials, gaps_json(t.slots)});
+            return nlohmann::json::array({t.ens.trials, gaps_json(t.slots)});
         }
         case 1: {
             SgaParams q = c.study[a];
@@ -561,17 +568,16 @@ std::string CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
             q.trials = Impl::count(m.study_first, b, m.p.study_trials);
             GapConfig qc;
             qc.horizon = m.p.horizon;
-            return detail::to_cbor_bytes(sups_of(run_tracked(m.p.model, q, c.F, qc, progress, nullptr)));
+            return sups_of(run_tracked(m.p.model, q, c.F, qc, progress, nullptr));
         }
         default:
-            return detail::to_cbor_bytes(detail::measure_table_nodes(m.p, c.F, static_cast<std::size_t>(m.node_first[b]),
-                                                                     static_cast<std::size_t>(Impl::count(m.node_first, b, m.table_nodes))));
+            return detail::measure_table_nodes(m.p, c.F, static_cast<std::size_t>(m.node_first[b]),
+                                               static_cast<std::size_t>(Impl::count(m.node_first, b, m.table_nodes)));
     }
 }
 
-void CompareUnits::accept(std::int64_t u, const std::string& output) {
+void CompareUnits::accept(std::int64_t u, const nlohmann::json& j) {
     Impl& m = *impl_;
-    const nlohmann::json j = detail::from_cbor_bytes(output);
     std::size_t a = 0, b = 0;
     switch (m.kind(u, a, b)) {
         case 0:
@@ -614,34 +620,13 @@ CompareResult CompareUnits::finish() const {
     return finish_compare(m.p, c, ens, slots, sups, std::move(tables));
 }
 
-CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field) {
+CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field, Execution ex) {
     p.validate();
-    if (team_spread()) {
-        CompareUnits units(p, field, blocks_for(p.sga.trials, team_size()));
-        if (progress && team_root()) {
-            try {  // builds the field on rank 0; if that fails, the units fail the same way, inside the pool
-                std::int64_t total = 0;
-                for (std::int64_t u = 0; u < units.size(); ++u) total += units.steps(u);
-                progress->total = total;
-            } catch (const std::exception&) {
-            }
-        }
-        spread_units(units, progress);
-        return team_root() ? units.finish() : CompareResult{};
-    }
-    // One process: the units in order, on all threads.
-    const Context c = make_context(p, field);
-    if (progress) progress->total = total_steps(p, c);
-    const Tracked main = run_tracked_all(p.model, c.sp, c.F, c.cfg, progress);
-    std::vector<std::vector<double>> sups;
-    for (const SgaParams& q : c.study) {
-        GapConfig qc;
-        qc.horizon = p.horizon;
-        sups.push_back(sups_of(run_tracked(p.model, q, c.F, qc, progress, nullptr)));
-    }
-    std::vector<StepMomentTable> tables;
-    if (p.effective.enabled) tables = detail::measure_tables(p, c.F);
-    return finish_compare(p, c, main.ens, main.slots, sups, std::move(tables));
+    const int ranks = ranks_for(ex);
+    CompareUnits units(p, field, blocks_for(p.sga.trials, ranks));
+    if (progress && team_root()) units.count_steps(progress);
+    detail::execute_units(ex, units, progress);
+    return ranks == 1 || team_root() ? units.finish() : CompareResult{};
 }
 
 RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)

@@ -232,21 +232,21 @@ struct CompareResult {
     std::optional<ConsistencyVerdict> verdict;         ///< consistent or not (when enabled)
 };
 
-/// Runs the comparison. `field`, if given, replaces the ODE's field (tests pass a wrong one);
-/// `progress`, if given, receives the total number of SGA steps and counts them. Under MPI
-/// (exec/team.hpp) every rank must call it: its CompareUnits are spread over the ranks, rank 0
-/// gets the result (the same bits as one process) and the other ranks an empty one.
+/// Runs the comparison: its units (CompareUnits) through the executor (exec/units.hpp).
+/// `field`, if given, replaces the ODE's field (tests pass a wrong one); `progress`, if given,
+/// receives the total number of SGA steps and counts them. With Execution::team every rank must
+/// call it: the units are spread over the ranks, rank 0 gets the result (the same bits as one
+/// process) and the other ranks an empty one.
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress = nullptr,
-                          const DriftField* field = nullptr);
+                          const DriftField* field = nullptr, Execution ex = Execution::local);
 
 /// The comparator cut into independent units, the work the ranks share: blocks of the main
 /// ensemble's trials (each trial with its GapTracker), blocks of each step-size-study run's
 /// trials, and blocks of the nodes of the effective dynamics' one-step moment tables (one block
 /// serves every step size: the tables share their draws). Every rank builds the same
 /// CompareUnits; the field, the plan and the study's horizon are computed on each rank when its
-/// first unit needs them (the same bits everywhere). A unit's output is
-/// CBOR; rank 0 accepts every unit's output and finish() does the rest (statistics, phase
-/// portrait, the effective prediction and verdict) exactly as run_compare on one process.
+/// first unit needs them (the same bits everywhere). Rank 0 accepts every unit's output and
+/// finish() does the rest (statistics, phase portrait, the effective prediction and verdict).
 class CompareUnits {
 public:
     /// Validates; each trial ensemble is cut into at most `blocks` blocks.
@@ -258,15 +258,17 @@ public:
     std::int64_t size() const noexcept;
     /// Estimated cost of unit u (token-steps; known without the field).
     double cost(std::int64_t u) const;
-    /// What unit u is: 0 a block of the main ensemble's trials, 1 a block of a study run's
-    /// trials, 2 a block of the moment tables' nodes (the last units).
-    int part(std::int64_t u) const;
+    /// What unit u is: a block of the main ensemble's trials (compare_trials), of a study run's
+    /// trials (compare_study), or of the moment tables' nodes (compare_table, the last units).
+    UnitKind kind(std::int64_t u) const;
     /// SGA steps unit u takes (0 for a table); builds the field if needed.
     std::int64_t steps(std::int64_t u) const;
+    /// Sets `progress`'s total: the main trials' steps now, the study's once the field is built.
+    void count_steps(ProgressCounter* progress);
     /// Runs unit u; its output.
-    std::string run(std::int64_t u, ProgressCounter* progress = nullptr) const;
+    nlohmann::json run(std::int64_t u, ProgressCounter* progress = nullptr) const;
     /// Stores unit u's output (rank 0).
-    void accept(std::int64_t u, const std::string& output);
+    void accept(std::int64_t u, const nlohmann::json& output);
     /// The comparison from every unit's output.
     CompareResult finish() const;
 

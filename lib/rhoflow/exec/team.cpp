@@ -16,12 +16,16 @@
 #include "rhoflow/core/errors.hpp"
 
 #if RHOFLOW_HAVE_MPI
-#include <csignal>
 #include <mpi.h>
 #include <unistd.h>
 #endif
 
 namespace rhoflow {
+
+using detail::PoolError;
+using detail::PoolQueue;
+using detail::PoolResultHook;
+using detail::PoolTask;
 
 namespace {
 
@@ -38,7 +42,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 // An error's category and text, to travel between ranks.
 struct ErrorInfo {
-    int kind = 1;       // 2 invalid input, 3 numerical, 1 other
+    FailureKind kind = FailureKind::other;
     std::string field;  // InvalidArgument's field
     std::string message;
 };
@@ -48,27 +52,29 @@ ErrorInfo describe(std::exception_ptr e) {
     try {
         std::rethrow_exception(e);
     } catch (const InvalidArgument& x) {
-        info = {2, x.field(), x.what()};
+        info = {FailureKind::invalid_input, x.field(), x.what()};
     } catch (const std::exception& x) {
-        info = {exit_kind(x), "", x.what()};
+        info = {failure_kind(x), "", x.what()};
     } catch (...) {
-        info = {1, "", "unknown error"};
+        info = {FailureKind::other, "", "unknown error"};
     }
     return info;
 }
 
 [[maybe_unused]] std::exception_ptr rebuild(const ErrorInfo& info, const std::string& message) {
-    if (info.kind == 2) return std::make_exception_ptr(InvalidArgument(info.field, message));
-    if (info.kind == 3) return std::make_exception_ptr(NumericalError(message));
+    if (info.kind == FailureKind::invalid_input) return std::make_exception_ptr(InvalidArgument(info.field, message));
+    if (info.kind == FailureKind::numerical) return std::make_exception_ptr(NumericalError(message));
     return std::make_exception_ptr(std::runtime_error(message));
 }
 
-// Largest cost first; among equals, the task queued first (a deterministic hand-out order).
+// Smallest order first, then largest cost; among equals, the task queued first (a
+// deterministic hand-out order).
 struct Queued {
     PoolTask task;
     std::uint64_t seq = 0;
 };
 bool before(const Queued& a, const Queued& b) {
+    if (a.task.order != b.task.order) return a.task.order < b.task.order;
     if (a.task.cost != b.task.cost) return a.task.cost > b.task.cost;
     return a.seq < b.seq;
 }
@@ -141,7 +147,7 @@ private:
     throw PoolError(q.error_tag, q.error_rank, q.error, q.error_message);
 }
 
-// A team of one: every task on the calling thread, largest first.
+// A team of one: every task on the calling thread, in the hand-out order.
 void run_pool_alone(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
                     const PoolResultHook& on_result) {
     DepthGuard depth;
@@ -176,16 +182,16 @@ std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t h) noexcept {
     return h;
 }
 
-int exit_kind(const std::exception& e) noexcept {
+FailureKind failure_kind(const std::exception& e) noexcept {
     if (const auto* a = dynamic_cast<const TeamAborted*>(&e)) return a->kind();
-    if (dynamic_cast<const InvalidArgument*>(&e)) return 2;
-    if (dynamic_cast<const NumericalError*>(&e)) return 3;
-    return 1;
+    if (dynamic_cast<const InvalidArgument*>(&e)) return FailureKind::invalid_input;
+    if (dynamic_cast<const NumericalError*>(&e)) return FailureKind::numerical;
+    return FailureKind::other;
 }
 
 #if !RHOFLOW_HAVE_MPI
 
-MpiSession::MpiSession(int*, char***) {}
+MpiSession::MpiSession(int*, char***, bool, std::function<void()>) {}
 MpiSession::~MpiSession() = default;
 void MpiSession::abort(int code) { std::exit(code); }
 int team_rank() noexcept { return 0; }
@@ -193,8 +199,8 @@ int team_size() noexcept { return 1; }
 bool team_spread() noexcept { return false; }
 bool team_has_mpi() noexcept { return false; }
 
-void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-              const PoolResultHook& on_result) {
+void detail::run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+                      const PoolResultHook& on_result, bool) {
     run_pool_alone(work, std::move(tasks), on_result);
 }
 
@@ -211,16 +217,15 @@ namespace {
 int world_rank = 0, world_size = 1;
 bool mpi_started = false;
 pid_t launcher = 0;  // the parent process at start (mpirun, orted, slurmstepd)
+std::function<void()> orphaned;  // the program's response to a launcher that is gone
 
 // A rank whose launcher is gone (mpirun killed or crashed before it could end the ranks) would
 // go on alone, and rank 0 might even finish the run behind the back of a rerun: it stops itself
 // instead, by SIGTERM, so that the interrupt cleanup (interrupt.hpp) removes its temporaries.
 void stop_if_orphaned() {
-    if (launcher == 0 || ::getppid() == launcher) return;
+    if (launcher == 0 || !orphaned || ::getppid() == launcher) return;
     std::cerr << "rhoflow: rank " << world_rank << ": the launcher (mpirun) is gone; stopping\n";
-    ::kill(::getpid(), SIGTERM);
-    std::this_thread::sleep_for(std::chrono::seconds(5));  // the signal thread ends the process meanwhile
-    std::_Exit(143);
+    orphaned();
 }
 
 constexpr int kToRoot = 71;    // worker -> rank 0: ready, done, error
@@ -237,6 +242,13 @@ void check(int rc, const char* what) {
               << "; aborting the job\n";
     MPI_Abort(MPI_COMM_WORLD, 1);
     std::abort();
+}
+
+// A failure's category as sent (unknown values: other).
+FailureKind kind_from_wire(std::int32_t k) {
+    return k == static_cast<std::int32_t>(FailureKind::invalid_input) ? FailureKind::invalid_input
+           : k == static_cast<std::int32_t>(FailureKind::numerical)   ? FailureKind::numerical
+                                                                      : FailureKind::other;
 }
 
 // Messages: one type byte, then fields appended as raw bytes (lengths as uint64).
@@ -316,7 +328,7 @@ void serve(const std::function<std::string(const std::string&)>& work) {
         Reader r{msg};
         if (r.type() == 'S') return;
         if (r.type() == 'A') {
-            const auto kind = r.pod<std::int32_t>();
+            const FailureKind kind = kind_from_wire(r.pod<std::int32_t>());
             failure_shared = true;
             throw TeamAborted(kind, r.str());
         }
@@ -434,7 +446,7 @@ private:
 
     static ErrorInfo read_error(Reader& r) {
         ErrorInfo e;
-        e.kind = r.pod<std::int32_t>();
+        e.kind = kind_from_wire(r.pod<std::int32_t>());
         e.field = r.str();
         e.message = r.str();
         return e;
@@ -508,20 +520,9 @@ private:
 
 }  // namespace
 
-namespace {
-// Whether an MPI launcher started this process (mpirun, mpiexec, srun). Without one, MPI is not
-// initialised at all: a singleton MPI_Init costs about half a second (Open MPI starts a daemon),
-// which every plain `rhoflow ...` would pay for nothing.
-bool launched_by_mpi() {
-    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-        if (const char* x = std::getenv(v); x && *x) return true;
-    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");  // srun without a PMI variable
-    return std::getenv("SLURM_PROCID") && tasks && std::atoi(tasks) > 1;
-}
-}  // namespace
-
-MpiSession::MpiSession(int* argc, char*** argv) {
-    if (!launched_by_mpi()) return;  // a team of one, as without MPI
+MpiSession::MpiSession(int* argc, char*** argv, bool start, std::function<void()> on_orphaned) {
+    if (!start) return;  // a team of one, as without MPI
+    orphaned = std::move(on_orphaned);
     int provided = 0;
     check(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
     mpi_started = true;
@@ -550,9 +551,9 @@ int team_size() noexcept { return world_size; }
 bool team_spread() noexcept { return world_size > 1 && pool_depth.load() == 0; }
 bool team_has_mpi() noexcept { return true; }
 
-void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-              const PoolResultHook& on_result) {
-    if (world_size == 1) return run_pool_alone(work, std::move(tasks), on_result);
+void detail::run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
+                      const PoolResultHook& on_result, bool spread) {
+    if (world_size == 1 || !spread || pool_depth.load() > 0) return run_pool_alone(work, std::move(tasks), on_result);
     DepthGuard depth;
     if (world_rank == 0)
         Leader(work, std::move(tasks), on_result).run();
@@ -584,7 +585,7 @@ std::string team_root_then_broadcast(const std::function<std::string()>& f) {
     }
     Reader r{payload};
     if (r.type() == 'A') {
-        const auto kind = r.pod<std::int32_t>();
+        const FailureKind kind = kind_from_wire(r.pod<std::int32_t>());
         failure_shared = true;
         throw TeamAborted(kind, r.str());
     }

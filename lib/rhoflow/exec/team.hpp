@@ -17,11 +17,11 @@
 // as its last unit is back, while other cells' units keep the other ranks busy.
 //
 // Failures: a task that throws on rank K is reported to rank 0 with its category
-// (InvalidArgument with its field, NumericalError, anything else), rank 0 stops handing out
-// work, waits for the tasks in flight and then ends the pool on every rank: rank 0 throws
-// PoolError (the task's tag, the rank, and the error rethrowable with "rank K: " in front of its
-// message, same category: the command line's exit code is the same as for one process), the
-// other ranks throw TeamAborted (silent: rank 0 reports). A rank that dies (killed, crashed)
+// (InvalidArgument with its field, NumericalError, anything else: FailureKind), rank 0 stops
+// handing out work, waits for the tasks in flight and then ends the pool on every rank: rank 0
+// throws PoolError (the task's tag, the rank, and the error rethrowable with "rank K: " in front
+// of its message, same category: a program reports it as it would for one process), the other
+// ranks throw TeamAborted (silent: rank 0 reports). A rank that dies (killed, crashed)
 // sends nothing: Open MPI's mpirun then ends the whole job (see docs/cli.md, "MPI").
 //
 // Waiting ranks poll (MPI_Iprobe with a backoff up to 2 ms) instead of blocking in MPI_Recv,
@@ -30,6 +30,11 @@
 //
 // Nesting: work done inside a task is never spread again (team_spread() is false while a pool
 // runs on this rank): a cell's trial block that runs an ensemble runs it locally.
+//
+// The library's computations do not use the pool directly: they are typed units run by
+// execute() (exec/units.hpp), which encodes them for the pool; the pool's types are in detail::.
+// The program decides what an MPI job is (which launcher started it, what to do when the
+// launcher is gone, which exit code a failure maps to): MpiSession takes those decisions.
 #pragma once
 
 #include <cstdint>
@@ -43,15 +48,17 @@
 namespace rhoflow {
 
 /// MPI for the lifetime of a program's main(): MPI_Init_thread (MPI_THREAD_SERIALIZED: rank 0's
-/// serving thread makes MPI calls while its main thread computes) and MPI_Finalize, when an MPI
-/// launcher started the process (mpirun/mpiexec/srun: their environment variables
-/// OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK or PMI_SIZE, or SLURM with more than one task);
-/// otherwise, and without MPI (built with RHOFLOW_MPI=OFF), it does nothing: a team of one. Create it after enable_interrupt_cleanup() so
-/// that MPI's own threads inherit the blocked signal mask (interrupt.hpp).
+/// serving thread makes MPI calls while its main thread computes) and MPI_Finalize, when the
+/// program says an MPI launcher started it (`start`; the command line reads the launchers'
+/// environment variables, apps/rhoflow/main.cpp); otherwise, and without MPI (built with
+/// RHOFLOW_MPI=OFF), it does nothing: a team of one. The command line creates it after
+/// enable_interrupt_cleanup() so that MPI's own threads inherit the blocked signal mask.
 class MpiSession {
 public:
-    /// Initialises MPI; throws std::runtime_error if the library cannot give the thread level.
-    MpiSession(int* argc, char*** argv);
+    /// Initialises MPI if `start`; throws std::runtime_error if the library cannot give the
+    /// thread level. `on_orphaned`, if given, is called by a waiting rank whose launcher (its
+    /// parent process at start) is gone, so that the program can stop (it should not return).
+    MpiSession(int* argc, char*** argv, bool start, std::function<void()> on_orphaned = {});
     /// Finalises MPI (unless abort() ended the job).
     ~MpiSession();
     MpiSession(const MpiSession&) = delete;
@@ -71,18 +78,29 @@ bool team_spread() noexcept;
 /// Whether rhoflow was built with MPI.
 bool team_has_mpi() noexcept;
 
+/// The category of a failure, as it travels between ranks.
+enum class FailureKind : std::int32_t {
+    other = 0,          ///< anything else
+    invalid_input = 1,  ///< InvalidArgument (core/errors.hpp)
+    numerical = 2,      ///< NumericalError
+};
+
 /// Thrown on ranks other than 0 when a collective step failed; rank 0 reports the error.
-/// `kind`: 2 invalid input, 3 numerical failure, 1 anything else (the command line's exit codes).
 class TeamAborted : public std::runtime_error {
 public:
-    /// `kind` as above.
-    TeamAborted(int kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
-    /// 2, 3 or 1 (the exit code the failure maps to).
-    int kind() const noexcept { return kind_; }
+    /// `kind`: the category of the failure on the rank where it happened.
+    TeamAborted(FailureKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    /// The failure's category.
+    FailureKind kind() const noexcept { return kind_; }
 
 private:
-    int kind_;
+    FailureKind kind_;
 };
+
+/// The category of `e`: InvalidArgument, NumericalError, TeamAborted's kind, else other.
+FailureKind failure_kind(const std::exception& e) noexcept;
+
+namespace detail {
 
 /// Thrown on rank 0 when a task failed: which task (its tag), on which rank, and the error
 /// itself (same category, message prefixed by "rank K: ") for rethrow().
@@ -97,12 +115,15 @@ public:
     int rank() const noexcept { return rank_; }
     /// Throws the error (InvalidArgument, NumericalError or std::runtime_error).
     [[noreturn]] void rethrow() const { std::rethrow_exception(error_); }
+    /// The error itself.
+    std::exception_ptr error() const noexcept { return error_; }
 
 private:
     std::uint64_t tag_;
     int rank_;
     std::exception_ptr error_;
 };
+
 
 /// One task of a pool (built on rank 0).
 struct PoolTask {
@@ -111,6 +132,7 @@ struct PoolTask {
     std::uint64_t tag = 0;             ///< the caller's identification (given back in hooks and errors)
     bool root_only = false;            ///< run `local` on rank 0 instead (never sent)
     std::function<void()> local;       ///< root-only tasks: what rank 0 runs (may queue tasks)
+    int order = 0;                     ///< tasks of a smaller order are handed out first (then by cost)
 };
 
 class PoolQueue;
@@ -128,12 +150,15 @@ public:
     virtual void add(PoolTask task) = 0;
 };
 
-/// Runs a pool (see above). Collective: every rank calls it with the same `work`; `tasks` and
-/// `on_result` are used on rank 0 only. Returns when every task, including those queued while it
-/// ran, is done; throws PoolError on rank 0 and TeamAborted elsewhere if one failed. In a team
-/// of one it runs the tasks in order of cost on the calling thread (errors as PoolError too).
+/// Runs a pool (see above). Collective when `spread` and team_spread(): every rank calls it with
+/// the same `work`; `tasks` and `on_result` are used on rank 0 only. Returns when every task,
+/// including those queued while it ran, is done; throws PoolError on rank 0 and TeamAborted
+/// elsewhere if one failed. Otherwise (a team of one) it runs the tasks in turn on the calling
+/// thread, in the same order (errors as PoolError too).
 void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-              const PoolResultHook& on_result);
+              const PoolResultHook& on_result, bool spread = true);
+
+}  // namespace detail
 
 /// Collective: rank 0 runs `f` and every rank gets its result. If `f` throws, rank 0 rethrows
 /// it and the other ranks throw TeamAborted of the same kind. In a team of one: `f()`.
@@ -157,9 +182,5 @@ int team_first_differing(std::uint64_t digest);
 /// The 64-bit FNV-1a hash of `bytes`, continuing from `h`: a digest of an input for ranks to
 /// compare (it tells accidental differences apart, it is no cryptographic hash).
 std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t h = 14695981039346656037ull) noexcept;
-
-/// The command-line exit code an exception maps to: 2 InvalidArgument, 3 NumericalError,
-/// TeamAborted's kind, 1 otherwise.
-int exit_kind(const std::exception& e) noexcept;
 
 }  // namespace rhoflow

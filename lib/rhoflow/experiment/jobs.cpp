@@ -216,12 +216,12 @@ PhaseJobResult run(const PhaseJob& job) {
     return {f.info(), phase_portrait(f, job.phase)};
 }
 
-SgaJobResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail) {
+SgaJobResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
     job.validate();
     if (progress) progress->total = job.sga.steps * job.sga.trials;
-    return with_outcomes(job, run_ensemble(job.model, job.sga, progress, {},
-                                           detail == ResultDetail::full ? EnsembleOutput::all()
-                                                                        : EnsembleOutput::summary(50)));
+    return with_outcomes(job, run_ensemble(job.model, job.sga, progress,
+                                           detail == ResultDetail::full ? EnsembleOutput::all() : EnsembleOutput::summary(50),
+                                           ex));
 }
 
 SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble) {
@@ -248,9 +248,9 @@ SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble) {
     return r;
 }
 
-CompareResult run(const CompareJob& job, ProgressCounter* progress) {
+CompareResult run(const CompareJob& job, ProgressCounter* progress, Execution ex) {
     job.validate();
-    return run_compare(job.compare, progress);
+    return run_compare(job.compare, progress, nullptr, ex);
 }
 
 StationaryLaw run(const StationaryJob& job) {
@@ -258,19 +258,21 @@ StationaryLaw run(const StationaryJob& job) {
     return stationary_law(job.model, job.eta, job.update, job.stationary);
 }
 
-CheckResult run(const CheckJob& job) {
+CheckResult run(const CheckJob& job, Execution ex) {
     job.validate();
-    return run_check(job.check);
+    return run_check(job.check, {}, ex);
 }
 
-JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail) {
+JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
     return std::visit(
         [&](const auto& j) -> JobResult {
             using J = std::decay_t<decltype(j)>;
             if constexpr (std::is_same_v<J, SgaJob>)
-                return run(j, progress, detail);
+                return run(j, progress, detail, ex);
             else if constexpr (std::is_same_v<J, CompareJob>)
-                return run(j, progress);
+                return run(j, progress, ex);
+            else if constexpr (std::is_same_v<J, CheckJob>)
+                return run(j, ex);
             else
                 return run(j);
         },

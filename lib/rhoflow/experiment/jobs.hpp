@@ -179,8 +179,10 @@ enum class ResultDetail {
     summary  ///< what the readable text shows: an ensemble keeps its summary and the first 50 trials, without records
 };
 
-/// Runs a job; `progress` (optional) counts SGA steps for long jobs.
-JobResult run(const Job& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
+/// Runs a job; `progress` (optional) counts SGA steps for long jobs; `ex`: whether its
+/// ensemble or comparison is shared by the ranks of the team (collective) or local.
+JobResult run(const Job& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full,
+              Execution ex = Execution::local);
 /// Runs one kind of job.
 FieldJobResult run(const FieldJob& job);
 /// Runs one kind of job.
@@ -189,16 +191,17 @@ OdeJobResult run(const OdeJob& job);
 PhaseJobResult run(const PhaseJob& job);
 /// Runs one kind of job (with ResultDetail::summary: the summary and the first 50 trials, no
 /// records), then assigns every trial to its ODE basin.
-SgaJobResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
+SgaJobResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full,
+                 Execution ex = Execution::local);
 /// The ensemble of `job` with its outcome statistics: the exact field's phase portrait and every
 /// trial's basin (the outcomes stay empty, with a note, when the field refuses the model).
 SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble);
 /// Runs one kind of job.
-CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr);
+CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr, Execution ex = Execution::local);
 /// Runs one kind of job.
 StationaryLaw run(const StationaryJob& job);
 /// Runs one kind of job.
-CheckResult run(const CheckJob& job);
+CheckResult run(const CheckJob& job, Execution ex = Execution::local);
 
 /// The JSON document of a finished job: the provenance's keys (its "command" set to the job's),
 /// "model", "params" (the job), the result's keys (a check: its certificate, check/output.hpp);

@@ -19,6 +19,7 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/exec/units.hpp"
 #include "rhoflow/experiment/detail/run_folder.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
@@ -898,14 +899,6 @@ auto in_cell(const Experiment& e, const ExperimentCell& c, F&& f) -> decltype(f(
     }
 }
 
-// Runs the cell, its failures naming the task and cell.
-JobResult run_cell(const ExperimentCell& c, const Experiment& e, ProgressCounter* progress) {
-    return in_cell(e, c, [&] {
-        if (progress) progress->done = 0;
-        return run(c.job, progress);
-    });
-}
-
 // The manifest holds what a rerun needs and nothing that depends on the machine (no timing), so
 // that it is byte-identical between runs of the same file (figures: whether gnuplot drew them).
 void record(json& manifest, const fs::path& partial, const ExperimentCell& c, const json& params,
@@ -1023,8 +1016,6 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
     if (err) fail_io(fmt::format("cannot move the finished run {} into place as {}", partial.string(), e.out.string()), err);
 }
 
-ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o);
-
 // The run's provenance: the caller's (or one made now), with the experiment file and its hash.
 Provenance run_provenance(const Experiment& e, const Provenance& given) {
     Provenance p = given.version.empty() ? make_provenance("run") : given;
@@ -1036,80 +1027,35 @@ Provenance run_provenance(const Experiment& e, const Provenance& given) {
 
 }  // namespace
 
-ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& options) {
-    ExperimentOptions o = options;
-    o.provenance = run_provenance(e, options.provenance);
-    if (team_spread()) return run_experiment_spread(e, o);
-    auto log = [&](const std::string& s) { if (o.log) o.log(s); };
-    RunFolder folder = prepare_partial(e, o);  // locked until the run ends
-    const fs::path& partial = folder.partial;
-    json& manifest = folder.manifest;
-    drop_stale(manifest, partial, e, o.log);
-    ExperimentResult out;
-    out.out = e.out;
-    json execution = {{"ranks", 1}, {"cells", json::array()}};
-    const auto run_start = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < e.cells.size(); ++i) {
-        const ExperimentCell& c = e.cells[i];
-        const json params = std::visit([](const auto& j) { return json(j); }, c.job);
-        const auto start = std::chrono::steady_clock::now();
-        if (auto earlier = earlier_result(manifest, c, params, partial, o)) {
-            out.results.push_back(std::move(*earlier));
-            out.resumed.push_back(true);
-            log(fmt::format("[{}/{}] {}: complete from an earlier run, not recomputed", i + 1, e.cells.size(), c.dir));
-            draw_missing_figures(manifest, partial, e, c, out.results.back(), params, o);
-        } else {
-            log(fmt::format("[{}/{}] {}", i + 1, e.cells.size(), c.dir));
-            try {
-                out.results.push_back(run_cell(c, e, o.progress));
-                in_cell(e, c, [&] { write_cell(c, out.results.back(), partial, o.render_figures, o.provenance); });
-            } catch (const std::exception& err) {
-                record(manifest, partial, c, params, "failed", err.what());
-                log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial.string()));
-                throw;
-            }
-            out.resumed.push_back(false);
-            record(manifest, partial, c, params, "complete", "", draws_figures(o));
-        }
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        execution["cells"].push_back({{"name", c.dir}, {"ranks", {0}}, {"seconds", seconds}});
-    }
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-    execution["busy_seconds"] = json::array({wall});
-    execution["wall_seconds"] = wall;
-    write_index(e, partial, execution, out, o.provenance, o.render_figures);
-    return out;
-}
-
-// ------------------------------------------------------------------------------- over MPI ranks
+// ------------------------------------------------------------------------------- execution
 
 namespace {
 
 // A pending cell cut into units: trial blocks (sga), the comparator's units (compare), or the
-// whole job as one unit (field, ode, phase).
+// whole job as one unit (every other job).
 struct CellWork {
     std::size_t cell = 0;
     std::unique_ptr<EnsembleBlocks> sga;
     std::unique_ptr<CompareUnits> compare;
-    std::string single;      // rank 0: the one unit's output
-    std::vector<std::string> outputs;  // rank 0, compare: each unit's output, shipped to the rank that finishes the cell
-    JobResult result;                  // rank 0, compare: the finished comparison
+    json single;                  // rank 0: the one unit's output
+    std::vector<json> outputs;    // rank 0, compare: each unit's output, sent to the rank that finishes the cell
+    JobResult result;             // rank 0, compare: the finished comparison
     std::int64_t units = 1;
-    std::uint64_t first_tag = 0;  // tags first_tag ... first_tag + units - 1
+    int order = 0;                // the executor's hand-out order (a team of one: cell by cell)
     // Rank 0's bookkeeping.
     std::int64_t remaining = 0;
     std::set<int> ranks;
     double seconds = 0, finish_seconds = 0, write_seconds = 0;
     std::vector<double> unit_seconds;  // per unit, where it ran
     std::int64_t table_units = 0;      // compare: its last units are moment-table blocks
-    bool compare_cell = false;
+
+    UnitKind kind(std::int64_t u) const { return sga ? sga->kind(u) : compare ? compare->kind(u) : UnitKind::job; }
 };
 
 // Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
 double trial_cost(const Job& job) {
     auto sga_cost = [](const ModelParams& m, const SgaParams& s) {
-        const double per = static_cast<double>(m.L) * (s.sampler == SamplerKind::full ? static_cast<double>(m.d) : 1.0) + 50.0;
-        return per * static_cast<double>(s.steps) * static_cast<double>(s.trials);
+        return step_cost(m, s.sampler) * static_cast<double>(s.steps) * static_cast<double>(s.trials);
     };
     if (const auto* s = std::get_if<SgaJob>(&job)) return sga_cost(s->model, s->sga);
     if (const auto* c = std::get_if<CompareJob>(&job)) return sga_cost(c->compare.model, c->compare.sga);
@@ -1118,15 +1064,14 @@ double trial_cost(const Job& job) {
 
 constexpr double kSingleCost = 1e8;  // a field, ode or phase cell (typically well under a second)
 
-// A comparison's finish and rank 0's writing of a cell are pool tasks too, tagged apart from units.
-constexpr std::uint64_t kFinish = std::uint64_t{1} << 62;  // a comparison's finish: kFinish + index into work
-constexpr std::uint64_t kWrite = std::uint64_t{1} << 61;   // rank 0 writes a cell: kWrite + index into work
-
-// One run of an experiment over the ranks of a team. Rank 0 alone reads and writes files; every
-// rank computes units. Rank 0 keeps the bookkeeping (which ranks, how many seconds) for run.json.
-class SpreadRun {
+// One run of an experiment: its pending cells cut into units that the executor (exec/units.hpp)
+// runs, in one process (a team of one, cell by cell) or over the ranks of a team. Rank 0 alone
+// reads and writes files; every rank computes units. Rank 0 keeps the bookkeeping (which ranks,
+// how many seconds) for run.json.
+class ExperimentRun {
 public:
-    SpreadRun(const Experiment& e, const ExperimentOptions& o) : e_(e), o_(o), root_(team_root()) {
+    ExperimentRun(const Experiment& e, const ExperimentOptions& o)
+        : e_(e), o_(o), ranks_(ranks_for(o.execution)), root_(ranks_ == 1 || team_root()) {
         out_.out = e.out;
         out_.results.resize(e.cells.size());
         out_.resumed.assign(e.cells.size(), false);
@@ -1136,14 +1081,16 @@ public:
     ExperimentResult run() {
         plan(find_pending());
         const auto start = std::chrono::steady_clock::now();
-        busy_.assign(static_cast<std::size_t>(team_size()), 0.0);
+        busy_.assign(static_cast<std::size_t>(ranks_), 0.0);
         start_progress();
         try {
-            run_pool([this](const std::string& in) { return run_unit(in); }, root_ ? tasks() : std::vector<PoolTask>{},
-                     [this](PoolQueue& q, const PoolTask& t, std::string output, int rank, double secs) {
-                         on_result(q, t, std::move(output), rank, secs);
-                     });
-        } catch (const PoolError& err) {
+            execute(
+                o_.execution, [this](const UnitId& id, const json& input) { return run_unit(id, input); },
+                root_ ? units() : std::vector<Unit>{},
+                [this](UnitQueue& q, const UnitId& id, json output, int rank, double secs) {
+                    on_result(q, id, std::move(output), rank, secs);
+                });
+        } catch (const UnitError& err) {
             on_failure(err);
         }
         if (!root_) return {};
@@ -1159,7 +1106,7 @@ private:
 
     // Rank 0 finds the completed cells (reading them back) and tells every rank the rest.
     json find_pending() {
-        return json::parse(team_root_then_broadcast([&] {
+        return root_then_broadcast(o_.execution, [&] {
             RunFolder folder = prepare_partial(e_, o_);
             lock_ = std::move(folder.lock);  // until this object ends, after the run
             partial_ = folder.partial;
@@ -1180,32 +1127,36 @@ private:
                 draw_missing_figures(manifest_, partial_, e_, c, out_.results[i], cell_params(c), o_);
                 read_seconds_[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             }
-            return todo.dump();
-        }));
+            return todo;
+        });
     }
 
     static json cell_params(const ExperimentCell& c) {
         return std::visit([](const auto& j) { return json(j); }, c.job);
     }
 
-    // Cuts every pending cell into units of about 1/8 of (the pending work / ranks).
+    // Over several ranks, cuts every pending cell into units of about 1/8 of (the pending work
+    // / ranks), all handed out largest first; in a team of one, a cell is one unit of trials
+    // (which runs on all threads) and the cells run in file order.
     void plan(const json& pending) {
         double total = 0;
         for (const auto& i : pending) total += std::max(kSingleCost, trial_cost(e_.cells[i.get<std::size_t>()].job));
-        const double target = total / (8.0 * team_size());  // a short tail under dynamic balancing
+        const double target = total / (8.0 * ranks_);  // a short tail under dynamic balancing
         for (const auto& i : pending) {
             CellWork w;
             w.cell = i.get<std::size_t>();
             const ExperimentCell& c = e_.cells[w.cell];
-            const auto blocks = static_cast<std::int64_t>(std::ceil(trial_cost(c.job) / std::max(target, 1.0)));
+            const std::int64_t blocks =
+                ranks_ == 1 ? 1 : static_cast<std::int64_t>(std::ceil(trial_cost(c.job) / std::max(target, 1.0)));
             in_cell(e_, c, [&] { cut(w, c.job, blocks); });
-            w.first_tag = of_tag_.size();
+            w.order = ranks_ == 1 ? static_cast<int>(work_.size()) : 0;
             w.remaining = w.units;
             w.unit_seconds.assign(static_cast<std::size_t>(w.units), 0.0);
-            for (std::int64_t u = 0; u < w.units; ++u) of_tag_.push_back(work_.size());
+            unit_count_ += w.units;
             work_.push_back(std::move(w));
         }
-        log(fmt::format("spreading {} cells ({} units) over {} ranks", work_.size(), of_tag_.size(), team_size()));
+        if (ranks_ > 1)
+            log(fmt::format("spreading {} cells ({} units) over {} ranks", work_.size(), unit_count_, ranks_));
     }
 
     static void cut(CellWork& w, const Job& job, std::int64_t blocks) {
@@ -1216,8 +1167,7 @@ private:
             w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
             w.units = w.compare->size();
             w.outputs.resize(static_cast<std::size_t>(w.units));
-            w.compare_cell = true;
-            for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->part(u) == 2;
+            for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->kind(u) == UnitKind::compare_table;
         }
     }
 
@@ -1225,13 +1175,18 @@ private:
         return w.sga ? w.sga->cost(u) : w.compare ? w.compare->cost(u) : kSingleCost;
     }
 
-    std::vector<PoolTask> tasks() const {
-        std::vector<PoolTask> t;
-        for (const auto& w : work_)
+    std::vector<Unit> units() const {
+        std::vector<Unit> t;
+        for (std::size_t wi = 0; wi < work_.size(); ++wi) {
+            const CellWork& w = work_[wi];
             for (std::int64_t u = 0; u < w.units; ++u) {
-                const std::uint64_t tag = w.first_tag + static_cast<std::uint64_t>(u);
-                t.push_back({std::to_string(tag), unit_cost(w, u), tag, false, {}});
+                Unit unit;
+                unit.id = {w.kind(u), static_cast<std::uint32_t>(wi), u};
+                unit.cost = unit_cost(w, u);
+                unit.order = w.order;
+                t.push_back(std::move(unit));
             }
+        }
         return t;
     }
 
@@ -1245,31 +1200,19 @@ private:
         progress_->total = static_cast<std::int64_t>(sum / 1e6) + 1;
     }
 
-    // What a rank computes for a unit ("TAG"), or for a comparison's finish ("F<index into work>\n"
-    // then its units' outputs): the comparison, on whichever rank is free, not only rank 0.
-    std::string run_unit(const std::string& input) {
-        if (!input.empty() && input[0] == 'F') return run_finish(input);
-        const std::uint64_t tag = std::stoull(input);
-        const CellWork& w = work_.at(of_tag_.at(tag));
-        const auto u = static_cast<std::int64_t>(tag - w.first_tag);
+    // What a rank computes for a unit of a cell, or for a comparison's finish (its input: the
+    // comparison's units' outputs): the comparison, on whichever rank is free, not only rank 0.
+    json run_unit(const UnitId& id, const json& input) {
+        CellWork& w = work_.at(id.owner);
         const ExperimentCell& c = e_.cells[w.cell];
-        return in_cell(e_, c, [&]() -> std::string {
-            if (w.sga) return w.sga->run(u);
-            if (w.compare) return w.compare->run(u);
-            return std::visit([](const auto& r) { return detail::to_cbor_bytes(json(r)); }, rhoflow::run(c.job));
-        });
-    }
-
-    std::string run_finish(const std::string& input) {
-        const std::size_t nl = input.find('\n');
-        CellWork& w = work_.at(std::stoull(input.substr(1, nl - 1)));
-        return in_cell(e_, e_.cells[w.cell], [&]() -> std::string {
-            const json bundle = detail::from_cbor_bytes(input.substr(nl + 1));
-            for (std::size_t u = 0; u < bundle.size(); ++u) {
-                const auto& bytes = bundle[u].get_binary();
-                w.compare->accept(static_cast<std::int64_t>(u), std::string(bytes.begin(), bytes.end()));
+        return in_cell(e_, c, [&]() -> json {
+            switch (id.kind) {
+                case UnitKind::compare_finish:
+                    for (std::size_t u = 0; u < input.size(); ++u) w.compare->accept(static_cast<std::int64_t>(u), input[u]);
+                    return json(w.compare->finish());
+                case UnitKind::job: return std::visit([](const auto& r) { return json(r); }, rhoflow::run(c.job));
+                default: return w.sga ? w.sga->run(id.index) : w.compare->run(id.index);
             }
-            return detail::to_cbor_bytes(json(w.compare->finish()));
         });
     }
 
@@ -1280,13 +1223,13 @@ private:
         in_cell(e_, c, [&] {
             JobResult r = w.sga       ? JobResult(with_outcomes(std::get<SgaJob>(c.job), w.sga->result()))
                           : w.compare ? std::move(w.result)
-                                      : result_from_document(c.job, detail::from_cbor_bytes(w.single));
+                                      : result_from_document(c.job, w.single);
             write_cell(c, r, partial_, o_.render_figures, o_.provenance);
             out_.results[w.cell] = std::move(r);
         });
         w.sga.reset();
         w.compare.reset();
-        w.single.clear();
+        w.single = json();
         w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         w.seconds += w.write_seconds;
         busy_[0] += w.write_seconds;
@@ -1296,15 +1239,19 @@ private:
         log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished_, work_.size(), c.dir, who, w.seconds));
     }
 
-    PoolTask write_task(std::size_t wi) {
-        return PoolTask{"", 0, kWrite + wi, true, [this, wi] { write(work_[wi]); }};
+    Unit write_unit(std::size_t wi) {
+        Unit u;
+        u.id = {UnitKind::write, static_cast<std::uint32_t>(wi), 0};
+        u.cost = 0;
+        u.order = work_[wi].order;
+        u.local = [this, wi] { write(work_[wi]); };
+        return u;
     }
 
-    void on_result(PoolQueue& queue, const PoolTask& t, std::string output, int rank, double secs) {
-        if (t.tag >= kFinish) return on_finished(queue, static_cast<std::size_t>(t.tag - kFinish), output, rank, secs);
-        const std::size_t wi = of_tag_.at(t.tag);
-        CellWork& w = work_[wi];
-        const auto u = static_cast<std::int64_t>(t.tag - w.first_tag);
+    void on_result(UnitQueue& queue, const UnitId& id, json output, int rank, double secs) {
+        if (id.kind == UnitKind::compare_finish) return on_finished(queue, id.owner, output, rank, secs);
+        CellWork& w = work_.at(id.owner);
+        const std::int64_t u = id.index;
         in_cell(e_, e_.cells[w.cell], [&] {
             if (w.sga)
                 w.sga->accept(u, output);
@@ -1319,36 +1266,35 @@ private:
         busy_[static_cast<std::size_t>(rank)] += secs;
         if (progress_) progress_->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
         if (--w.remaining > 0) return;
-        if (w.compare) return queue.add(finish_task(wi));
-        queue.add(write_task(wi));
+        if (w.compare) return queue.add(finish_unit(id.owner));
+        queue.add(write_unit(id.owner));
     }
 
     // The comparison's finish (statistics, phase portrait, effective prediction: seconds of work)
     // goes to the first free rank, before any other unit, with its units' outputs.
-    PoolTask finish_task(std::size_t wi) {
-        json bundle = json::array();
-        for (auto& o_u : work_[wi].outputs) {
-            bundle.push_back(json::binary(std::vector<std::uint8_t>(o_u.begin(), o_u.end())));
-            std::string().swap(o_u);
-        }
-        return {fmt::format("F{}\n", wi) + detail::to_cbor_bytes(bundle), 1e300, kFinish + wi, false, {}};
+    Unit finish_unit(std::size_t wi) {
+        Unit u;
+        u.id = {UnitKind::compare_finish, static_cast<std::uint32_t>(wi), 0};
+        u.input = json::array();
+        for (auto& o_u : work_[wi].outputs) u.input.push_back(std::move(o_u));
+        work_[wi].outputs.clear();
+        u.cost = 1e300;
+        u.order = work_[wi].order;
+        return u;
     }
 
-    void on_finished(PoolQueue& queue, std::size_t wi, const std::string& output, int rank, double secs) {
+    void on_finished(UnitQueue& queue, std::size_t wi, const json& output, int rank, double secs) {
         CellWork& w = work_[wi];
-        in_cell(e_, e_.cells[w.cell], [&] { w.result = result_from_document(e_.cells[w.cell].job, detail::from_cbor_bytes(output)); });
+        in_cell(e_, e_.cells[w.cell], [&] { w.result = result_from_document(e_.cells[w.cell].job, output); });
         w.ranks.insert(rank);
         w.finish_seconds = secs;
         w.seconds += secs;
         busy_[static_cast<std::size_t>(rank)] += secs;
-        queue.add(write_task(wi));
+        queue.add(write_unit(wi));
     }
 
-    [[noreturn]] void on_failure(const PoolError& err) {
-        const std::size_t wi = err.tag() >= kFinish  ? static_cast<std::size_t>(err.tag() - kFinish)
-                               : err.tag() >= kWrite ? static_cast<std::size_t>(err.tag() - kWrite)
-                                                     : of_tag_.at(err.tag());
-        const ExperimentCell& c = e_.cells[work_.at(wi).cell];
+    [[noreturn]] void on_failure(const UnitError& err) {
+        const ExperimentCell& c = e_.cells[work_.at(err.id().owner).cell];
         record(manifest_, partial_, c, cell_params(c), "failed", err.what());
         log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial_.string()));
         err.rethrow();
@@ -1356,7 +1302,7 @@ private:
 
     // run.json's "execution": which ranks computed each cell and the seconds they spent.
     json execution(double wall) const {
-        json ex = {{"ranks", team_size()}, {"cells", json::array()}, {"busy_seconds", busy_}, {"wall_seconds", wall}};
+        json ex = {{"ranks", ranks_}, {"cells", json::array()}, {"busy_seconds", busy_}, {"wall_seconds", wall}};
         std::vector<const CellWork*> by_cell(e_.cells.size(), nullptr);
         for (const auto& w : work_) by_cell[w.cell] = &w;
         for (std::size_t i = 0; i < e_.cells.size(); ++i) {
@@ -1366,7 +1312,7 @@ private:
                          {"seconds", w ? w->seconds : read_seconds_[i]}};
             if (w) {
                 cell["units"] = w->units;
-                if (w->compare_cell) cell["finish_seconds"] = w->finish_seconds;  // the comparison's finish, on one rank
+                if (w->compare) cell["finish_seconds"] = w->finish_seconds;  // the comparison's finish, on one rank
                 cell["write_seconds"] = w->write_seconds;  // rank 0's serial part: assembly and files
                 cell["unit_seconds"] = w->unit_seconds;
                 if (w->table_units > 0) cell["table_units"] = w->table_units;  // the last ones
@@ -1378,6 +1324,7 @@ private:
 
     const Experiment& e_;
     const ExperimentOptions& o_;
+    const int ranks_;
     const bool root_;
     std::unique_ptr<FolderLock> lock_;  // rank 0: the output folder's
     ExperimentResult out_;
@@ -1385,16 +1332,18 @@ private:
     json manifest_;
     std::vector<double> read_seconds_;
     std::vector<CellWork> work_;
-    std::vector<std::size_t> of_tag_;  // tag -> index into work_
+    std::int64_t unit_count_ = 0;
     std::vector<double> busy_;         // seconds each rank spent on units (rank 0: and writes)
     std::size_t finished_ = 0;
     ProgressCounter* progress_ = nullptr;
 };
 
-ExperimentResult run_experiment_spread(const Experiment& e, const ExperimentOptions& o) {
-    return SpreadRun(e, o).run();
-}
-
 }  // namespace
+
+ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& options) {
+    ExperimentOptions o = options;
+    o.provenance = run_provenance(e, options.provenance);
+    return ExperimentRun(e, o).run();
+}
 
 }  // namespace rhoflow

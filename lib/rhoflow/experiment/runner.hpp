@@ -113,7 +113,8 @@ Experiment read_experiment_text(std::string_view toml, const std::string& name,
 struct ExperimentOptions {
     bool render_figures = true;                           ///< run gnuplot for compare cells
     std::function<void(const std::string&)> log;          ///< progress lines (none if empty)
-    ProgressCounter* progress = nullptr;                  ///< counts SGA steps of the cell running
+    ProgressCounter* progress = nullptr;                  ///< counts the run's work (token-steps / 10^6)
+    Execution execution = Execution::local;               ///< Execution::team: the cells' units shared by the ranks (collective)
     /// The run's provenance (command line, date); its experiment file and hash are the file's.
     /// Left default (no version), the runner makes one for "run" without command line.
     Provenance provenance;

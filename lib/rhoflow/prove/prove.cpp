@@ -11,6 +11,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/exec/units.hpp"
 #include "rhoflow/prove/verify.hpp"
 #include "rhoflow/version.hpp"
 
@@ -84,22 +85,19 @@ namespace {
 struct Search {
     const ProveParams& p;
     ProveResult& res;
+    Execution ex = Execution::local;
     int threads = 1;
     bool budget_out = false;
     EnclosureCache cache;  // class N's sums, shared by every cell (no bit depends on it)
 
-    // Encloses the cells lacking an enclosure: over the MPI team when there is one, else over
-    // threads. Either way each enclosure is the same bits, so the search is too.
+    // Encloses the cells lacking an enclosure: a batch cut into units for the executor (over the
+    // MPI team under Execution::team, each unit's cells on the threads); every rank gets every
+    // enclosure, the same bits, so every rank takes the same next step of the search.
     void enclose(const ModelCell& m, std::vector<ProofCell>& cells, const std::vector<std::size_t>& todo) {
-        if (team_spread()) {
-            const std::vector<FieldEnclosure> got = enclose_on_team(m, cells, todo);
-            for (std::size_t k = 0; k < todo.size(); ++k) cells[todo[k]].enc = got[k];
-        } else {
-            parallel_for(static_cast<std::int64_t>(todo.size()), threads, [&](std::int64_t k) {
-                ProofCell& c = cells[todo[static_cast<std::size_t>(k)]];
-                c.enc = enclose_or_wide(m, c.enc.rho);
-            });
-        }
+        const std::vector<FieldEnclosure> got = map_indices<FieldEnclosure>(
+            ex, UnitKind::enclosures, static_cast<std::int64_t>(todo.size()), threads,
+            [&](std::int64_t k) { return enclose_or_wide(m, cells[todo[static_cast<std::size_t>(k)]].enc.rho); });
+        for (std::size_t k = 0; k < todo.size(); ++k) cells[todo[k]].enc = got[k];
         for (std::size_t i : todo) cells[i].role = role_of(p.claim, cells[i].enc);
         res.diagnostics.enclosures += static_cast<std::int64_t>(todo.size());
     }
@@ -114,34 +112,6 @@ struct Search {
             e.j = e.dj = e.d2j = e.mass = {-1e308, 1e308};
             return e;
         }
-    }
-
-    // Every rank runs the same search: a batch's cells are the pool's tasks (one per cell), rank
-    // 0 collects the enclosures and broadcasts the batch, so every rank takes the same next step.
-    std::vector<FieldEnclosure> enclose_on_team(const ModelCell& m, const std::vector<ProofCell>& cells,
-                                                const std::vector<std::size_t>& todo) {
-        using detail::to_cbor_bytes;
-        using detail::from_cbor_bytes;
-        std::vector<PoolTask> tasks;
-        if (team_root())
-            for (std::size_t k = 0; k < todo.size(); ++k) {
-                PoolTask t;
-                t.input = to_cbor_bytes(nlohmann::json{{"model", m}, {"rho", cells[todo[k]].enc.rho}});
-                t.tag = k;
-                tasks.push_back(std::move(t));
-            }
-        std::vector<FieldEnclosure> got(todo.size());
-        run_pool(
-            [&](const std::string& in) {
-                const nlohmann::json j = from_cbor_bytes(in);
-                return to_cbor_bytes(enclose_or_wide(j.at("model").get<ModelCell>(), j.at("rho").get<Interval>()));
-            },
-            std::move(tasks),
-            [&](PoolQueue&, const PoolTask& t, std::string out, int, double) {
-                got[t.tag] = from_cbor_bytes(out).get<FieldEnclosure>();
-            });
-        const std::string all = team_root_then_broadcast([&] { return to_cbor_bytes(nlohmann::json(got)); });
-        return from_cbor_bytes(all).get<std::vector<FieldEnclosure>>();
     }
 
     // The rho search for one parameter cell.
@@ -259,16 +229,16 @@ bool bisect_model(const ModelCell& m, ModelCell& a, ModelCell& b) {
 
 }  // namespace
 
-ProveResult run_prove(const ProveParams& params) {
+ProveResult run_prove(const ProveParams& params, Execution ex) {
     params.validate();
     const auto t0 = std::chrono::steady_clock::now();
     ProveResult res;
     res.claim = params.claim;
     res.box = params.box;
-    Search s{params, res, 1, false, {}};
+    Search s{params, res, ex, 1, false, {}};
     s.threads = resolve_threads(params.threads);
     res.diagnostics.threads = s.threads;
-    res.diagnostics.ranks = team_spread() ? team_size() : 1;
+    res.diagnostics.ranks = ranks_for(ex);
 
     std::deque<std::pair<ModelCell, int>> queue;
     for (auto d = static_cast<std::int64_t>(params.box.d.lo); d <= static_cast<std::int64_t>(params.box.d.hi); ++d)

@@ -19,7 +19,7 @@
 // its parent's width means the parameter cell's width dominates) and at most 4 times; then the
 // parameter cell is split. Every batch is processed in a fixed order and each enclosure is the
 // same bits however computed, so the cells (and the certificate) depend neither on the thread
-// count nor, under MPI (each batch spread over the ranks with exec/team.hpp's pool, then
+// count nor, under MPI (each batch cut into units that the executor, exec/units.hpp, spreads over the ranks, then
 // broadcast so that every rank takes the same next step), on the rank count.
 // When it fails: InvalidArgument (naming the field) for a bad claim (filtering is not
 // supported), box or parameter; the verdict is `not proved` (with the undecided cells) when a
@@ -34,6 +34,7 @@
 
 #include "rhoflow/check/box.hpp"
 #include "rhoflow/check/claim.hpp"
+#include "rhoflow/exec/execution.hpp"
 #include "rhoflow/rigorous/enclosure.hpp"
 
 namespace rhoflow {
@@ -99,8 +100,8 @@ struct ProveResult {
     ProveDiagnostics diagnostics;               ///< work
 };
 
-/// Runs the proof search (validates first).
-ProveResult run_prove(const ProveParams& params);
+/// Runs the proof search (validates first); `ex`: over the ranks of the team (collective) or in this process.
+ProveResult run_prove(const ProveParams& params, Execution ex = Execution::local);
 
 /// The git commit rhoflow was built from (version.hpp's git_commit(), stamped at every build),
 /// "unknown" outside a git checkout.

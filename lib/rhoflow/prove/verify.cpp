@@ -12,6 +12,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/exec/units.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
 
 namespace rhoflow {
@@ -349,33 +350,13 @@ Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, Enclosur
     return r;
 }
 
-// Every cell's enclosure recomputed: over the MPI team when there is one (every rank gets all
-// of them), else over threads.
-std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads) {
+// Every cell's enclosure recomputed: in units for the executor (over the MPI team under
+// Execution::team, each unit's cells on the threads); every rank gets all of them.
+std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads,
+                                  Execution ex) {
     EnclosureCache cache;  // changes no bit of an enclosure
-    std::vector<Recomputed> out(all.size());
-    if (!team_spread()) {
-        parallel_for(static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
-            out[static_cast<std::size_t>(k)] = recompute_one(*all[static_cast<std::size_t>(k)], rig, cache);
-        });
-        return out;
-    }
-    using detail::to_cbor_bytes;
-    using detail::from_cbor_bytes;
-    std::vector<PoolTask> tasks;
-    if (team_root())
-        for (std::size_t k = 0; k < all.size(); ++k) {
-            PoolTask t;
-            t.input = to_cbor_bytes(nlohmann::json(*all[k]));
-            t.tag = k;
-            tasks.push_back(std::move(t));
-        }
-    run_pool([&](const std::string& in) { return to_cbor_bytes(recompute_one(from_cbor_bytes(in).get<ProofCell>(), rig, cache)); },
-             std::move(tasks), [&](PoolQueue&, const PoolTask& t, std::string o, int, double) {
-                 out[t.tag] = from_cbor_bytes(o).get<Recomputed>();
-             });
-    const std::string got = team_root_then_broadcast([&] { return to_cbor_bytes(nlohmann::json(out)); });
-    return from_cbor_bytes(got).get<std::vector<Recomputed>>();
+    return map_indices<Recomputed>(ex, UnitKind::recompute, static_cast<std::int64_t>(all.size()), threads,
+                                   [&](std::int64_t k) { return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache); });
 }
 
 using Groups = std::vector<std::pair<ModelCell, std::vector<ProofCell>>>;
@@ -427,7 +408,7 @@ void check_param_cells(const nlohmann::json& j, const Groups& groups, const Clai
 
 }  // namespace
 
-VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
+VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Execution ex) {
     VerifyReport rep;
     Errors err;
     auto done = [&]() {
@@ -498,7 +479,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads) {
     for (auto& c : cells) all.push_back(&c);
     if (counter) all.push_back(&*counter);
     std::vector<std::string> cell_err(all.size());
-    const std::vector<Recomputed> again = recompute(all, rig, threads);
+    const std::vector<Recomputed> again = recompute(all, rig, threads, ex);
     for (std::size_t k = 0; k < all.size(); ++k) {
         const ProofCell& c = *all[k];
         const Recomputed& e = again[k];

@@ -48,7 +48,7 @@ struct VerifyReport {
 };
 
 /// Re-checks a certificate (untrusted input) independently of the search; `threads` for the
-/// recomputation (0 = all cores).
-VerifyReport verify_certificate(const nlohmann::json& cert, int threads = 0);
+/// recomputation (0 = all cores); `ex`: over the ranks of the team (collective) or in this process.
+VerifyReport verify_certificate(const nlohmann::json& cert, int threads = 0, Execution ex = Execution::local);
 
 }  // namespace rhoflow

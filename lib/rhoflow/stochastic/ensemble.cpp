@@ -12,6 +12,7 @@
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/stochastic/detail/execute_units.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 
 namespace rhoflow {
@@ -172,23 +173,29 @@ TrialResult run_trial(std::int64_t trial, double rho0, const ModelParams& model,
 
 }  // namespace
 
-namespace {
-EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
-                                 const ObserverFactory& observers, const EnsembleOutput& keep);
-}  // namespace
+// Trials per chunk of run_trials_here and at most per block of EnsembleBlocks: each chunk runs
+// in parallel, then is folded into the summary in trial order (memory stays that of a chunk).
+constexpr std::int64_t kChunk = 4096;
 
-std::int64_t blocks_for(std::int64_t n, int ranks) { return std::max<std::int64_t>(1, std::min<std::int64_t>(n, 4 * std::int64_t{ranks})); }
+double step_cost(const ModelParams& model, SamplerKind sampler) noexcept {
+    const double tokens = static_cast<double>(model.L);
+    return (sampler == SamplerKind::full ? tokens * static_cast<double>(model.d) : tokens) + 50.0;
+}
 
 EnsembleBlocks::EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks,
                                const EnsembleOutput& keep)
     : model_(model), params_(params), keep_(keep) {
     model.validate();
     params.validate();
-    const std::int64_t n = std::clamp<std::int64_t>(blocks, 1, params.trials);
+    const std::int64_t at_least = (params.trials + kChunk - 1) / kChunk;
+    const std::int64_t n = std::clamp<std::int64_t>(std::max(blocks, at_least), 1, params.trials);
     for (std::int64_t b = 0; b < n; ++b) first_.push_back(params.trials * b / n);
-    done_.resize(first_.size());
-    numbers_.resize(first_.size());
-    accepted_.assign(first_.size(), false);
+    waiting_.resize(first_.size());
+    out_.record_steps = record_steps_for(params_);
+    out_.record_times = params_.schedule.times_at(out_.record_steps);
+    out_.warning = params_.schedule.warning();
+    out_.trials.reserve(static_cast<std::size_t>(std::min(params.trials, std::max<std::int64_t>(0, keep.trials))));
+    out_.rho_finals.reserve(static_cast<std::size_t>(params.trials));
 }
 
 std::int64_t EnsembleBlocks::trials(std::int64_t b) const {
@@ -197,61 +204,52 @@ std::int64_t EnsembleBlocks::trials(std::int64_t b) const {
 }
 
 double EnsembleBlocks::cost(std::int64_t b) const {
-    const double per_step = params_.sampler == SamplerKind::full ? static_cast<double>(model_.L) * static_cast<double>(model_.d)
-                                                                 : static_cast<double>(model_.L);
-    return static_cast<double>(steps(b)) * (per_step + 50.0);
+    return static_cast<double>(steps(b)) * step_cost(model_, params_.sampler);
 }
 
-std::string EnsembleBlocks::run(std::int64_t b, ProgressCounter* progress) const {
+nlohmann::json EnsembleBlocks::run(std::int64_t b, ProgressCounter* progress) const {
     SgaParams q = params_;
     q.first_trial = params_.first_trial + first_.at(static_cast<std::size_t>(b));
     q.trials = trials(b);
     // Every trial of the block travels (rank 0 folds them all into the summary), with its
     // records only when they are kept.
     const EnsembleOutput block_keep{keep_.records, std::numeric_limits<std::int64_t>::max()};
-    return detail::to_cbor_bytes(nlohmann::json(run_ensemble_here(model_, q, progress, {}, block_keep).trials));
+    return nlohmann::json(run_trials_here(model_, q, progress, {}, block_keep).trials);
 }
 
-void EnsembleBlocks::accept(std::int64_t b, const std::string& output) {
+void EnsembleBlocks::accept(std::int64_t b, const nlohmann::json& output) {
     const auto i = static_cast<std::size_t>(b);
-    auto trials_in = detail::from_cbor_bytes(output).get<std::vector<TrialResult>>();
+    auto trials_in = output.get<std::vector<TrialResult>>();
     if (static_cast<std::int64_t>(trials_in.size()) != trials(b)) throw std::runtime_error("an ensemble block came back incomplete");
-    auto& numbers = numbers_.at(i);
-    auto& kept = done_.at(i);
-    numbers.clear();
-    kept.clear();
-    for (std::size_t k = 0; k < trials_in.size(); ++k) {
-        const TrialResult& t = trials_in[k];
-        numbers.push_back({t.rho_final, t.mean_nuisance_mass_last_decile, t.mean_abs_rho_last_half, t.hit_step});
-        if (first_[i] + static_cast<std::int64_t>(k) < keep_.trials) kept.push_back(std::move(trials_in[k]));
-    }
-    accepted_[i] = true;
+    waiting_.at(i) = std::move(trials_in);
+    fold();
 }
 
-EnsembleResult EnsembleBlocks::result() const {
-    EnsembleResult out;
-    out.record_steps = record_steps_for(params_);
-    out.record_times = params_.schedule.times_at(out.record_steps);
-    out.warning = params_.schedule.warning();
-    SummaryBuilder summary;
-    for (std::size_t i = 0; i < done_.size(); ++i) {
-        if (!accepted_[i]) throw std::runtime_error("an ensemble block is missing");
-        out.trials.insert(out.trials.end(), done_[i].begin(), done_[i].end());
-        for (const Numbers& n : numbers_[i]) {
-            summary.add(n.rho_final, n.hit, n.mass, n.half);
-            out.rho_finals.push_back(n.rho_final);
+void EnsembleBlocks::fold() {
+    for (; folded_ < waiting_.size() && waiting_[folded_]; ++folded_) {
+        std::vector<TrialResult>& block = *waiting_[folded_];
+        for (std::size_t k = 0; k < block.size(); ++k) {
+            summary_.add(block[k]);
+            out_.rho_finals.push_back(block[k].rho_final);
+            if (first_[folded_] + static_cast<std::int64_t>(k) < keep_.trials) out_.trials.push_back(std::move(block[k]));
         }
+        waiting_[folded_].reset();
+        waiting_[folded_].emplace();  // folded: present (and empty)
     }
-    out.summary = summary.finish();
-    return out;
+}
+
+EnsembleResult EnsembleBlocks::result() {
+    if (folded_ != waiting_.size()) throw std::runtime_error("an ensemble block is missing");
+    out_.summary = summary_.finish();
+    return std::move(out_);
 }
 
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
-                            const ObserverFactory& observers, const EnsembleOutput& keep) {
-    if (observers || !team_spread()) return run_ensemble_here(model, p, progress, observers, keep);
-    EnsembleBlocks blocks(model, p, blocks_for(p.trials, team_size()), keep);
-    spread_units(blocks, progress);
-    return team_root() ? blocks.result() : EnsembleResult{};
+                            const EnsembleOutput& keep, Execution ex) {
+    const int ranks = ranks_for(ex);
+    EnsembleBlocks blocks(model, p, blocks_for(p.trials, ranks), keep);
+    detail::execute_units(ex, blocks, progress);
+    return ranks == 1 || team_root() ? blocks.result() : EnsembleResult{};
 }
 
 namespace {
@@ -289,10 +287,9 @@ void run_trials(const ModelParams& model, const SgaParams& p, std::int64_t first
     });
 }
 
-// Trials per chunk: each chunk runs in parallel, then is folded into the summary in trial order.
-constexpr std::int64_t kChunk = 4096;
+}  // namespace
 
-EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
+EnsembleResult run_trials_here(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
                                  const ObserverFactory& observers, const EnsembleOutput& keep) {
     std::atomic<std::int64_t>* steps_done = progress ? &progress->done : nullptr;
     model.validate();
@@ -321,7 +318,6 @@ EnsembleResult run_ensemble_here(const ModelParams& model, const SgaParams& p, P
     return out;
 }
 
-}  // namespace
 
 void SummaryBuilder::add(const TrialResult& t) {
     add(t.rho_final, t.hit_step, t.mean_nuisance_mass_last_decile, t.mean_abs_rho_last_half);

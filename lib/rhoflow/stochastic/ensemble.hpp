@@ -28,7 +28,7 @@
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
 #include "rhoflow/core/stats.hpp"
-#include "rhoflow/exec/team.hpp"
+#include "rhoflow/exec/execution.hpp"
 #include "rhoflow/model/update_rule.hpp"
 
 namespace rhoflow {
@@ -171,76 +171,65 @@ private:
 /// The record steps for `params`: 0, the log-spaced steps, the user's steps and `steps`.
 std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 
-/// Runs the ensemble. `progress`, if given, has its `done` incremented as steps complete (its
-/// total is the caller's business); `observers`, if given, makes one StepObserver per trial.
-/// Under MPI (exec/team.hpp; without observers) every rank must call it: the trials are cut
-/// into blocks spread over the ranks, rank 0 gets the result (the same bits as one process) and
-/// the other ranks an empty one.
-/// `keep` says which trials' results the result holds (default: all, with their records).
+/// Runs the ensemble: its trials cut into blocks (EnsembleBlocks), the units the executor runs
+/// (exec/units.hpp). `progress`, if given, has its `done` incremented as steps complete (its
+/// total is the caller's business). With Execution::team every rank must call it: the blocks
+/// are spread over the ranks, rank 0 gets the result (the same bits as one process) and the
+/// other ranks an empty one. `keep` says which trials' results the result holds (default: all,
+/// with their records).
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params, ProgressCounter* progress = nullptr,
-                            const ObserverFactory& observers = {}, const EnsembleOutput& keep = {});
+                            const EnsembleOutput& keep = {}, Execution ex = Execution::local);
 
-/// An ensemble cut into `blocks` blocks of consecutive trials: the units the ranks share. A
-/// block's trials are those of the whole ensemble (same streams), serialised as CBOR; rank 0
-/// accepts every block and assembles the result that run_ensemble gives on one process.
+/// The trials of `params` on this process's threads, each watched by the observer `observers`
+/// makes for it (if given): the body of a unit (an EnsembleBlocks block, a comparison's trial
+/// block), never spread.
+EnsembleResult run_trials_here(const ModelParams& model, const SgaParams& params, ProgressCounter* progress,
+                               const ObserverFactory& observers, const EnsembleOutput& keep = {});
+
+/// The estimated cost of one SGA step, in token-steps: L for the reduced sampler, L d for the
+/// full one, plus a fixed 50 for the step's own work. The one cost model of every unit that runs
+/// trials (the executor hands out the largest units first).
+double step_cost(const ModelParams& model, SamplerKind sampler) noexcept;
+
+/// An ensemble cut into blocks of consecutive trials: the units of run_ensemble. A block's
+/// trials are those of the whole ensemble (same streams); rank 0 accepts the blocks in any
+/// order and folds them into the summary in trial order as soon as they are contiguous, so that
+/// memory stays that of the trials not yet folded.
 class EnsembleBlocks {
 public:
-    /// Validates and cuts (blocks is clamped to 1 ... trials); `keep` as for run_ensemble (a
-    /// block then carries its trials without records, and rank 0 keeps their summary numbers only).
+    /// Validates and cuts into `blocks` blocks (clamped to 1 ... trials), and further so that no
+    /// block holds more than 4096 trials; `keep` as for run_ensemble (a block then carries its
+    /// trials without records, and rank 0 keeps their summary numbers only).
     EnsembleBlocks(const ModelParams& model, const SgaParams& params, std::int64_t blocks,
                    const EnsembleOutput& keep = {});
     /// Number of blocks.
     std::int64_t size() const noexcept { return static_cast<std::int64_t>(first_.size()); }
+    /// What every unit of it is (UnitKind::trials).
+    UnitKind kind(std::int64_t) const noexcept { return UnitKind::trials; }
     /// Trials in block b.
     std::int64_t trials(std::int64_t b) const;
     /// SGA steps of block b (trials x steps).
     std::int64_t steps(std::int64_t b) const { return trials(b) * params_.steps; }
     /// Estimated cost of block b (token-steps).
     double cost(std::int64_t b) const;
-    /// Runs block b; its trials as CBOR.
-    std::string run(std::int64_t b, ProgressCounter* progress = nullptr) const;
-    /// Stores block b's output (rank 0).
-    void accept(std::int64_t b, const std::string& output);
+    /// Runs block b; its trials.
+    nlohmann::json run(std::int64_t b, ProgressCounter* progress = nullptr) const;
+    /// Takes block b's output (rank 0).
+    void accept(std::int64_t b, const nlohmann::json& output);
     /// The ensemble from every block's trials, summarised in trial order.
-    EnsembleResult result() const;
+    EnsembleResult result();
 
 private:
-    struct Numbers {  // what the summary needs of a trial
-        double rho_final, mass, half;
-        std::optional<std::int64_t> hit;
-    };
+    void fold();  // folds the accepted blocks that follow the folded ones
     ModelParams model_;
     SgaParams params_;
     EnsembleOutput keep_;
     std::vector<std::int64_t> first_;
-    std::vector<std::vector<TrialResult>> done_;   // the kept trials of each block
-    std::vector<std::vector<Numbers>> numbers_;    // every trial's summary numbers, per block
-    std::vector<bool> accepted_;
+    std::vector<std::optional<std::vector<TrialResult>>> waiting_;  // accepted, not yet folded
+    std::size_t folded_ = 0;  // blocks folded so far
+    EnsembleResult out_;      // the folded blocks' kept trials and rho_finals
+    SummaryBuilder summary_;
 };
-
-/// Blocks to cut `n` items into for `ranks` ranks: 4 per rank (dynamic balancing), at most n.
-std::int64_t blocks_for(std::int64_t n, int ranks);
-
-/// Collective (exec/team.hpp): spreads units 0 ... size() - 1 of `units` (EnsembleBlocks,
-/// CompareUnits: size, cost, steps, run, accept) over the ranks, largest cost first; rank 0
-/// accepts every output, and `progress` counts the steps of the units that other ranks computed
-/// (rank 0's own units count theirs as they run).
-template <class Units>
-void spread_units(Units& units, ProgressCounter* progress) {
-    std::vector<PoolTask> tasks;
-    for (std::int64_t u = 0; u < units.size(); ++u)
-        tasks.push_back({std::to_string(u), units.cost(u), static_cast<std::uint64_t>(u), false, {}});
-    try {
-        run_pool([&](const std::string& in) { return units.run(std::stoll(in), progress); }, std::move(tasks),
-                 [&](PoolQueue&, const PoolTask& t, std::string out, int rank, double) {
-                     const auto u = static_cast<std::int64_t>(t.tag);
-                     units.accept(u, out);
-                     if (progress && rank != 0) progress->done += units.steps(u);
-                 });
-    } catch (const PoolError& e) {
-        e.rethrow();
-    }
-}
 
 /// Summarises trials (used by run_ensemble; public for tests and for the comparator).
 EnsembleSummary summarise(const std::vector<TrialResult>& trials);

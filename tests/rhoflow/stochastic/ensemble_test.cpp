@@ -196,7 +196,7 @@ TEST_CASE("ensemble: the summary streamed over chunks equals the summary of ever
     for (int threads : {1, 2}) {
         CAPTURE(threads);
         p.threads = threads;
-        const EnsembleResult s = run_ensemble(m, p, nullptr, {}, EnsembleOutput::summary(3));
+        const EnsembleResult s = run_ensemble(m, p, nullptr, EnsembleOutput::summary(3));
         CHECK(nlohmann::json(s.summary).dump() == nlohmann::json(all.summary).dump());
         REQUIRE(s.trials.size() == 3);
         for (std::size_t i = 0; i < 3; ++i) {
@@ -267,7 +267,7 @@ TEST_CASE("ensemble: a CancelFlag requested mid-trial stops every trial within 1
         p.trials = 2;
         p.threads = threads;
         ProgressCounter progress;
-        CHECK_THROWS_AS(run_ensemble(m, p, &progress,
+        CHECK_THROWS_AS(run_trials_here(m, p, &progress,
                                      [&](std::int64_t) { return std::make_unique<Stopper>(&flag, &last); }),
                         Interrupted);
         CHECK(last.load() >= 2500);
