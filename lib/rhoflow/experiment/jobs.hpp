@@ -126,7 +126,7 @@ struct StationaryJob {
 /// A claim decided over a box of model parameters (check/check.hpp).
 struct CheckJob {
     CheckParams check;          ///< claim, box, grid, certification
-    BoxScales scale;            ///< spacing of the ranges as asked for (finish_settings() applies it to the box); JSON: its text
+    BoxScales scale;            ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
     std::string x_axis;         ///< the phase diagram's horizontal axis ("" = the first ranged parameter)
     FigureParams figure;        ///< size of the phase diagram (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
