@@ -67,7 +67,7 @@ struct RunCommand {
     std::string command_line;  // the whole command line (provenance)
 };
 
-
+// The subcommands' descriptions are the job table's (experiment/job_table.hpp).
 // sga and compare have different defaults for the run (compare's are the embedded default
 // experiment's): each help text lists its own and names the other's, from the jobs themselves.
 std::string run_defaults(const std::string& command) {
