@@ -13,6 +13,7 @@
 #include "prove_command.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"
@@ -66,46 +67,7 @@ struct RunCommand {
     std::string command_line;  // the whole command line (provenance)
 };
 
-const char* kDescriptions[] = {
-    "The population objective j(rho) = E||f_q(X)||^2, its derivative j'(rho), the ODE drift (1 - rho^2) j'(rho) "
-    "and the expected attention mass on informative tokens E[A_I], each with its error estimate.\n  exact: "
-    "Laplace-transform quadrature, cost independent of L;\n  meanfield: the L -> infinity limit at alpha = R/L;\n  "
-    "montecarlo: sampling with standard errors (j from ||f||^2, drift from E<g, xi - rho q>, dj pathwise).",
-    "Integrates the mean-field ODE d rho/dt = (1 - rho^2) j'(rho) with Dormand-Prince 5(4) and dense output "
-    "(Boost.Odeint), reporting rho on an even time grid with error estimates and the first time |rho| >= 1 - EPS "
-    "(root of the dense output). The exact field is tabulated once as a Chebyshev interpolant whose error bound is "
-    "reported and propagated.",
-    "Phase portrait of d rho/dt = (1 - rho^2) j'(rho) on [-1, 1]: every equilibrium (rho = +-1 and each zero of j', "
-    "found by TOMS 748 after a scan of --scan cells and a Brent search at local minima of |j'|), its stability from "
-    "F'(rho) with error bound, the basin of each attractor, and whether F has one sign on (-1, 1). Nothing assumes "
-    "monotonicity.",
-    "Runs an ensemble of projected stochastic gradient ascent trials, one fresh sample X per step, with step sizes "
-    "eta_k = eta0 / (1 + k/k0)^gamma. --sampler reduced simulates the exact law of rho_k in O(L) per step whatever "
-    "d is; --sampler full simulates the d-dimensional recursion. Trial k uses the counter-based stream (seed, k): "
-    "results do not depend on --threads.",
-    "The main job: runs the SGA ensemble and the mean-field ODE and compares them: the ODE-vs-SGA table (rho_ODE, "
-    "SGA mean with 95% CI and quantiles, the asymptotic-pseudotrajectory gap D_T, attention mass on nuisance "
-    "tokens), hitting times, D_T(t) across the run with its decay against eta(t), and a step-size study of the "
-    "tracking error against eta0. Writes JSON, CSV, Markdown and LaTeX tables, figure data, gnuplot scripts and "
-    "PNG/SVG figures into --out, and prints the Markdown table. The effective dynamics (one-step moments of the "
-    "chain at finite step sizes) predict every row with a standard error, and a verdict says whether the ensemble "
-    "is consistent with the theory (Holm-Bonferroni over the rows); --field-scale S tries a deliberately wrong "
-    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
-    "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
-    "0 ... trials - 1 and chooses its own record steps).",
-    "The predicted stationary law of the constant-step chain near the attractor at +1: the chain's one-step mean "
-    "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
-    "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
-    "exp(int 2a/(eta v))/v of the matching diffusion, with errors (bootstrap over the table, quadrature).",
-    "Decides a claim about the exact field over a box of model parameters, with a verdict (holds / fails / "
-    "undecided) per point verified to estimated tolerances (the field's error estimates; rhoflow prove proves). Claims: monotone (F > 0 on (-1,1)), positive-drift "
-    "(F > 0 on (0,1)), attractors=N (exactly N stable equilibria), filtering (1 - E[A_I] decreasing on (0,1)), "
-    "hitting-time<=T (the ODE from --rho0 reaches |rho| >= 1 - --hit by time T). Each model flag takes a value or "
-    "a range LO:HI, sampled on --grid points (log scale for positive ranges unless --scale linear); cells whose "
-    "corners disagree are bisected --refine times. The box holds only if every point holds; between points the "
-    "result is sampled, not proved. Exit code 0 whatever the verdict.",
-};
-
+// The subcommands' descriptions are the job table's (experiment/job_table.hpp).
 // sga and compare have different defaults for the run (compare's are the embedded default
 // experiment's): each help text lists its own and names the other's, from the jobs themselves.
 std::string run_defaults(const std::string& command) {
@@ -117,8 +79,9 @@ std::string run_defaults(const std::string& command) {
     return s;
 }
 
-std::string description(const std::string& command, std::size_t index) {
-    std::string d = kDescriptions[index];
+std::string description(const JobKind& kind) {
+    const std::string command(kind.name);
+    std::string d(kind.description);
     if (command == "sga")
         d += "\n  Defaults of sga (shown beside each flag): " + run_defaults("sga") +
              ". compare has other defaults (the embedded default experiment): " + run_defaults("compare") +
@@ -129,15 +92,15 @@ std::string description(const std::string& command, std::size_t index) {
     return d;
 }
 
-void add_job_command(CLI::App& app, JobCommand& c, std::size_t index) {
-    c.app = app.add_subcommand(c.name, description(c.name, index));
+void add_job_command(CLI::App& app, JobCommand& c, const JobKind& kind) {
+    c.app = app.add_subcommand(c.name, description(kind));
     const Job defaults = make_job(c.name);
     for (const Setting& s : settings_for(c.name)) {
-        CLI::Option* opt = s.is_switch ? c.app->add_flag("--" + s.key, c.switches[s.key], s.help)
-                                       : c.app->add_option("--" + s.key, c.texts[s.key], s.help);
+        CLI::Option* opt = s.is_switch() ? c.app->add_flag("--" + s.key, c.switches[s.key], s.help)
+                                         : c.app->add_option("--" + s.key, c.texts[s.key], s.help);
         opt->group(s.group);
-        if (!s.is_switch) opt->type_name(s.type_name);
-        if (!s.is_switch && !s.required) opt->default_str(s.get(defaults));  // a required flag has no default
+        if (!s.is_switch()) opt->type_name(s.type_name);
+        if (!s.is_switch() && !s.required) opt->default_str(s.get(defaults));  // a required flag has no default
         if (s.required) opt->required();
     }
     auto* g = "Output";
@@ -208,10 +171,10 @@ Job job_from_flags(const JobCommand& c) {
     Job job = make_job(c.name);
     for (const Setting& s : settings_for(c.name)) {
         try {
-            if (s.is_switch) {
-                if (c.switches.at(s.key)) s.set(job, "true");
+            if (s.is_switch()) {
+                if (c.switches.at(s.key)) s.set(job, true);
             } else if (c.app->count("--" + s.key) > 0) {
-                s.set(job, c.texts.at(s.key));
+                s.set_text(job, c.texts.at(s.key));  // the flag's text, converted once to the setting's type
             }
         } catch (const InvalidArgument& e) {
             throw FlagError{s.key, e.what()};
@@ -275,7 +238,7 @@ std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
         for (const auto& [k, v] : c.swept)
             if (k == s.key) value = v;
         const Setting* set = find_setting(e.tasks[c.task].command, s.key);
-        if (set->is_switch)
+        if (set->is_switch())
             cmd += value == "true" ? " --" + s.key : "";
         else
             cmd += fmt::format(" --{} {}", s.key, value);
@@ -475,10 +438,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
     app.require_subcommand(1, 1);
     app.set_version_flag("--version", version_text(), "print the version and the git commit of this build, then exit");
     app.set_help_all_flag("--help-all", "help for every subcommand");
-    std::vector<JobCommand> jobs(job_commands().size());
+    std::vector<JobCommand> jobs(job_kinds().size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-        jobs[i].name = job_commands()[i];
-        add_job_command(app, jobs[i], i);
+        jobs[i].name = std::string(job_kinds()[i].name);
+        add_job_command(app, jobs[i], job_kinds()[i]);
     }
     RunCommand runc;
     add_run_command(app, runc);

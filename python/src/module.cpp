@@ -105,7 +105,7 @@ Job build_job(const std::string& command, const Pairs& settings) {
         const Setting* s = find_setting(command, key);
         if (!s) throw py::type_error(command + "() got an unexpected keyword argument '" + key + "'");
         try {
-            s->set(job, text);
+            s->set_text(job, text);
         } catch (const InvalidArgument& e) {
             raise_invalid(e.what(), e.field(), key);
         }
@@ -129,8 +129,8 @@ py::list settings_of(const std::string& command) {
         d["help"] = s.help;
         d["type"] = s.type_name;
         d["group"] = s.group;
-        d["switch"] = s.is_switch;
-        d["list"] = s.is_list;
+        d["switch"] = s.is_switch();
+        d["list"] = s.is_list();
         d["required"] = s.required;
         d["default"] = s.get(defaults);
         out.append(d);
@@ -145,7 +145,7 @@ py::object check_model(const Pairs& settings) {
         const Setting* s = find_setting("sga", key);
         if (!s || s->field.rfind("model.", 0) != 0) throw py::type_error("Model() got an unexpected keyword argument '" + key + "'");
         try {
-            s->set(job, text);
+            s->set_text(job, text);
         } catch (const InvalidArgument& e) {
             raise_invalid(e.what(), e.field().substr(6), key);
         }

@@ -606,7 +606,7 @@ TEST_CASE("cli regression: SUB --help lists every setting of the subcommand as a
         for (const auto& s : rhoflow::settings_for(command)) {
             CAPTURE(s.key);
             std::string expected = "--" + s.key;
-            if (!s.is_switch) {
+            if (!s.is_switch()) {
                 expected += " " + s.type_name;
                 const std::string value = s.get(defaults);
                 if (!value.empty() && !s.required) expected += "=" + value;  // a required flag shows no default

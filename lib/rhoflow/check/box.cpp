@@ -146,13 +146,13 @@ void ParamBox::validate() const {
     check_range(beta, 5, 0, 1e300, true, "finite beta > 0");
 }
 
-void apply_scales(ParamBox& box, std::string_view spec) {
-    const std::string field = "box.scale";
+BoxScales parse_box_scales(std::string_view spec, const std::string& field) {
+    BoxScales out;
     if (spec.find('=') == std::string_view::npos) {
-        const AxisScale s = parse_axis_scale(trim(spec), field);
-        for (auto* r : box.axes()) r->scale = s;
-        return;
+        out.items = {{-1, parse_axis_scale(trim(spec), field)}};
+        return out;
     }
+    out.items.clear();
     std::size_t start = 0;
     while (start <= spec.size()) {
         const auto comma = spec.find(',', start);
@@ -170,11 +170,33 @@ void apply_scales(ParamBox& box, std::string_view spec) {
             throw InvalidArgument(field, fmt::format("scale = '{}': '{}' is not a model parameter (accepted: d, L, R, "
                                                      "theta, sigma, beta)",
                                                      spec, name));
-        box.axes()[static_cast<std::size_t>(axis)]->scale = parse_axis_scale(trim(item.substr(eq + 1)), field);
+        out.items.emplace_back(axis, parse_axis_scale(trim(item.substr(eq + 1)), field));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
+    return out;
 }
+
+std::string to_string(const BoxScales& s) {
+    std::string out;
+    for (const auto& [axis, scale] : s.items) {
+        if (!out.empty()) out += ",";
+        if (axis >= 0) out += fmt::format("{}=", axis_name(axis));
+        out += to_string(scale);
+    }
+    return out;
+}
+
+void apply_scales(ParamBox& box, const BoxScales& s) {
+    for (const auto& [axis, scale] : s.items) {
+        if (axis < 0)
+            for (auto* r : box.axes()) r->scale = scale;
+        else
+            box.axes()[static_cast<std::size_t>(axis)]->scale = scale;
+    }
+}
+
+void apply_scales(ParamBox& box, std::string_view spec) { apply_scales(box, parse_box_scales(spec, "box.scale")); }
 
 void to_json(nlohmann::json& j, const ParamRange& r) {
     j = {{"lo", r.lo}, {"hi", r.hi}, {"scale", std::string(to_string(r.scale))}};

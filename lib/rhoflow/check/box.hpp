@@ -12,6 +12,8 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "rhoflow/model/model.hpp"
 
@@ -91,8 +93,20 @@ struct ParamBox {
     void validate() const;
 };
 
-/// Sets the scale of ranges from "log", "linear", "auto" (every range) or a list
-/// "theta=linear,R=log"; throws InvalidArgument naming "box.scale" on anything else.
+/// The scales of a box's ranges as they were asked for: one for every range ("log"), or one per
+/// named parameter, in the order given ("theta=linear,R=log").
+struct BoxScales {
+    /// (axis, scale) in the order given; axis -1: every range.
+    std::vector<std::pair<int, AxisScale>> items = {{-1, AxisScale::automatic}};
+};
+/// Parses "log", "linear", "auto" (every range) or a list "theta=linear,R=log" (blanks around
+/// items ignored); throws InvalidArgument naming `field` on anything else.
+BoxScales parse_box_scales(std::string_view spec, const std::string& field);
+/// "auto", "log", "linear" or "theta=linear,R=log" (what parse_box_scales reads).
+std::string to_string(const BoxScales& s);
+/// Sets the scale of the box's ranges, item by item.
+void apply_scales(ParamBox& box, const BoxScales& s);
+/// apply_scales(box, parse_box_scales(spec, "box.scale")).
 void apply_scales(ParamBox& box, std::string_view spec);
 
 /// JSON: {"lo","hi","scale"}.

@@ -1,4 +1,5 @@
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/job_table.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -100,13 +101,7 @@ void StationaryJob::validate() const {
 }
 
 void CheckJob::validate() const {
-    try {
-        validate_member("check", [&] { check.validate(); });
-    } catch (const InvalidArgument& e) {  // a range's spacing comes from the scale setting
-        const std::string& f = e.field();
-        if (f.size() > 6 && f.compare(f.size() - 6, 6, ".scale") == 0) throw InvalidArgument("scale", e.what());
-        throw;
-    }
+    validate_member("check", [&] { check.validate(); });  // a range's scale: the scale setting routes it
     x_axis_index();
     validate_member("figure", [&] { figure.validate(); });
 }
@@ -126,7 +121,11 @@ int CheckJob::x_axis_index() const {
 // ------------------------------------------------------------------------------- dispatch
 
 const std::vector<std::string>& job_commands() {
-    static const std::vector<std::string> names = {"field", "ode", "phase", "sga", "compare", "stationary", "check"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (const JobKind& k : job_kinds()) n.emplace_back(k.name);
+        return n;
+    }();
     return names;
 }
 
@@ -136,16 +135,10 @@ std::string job_command_list(std::string_view separator) {
     return out;
 }
 
-std::string_view command_of(const Job& job) { return job_commands()[job.index()]; }
+std::string_view command_of(const Job& job) { return kind_of(job).name; }
 
 Job make_job(std::string_view command) {
-    if (command == "field") return FieldJob{};
-    if (command == "ode") return OdeJob{};
-    if (command == "phase") return PhaseJob{};
-    if (command == "sga") return SgaJob{};
-    if (command == "compare") return CompareJob{};
-    if (command == "stationary") return StationaryJob{};
-    if (command == "check") return CheckJob{};
+    if (const JobKind* k = find_job_kind(command)) return k->make();
     throw InvalidArgument("command", fmt::format("command = '{}' is not a job (accepted: {})", command, job_command_list()));
 }
 
@@ -264,19 +257,7 @@ CheckResult run(const CheckJob& job, Execution ex) {
 }
 
 JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
-    return std::visit(
-        [&](const auto& j) -> JobResult {
-            using J = std::decay_t<decltype(j)>;
-            if constexpr (std::is_same_v<J, SgaJob>)
-                return run(j, progress, detail, ex);
-            else if constexpr (std::is_same_v<J, CompareJob>)
-                return run(j, progress, ex);
-            else if constexpr (std::is_same_v<J, CheckJob>)
-                return run(j, ex);
-            else
-                return run(j);
-        },
-        job);
+    return kind_of(job).run(job, progress, detail, ex);
 }
 
 // ------------------------------------------------------------------------------- documents
@@ -299,15 +280,7 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
 }
 
 JobResult result_from_document(const Job& job, const json& doc) {
-    switch (job.index()) {
-        case 0: return doc.get<FieldJobResult>();
-        case 1: return doc.get<OdeJobResult>();
-        case 2: return doc.get<PhaseJobResult>();
-        case 3: return doc.get<SgaJobResult>();
-        case 4: return doc.get<CompareResult>();
-        case 5: return doc.get<StationaryLaw>();
-        default: return doc.get<CheckResult>();
-    }
+    return std::visit([&](const auto& j) -> JobResult { return doc.get<ResultOf<std::decay_t<decltype(j)>>>(); }, job);
 }
 
 // ------------------------------------------------------------------------------- headlines
@@ -464,15 +437,19 @@ void from_json(const json& j, CompareJob& v) {
     params.get_to(v.compare);
 }
 RHOFLOW_JSON_HOOKS(StationaryJob, model, eta, update, stationary)
-RHOFLOW_JSON_HOOKS(CheckJob, check, scale, x_axis, figure)
+void to_json(json& j, const CheckJob& v) {
+    j = {{"check", v.check}, {"scale", to_string(v.scale)}, {"x_axis", v.x_axis}, {"figure", v.figure}};
+}
+void from_json(const json& j, CheckJob& v) {
+    j.at("check").get_to(v.check);
+    v.scale = parse_box_scales(j.at("scale").get<std::string>(), "scale");
+    j.at("x_axis").get_to(v.x_axis);
+    j.at("figure").get_to(v.figure);
+}
 
 // ------------------------------------------------------------------------------- outputs
 
-std::string document_file(const Job& job) {
-    if (std::holds_alternative<CompareJob>(job)) return "compare.json";
-    if (std::holds_alternative<CheckJob>(job)) return "certificate.json";
-    return "result.json";
-}
+std::string document_file(const Job& job) { return std::string(kind_of(job).document_file); }
 
 PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw& law, const std::string& stem) {
     Table full;
@@ -516,35 +493,50 @@ std::vector<std::string> write_outputs(const Job& job, const JobResult& result, 
     Provenance p = provenance;
     p.command = std::string(command_of(job));
     if (citation) write_citation(dir, p);
-    const std::string cite_line = citation ? "CITATION.bib; " : "";
-    if (const auto* r = std::get_if<CompareResult>(&result)) {
-        const auto* c = std::get_if<CompareJob>(&job);
-        std::vector<std::string> lines = write_compare(*r, dir, render, p, c ? c->figure : FigureParams{}, stem);
-        if (citation) lines.push_back("CITATION.bib");
-        return lines;
-    }
-    if (const auto* s = std::get_if<StationaryJob>(&job)) {
-        PaperTable t = stationary_paper_table(*s, std::get<StationaryLaw>(result), stem);
-        for (auto& l : provenance_lines(p)) t.provenance.push_back(l);
-        write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
-        write_file_atomic(dir / "stationary.md", to_markdown(t));
-        write_file_atomic(dir / "stationary.tex", to_latex(t));
-        return {document_file(job) + "; " + cite_line + "stationary.{md,tex}"};
-    }
-    if (const auto* c = std::get_if<CheckJob>(&job)) {
-        const auto& r = std::get<CheckResult>(result);
-        write_file_atomic(dir / "certificate.json", document(job, result, p).dump(2) + "\n");
-        Table points = check_table(c->check, r);
-        set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
-        const PaperTable paper = check_paper_table(c->check, r, stem);
-        write_table_files(points, dir, "points", p, &paper);
-        std::vector<std::string> lines = {"certificate.json; " + cite_line + "points.{csv,md,tex}"};
-        const CheckFigures figs = check_figures(c->check, r, c->x_axis_index(), c->figure);
-        for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
-        for (auto& l : render_figures(dir, figs.figures, render, c->figure, stem, provenance_lines(p))) lines.push_back(l);
-        if (!figs.skipped.empty()) lines.push_back(figs.skipped);
-        return lines;
-    }
+    return kind_of(job).write(job, result, dir, render, p, stem, citation);
+}
+
+std::vector<std::string> write_compare_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                               bool render, const Provenance& p, const std::string& stem,
+                                               bool citation) {
+    const auto& c = std::get<CompareJob>(job);
+    std::vector<std::string> lines = write_compare(std::get<CompareResult>(result), dir, render, p, c.figure, stem);
+    if (citation) lines.push_back("CITATION.bib");
+    return lines;
+}
+
+std::vector<std::string> write_stationary_outputs(const Job& job, const JobResult& result,
+                                                  const std::filesystem::path& dir, bool, const Provenance& p,
+                                                  const std::string& stem, bool citation) {
+    PaperTable t = stationary_paper_table(std::get<StationaryJob>(job), std::get<StationaryLaw>(result), stem);
+    for (auto& l : provenance_lines(p)) t.provenance.push_back(l);
+    write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
+    write_file_atomic(dir / "stationary.md", to_markdown(t));
+    write_file_atomic(dir / "stationary.tex", to_latex(t));
+    return {document_file(job) + "; " + (citation ? "CITATION.bib; " : "") + "stationary.{md,tex}"};
+}
+
+std::vector<std::string> write_check_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                             bool render, const Provenance& p, const std::string& stem,
+                                             bool citation) {
+    const auto& c = std::get<CheckJob>(job);
+    const auto& r = std::get<CheckResult>(result);
+    write_file_atomic(dir / "certificate.json", document(job, result, p).dump(2) + "\n");
+    Table points = check_table(c.check, r);
+    set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
+    const PaperTable paper = check_paper_table(c.check, r, stem);
+    write_table_files(points, dir, "points", p, &paper);
+    std::vector<std::string> lines = {"certificate.json; " + std::string(citation ? "CITATION.bib; " : "") +
+                                      "points.{csv,md,tex}"};
+    const CheckFigures figs = check_figures(c.check, r, c.x_axis_index(), c.figure);
+    for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
+    for (auto& l : render_figures(dir, figs.figures, render, c.figure, stem, provenance_lines(p))) lines.push_back(l);
+    if (!figs.skipped.empty()) lines.push_back(figs.skipped);
+    return lines;
+}
+
+std::vector<std::string> write_document_output(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                               bool, const Provenance& p, const std::string&, bool) {
     write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
     return {document_file(job)};
 }

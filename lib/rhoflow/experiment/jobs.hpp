@@ -126,7 +126,7 @@ struct StationaryJob {
 /// A claim decided over a box of model parameters (check/check.hpp).
 struct CheckJob {
     CheckParams check;          ///< claim, box, grid, certification
-    std::string scale = "auto"; ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
+    BoxScales scale;            ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
     std::string x_axis;         ///< the phase diagram's horizontal axis ("" = the first ranged parameter)
     FigureParams figure;        ///< size of the phase diagram (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
@@ -160,11 +160,12 @@ decltype(auto) visit_job(const Job& job, const JobResult& result, F&& f) {
     }, job);
 }
 
-/// The subcommand name of a job: "field", "ode", "phase", "sga", "compare", "stationary", "check".
+/// The subcommand name of a job (its row of experiment/job_table.hpp).
 std::string_view command_of(const Job& job);
-/// A default job for a subcommand name; throws InvalidArgument naming "command" otherwise.
+/// A default job for a subcommand name; throws InvalidArgument naming "command" (and every
+/// job's name) otherwise.
 Job make_job(std::string_view command);
-/// The names make_job accepts, in the order of the Job alternatives.
+/// The names make_job accepts, in the order of the Job alternatives (experiment/job_table.hpp).
 const std::vector<std::string>& job_commands();
 /// job_commands() joined by `separator` ("field, ode, ..." or "field|ode|..."), for messages and help.
 std::string job_command_list(std::string_view separator = ", ");
@@ -259,8 +260,8 @@ void to_json(nlohmann::json& j, const CheckJob& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, CheckJob& v);
 
-/// The name of the file holding a job's document in an output folder: compare.json for a
-/// comparison, certificate.json for a check, result.json otherwise.
+/// The name of the file holding a job's document in an output folder (its JobKind's): compare.json
+/// for a comparison, certificate.json for a check, result.json otherwise.
 std::string document_file(const Job& job);
 /// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
 /// output (tables, figures: rendered when `render`), or the document alone; each records
@@ -270,6 +271,22 @@ std::string document_file(const Job& job);
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                        bool render, const Provenance& provenance, const std::string& stem = "",
                                        bool citation = true);
+/// The writer of jobs whose output is their document alone (field, ode, phase, sga).
+std::vector<std::string> write_document_output(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                               bool render, const Provenance& provenance, const std::string& stem,
+                                               bool citation);
+/// The writer of a comparison: compare.json, its tables and figures (io/compare_output.hpp).
+std::vector<std::string> write_compare_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                               bool render, const Provenance& provenance, const std::string& stem,
+                                               bool citation);
+/// The writer of a stationary law: result.json and stationary.{md,tex}.
+std::vector<std::string> write_stationary_outputs(const Job& job, const JobResult& result,
+                                                  const std::filesystem::path& dir, bool render,
+                                                  const Provenance& provenance, const std::string& stem, bool citation);
+/// The writer of a check: certificate.json, points.{csv,md,tex} and the phase diagram.
+std::vector<std::string> write_check_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                             bool render, const Provenance& provenance, const std::string& stem,
+                                             bool citation);
 
 /// The compact table of a stationary law for a paper (stationary.tex, stationary.md): E|rho|,
 /// its standard deviation and the effective attractor, each with its error, and the plain ODE's

@@ -184,53 +184,94 @@ struct Source {
     }
 };
 
-// An integer setting (INT, SEED) given as a TOML float (L = 1e6) must be the integer the file
-// spells: the float itself is rounded to 53 bits (9007199254740993.0 reads as ...992), so the
-// spelling is parsed as the command line parses the flag's text.
-void check_integer_spelling(const toml::node& v, const Setting& s, const Source& src, const std::string& file, int line) {
+// A value as the file gives it: its text (folder names, summaries, dry runs) and its value, of
+// the type the setting takes.
+struct FileValue {
+    std::string text;
+    SettingValue value;
+};
+
+// An integer setting (integer, seed) given as a TOML float (L = 1e6) must be the integer the
+// file spells: the float itself is rounded to 53 bits (9007199254740993.0 reads as ...992), so
+// the spelling is parsed as the command line parses the flag's text, and gives the value.
+SettingValue spelled_integer(const toml::node& v, const std::string& text, const Setting& s, const Source& src,
+                             const std::string& file, int line) {
+    const bool seed = s.type == SettingType::seed;
     const std::string spelled = src.spelling(v);
-    if (spelled.empty()) return;
     try {
-        if (s.type_name == "SEED")
-            parse_seed(spelled, s.key);
-        else
-            parse_integer(spelled, s.key);
+        if (spelled.empty()) return parse_setting_text(s, text);  // not located: the float's own value
+        if (seed) return parse_seed(spelled, s.key);
+        return parse_integer(spelled, s.key);
     } catch (const InvalidArgument& e) {
+        if (spelled.empty()) fail_at(file, line, s.key, e.what());
         fail_at(file, line, s.key,
                 fmt::format("{}{}", e.what(),
-                            s.type_name == "SEED" ? "; write a seed as an integer, or past 2^63 as a string of digits "
-                                                    "(seed = \"18446744073709551615\")"
-                                                  : ""));
+                            seed ? "; write a seed as an integer, or past 2^63 as a string of digits "
+                                   "(seed = \"18446744073709551615\")"
+                                 : ""));
     }
 }
 
-// The text of one scalar value for setting `s`, checking its TOML type against the setting's.
-// A seed may also be a string of digits (TOML integers stop at 2^63 - 1).
-std::string scalar_text(const toml::node& v, const Setting& s, const std::string& file, int line, const Source& src) {
-    const bool seed = s.type_name == "SEED";
-    const bool numeric = s.type_name == "NUMBER" || s.type_name == "INT" || seed || s.is_list;
-    const bool text = s.type_name == "TEXT" || s.type_name.find('|') != std::string::npos;
-    if (s.is_switch) {
-        if (const auto b = v.as_boolean()) return b->get() ? "true" : "false";
+// One scalar value for setting `s` (an item, for a list setting), its TOML type checked against
+// the setting's. A seed may also be a string of digits (TOML integers stop at 2^63 - 1); a text
+// setting given a number takes the number as written on the command line (method = 1 is the
+// text "1").
+FileValue scalar_value(const toml::node& v, const Setting& s, const std::string& file, int line, const Source& src) {
+    const SettingType type = s.type;
+    const bool seed = type == SettingType::seed;
+    const bool numeric = seed || type == SettingType::number || type == SettingType::integer ||
+                         type == SettingType::numbers;
+    const bool text = type == SettingType::text || type == SettingType::number_or_text || type == SettingType::names;
+    const bool words = type == SettingType::text || type == SettingType::names;  // a number stands for its text
+    if (s.is_switch()) {
+        if (const auto b = v.as_boolean()) return {b->get() ? "true" : "false", b->get()};
         fail_at(file, line, s.key, fmt::format("this switch takes true or false, not {}", type_of(v)));
     }
-    if (const auto i = v.as_integer(); i && (numeric || text)) return std::to_string(i->get());
-    if (const auto f = v.as_floating_point(); f && (numeric || text)) {
-        if (seed || s.type_name == "INT") check_integer_spelling(v, s, src, file, line);
-        return format_number(f->get());
+    if (const auto i = v.as_integer(); i && (numeric || text)) {
+        const std::string t = std::to_string(i->get());
+        if (words) return {t, t};
+        if (type == SettingType::number || type == SettingType::numbers) return {t, static_cast<double>(i->get())};
+        return {t, i->get()};  // integer, seed (which refuses a negative one), number_or_text
     }
-    if (const auto t = v.as_string(); t && (text || seed)) return restore(t->get());
+    if (const auto f = v.as_floating_point(); f && (numeric || text)) {
+        const std::string t = format_number(f->get());
+        if (words) return {t, t};
+        if (seed || type == SettingType::integer) return {t, spelled_integer(v, t, s, src, file, line)};
+        return {t, f->get()};
+    }
+    if (const auto t = v.as_string(); t && (text || seed)) {
+        const std::string r = restore(t->get());
+        return {r, r};
+    }
     fail_at(file, line, s.key,
             fmt::format("expected {}, got {}", seed ? "a seed (an integer, or a string of digits)"
                                                : numeric ? "a number" : "a string", type_of(v)));
 }
 
-// A list setting's value: an array of numbers joined with commas.
-std::string list_text(const toml::array& a, const Setting& s, const std::string& file, int line, const Source& src) {
+// A list setting's value: an array of numbers (or of names), its text the items joined with commas.
+FileValue list_value(const toml::array& a, const Setting& s, const std::string& file, int line, const Source& src) {
     if (a.empty()) fail_at(file, line, s.key, "an empty list");
-    std::string joined;
-    for (const auto& e : a) joined += fmt::format("{}{}", joined.empty() ? "" : ",", scalar_text(e, s, file, line, src));
-    return joined;
+    FileValue out;
+    std::vector<double> numbers;
+    std::vector<std::string> names;
+    for (const auto& e : a) {
+        FileValue item = scalar_value(e, s, file, line, src);
+        out.text += (numbers.empty() && names.empty() ? "" : ",") + item.text;
+        if (s.type == SettingType::names) names.push_back(std::get<std::string>(item.value));
+        else numbers.push_back(std::get<double>(item.value));
+    }
+    if (s.type == SettingType::names) out.value = std::move(names);
+    else out.value = std::move(numbers);
+    return out;
+}
+
+// One value of a setting given alone (not as an array): for a list setting, a list of one
+// number, or a names setting's string as a comma-separated list (as on the command line).
+FileValue single_value(const toml::node& v, const Setting& s, const std::string& file, int line, const Source& src) {
+    FileValue x = scalar_value(v, s, file, line, src);
+    if (s.type == SettingType::names) x.value = parse_setting_text(s, x.text);
+    if (s.type == SettingType::numbers) x.value = std::vector<double>{std::get<double>(x.value)};
+    return x;
 }
 
 TaskSetting task_setting(const std::string& command, const std::string& key, const toml::node& node,
@@ -240,20 +281,24 @@ TaskSetting task_setting(const std::string& command, const std::string& key, con
     if (!s)
         fail_at(file, line, key, fmt::format("'{}' is not a setting of '{}' tasks (see rhoflow {} --help)", key,
                                              command, command));
-    TaskSetting t{key, line, {}};
+    TaskSetting t{key, line, {}, {}};
+    auto add = [&](FileValue v) {
+        t.values.push_back(std::move(v.text));
+        t.typed.push_back(std::move(v.value));
+    };
     const toml::array* arr = node.as_array();
     if (!arr) {
-        t.values.push_back(scalar_text(node, *s, file, line, src));
-    } else if (s->is_list && !arr->empty() && !(*arr)[0].is_array()) {
-        t.values.push_back(list_text(*arr, *s, file, line, src));  // one list value
+        add(single_value(node, *s, file, line, src));
+    } else if (s->is_list() && !arr->empty() && !(*arr)[0].is_array()) {
+        add(list_value(*arr, *s, file, line, src));  // one list value
     } else {
         if (arr->empty()) fail_at(file, line, key, "an empty array sweeps over nothing");
         for (const auto& e : *arr) {
             if (const auto inner = e.as_array()) {
-                if (!s->is_list) fail_at(file, line, key, "nested arrays are only for settings that take a list");
-                t.values.push_back(list_text(*inner, *s, file, line, src));
+                if (!s->is_list()) fail_at(file, line, key, "nested arrays are only for settings that take a list");
+                add(list_value(*inner, *s, file, line, src));
             } else {
-                t.values.push_back(scalar_text(e, *s, file, line, src));
+                add(single_value(e, *s, file, line, src));
             }
         }
     }
@@ -405,7 +450,7 @@ Job build_job(const ExperimentTask& t, const std::vector<std::size_t>& idx, std:
     for (std::size_t i = 0; i < t.settings.size(); ++i) {
         const TaskSetting& s = t.settings[i];
         try {
-            find_setting(t.command, s.key)->set(job, s.values[idx[i]]);
+            find_setting(t.command, s.key)->set(job, s.typed[idx[i]]);
         } catch (const InvalidArgument& e) {
             fail_at(file, s.line, s.key, e.what());
         }

@@ -5,7 +5,7 @@
 //   [defaults]                     settings for every task that has them
 //   [[task]]
 //   name = "recovery"              optional (task1, task2, ...); letters, digits, '_', '-', '.'
-//   command = "compare"            field | ode | phase | sga | compare
+//   command = "compare"            a job of experiment/job_table.hpp (field, ode, ..., check)
 //   L = [1000, 3000]               a setting (experiment/settings.hpp); an array sweeps over its
 //   theta = [0.25, 1.0]            values, several arrays over all combinations ([[...]] for
 //                                  settings that take a list)
@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 
@@ -56,13 +57,14 @@ namespace rhoflow {
 struct TaskSetting {
     std::string key;                  ///< setting name (experiment/settings.hpp)
     int line = 0;                     ///< line in the file
-    std::vector<std::string> values;  ///< value texts (more than one: a sweep)
+    std::vector<std::string> values;  ///< value texts (more than one: a sweep): folder names, summaries, dry runs
+    std::vector<SettingValue> typed;  ///< the same values as the setting takes them (what build_job sets)
 };
 
 /// One [[task]] of the file.
 struct ExperimentTask {
     std::string name;                  ///< task name (folder name)
-    std::string command;               ///< field, ode, phase, sga or compare
+    std::string command;               ///< a job name (experiment/job_table.hpp)
     int line = 0;                      ///< line of its [[task]]
     std::vector<TaskSetting> settings; ///< defaults it takes, then its own keys
 };

@@ -1,6 +1,7 @@
 #include "rhoflow/experiment/settings.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +13,8 @@
 
 #include "rhoflow/check/box.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/experiment/detail/settings_tables.hpp"
+#include "rhoflow/experiment/job_table.hpp"
 
 namespace rhoflow {
 
@@ -142,6 +145,113 @@ std::vector<double> parse_real_list(std::string_view text, const std::string& fi
     return out;
 }
 
+// ------------------------------------------------------------------------------- values
+
+namespace {
+
+// The setting's last field component, as messages name it ("seed" for "sga.seed").
+std::string short_name(const std::string& field) {
+    return field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+}
+
+// A value of the wrong alternative (a caller that skipped parse_setting_text or the reader).
+[[noreturn]] void wrong_kind(const std::string& field, const char* expected) {
+    throw InvalidArgument(field, fmt::format("{} takes {}", short_name(field), expected));
+}
+
+// A number: a double (not NaN: no setting takes one), or an integer.
+double number_of(const SettingValue& v, const std::string& field) {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    const auto* d = std::get_if<double>(&v);
+    if (!d) wrong_kind(field, "a number");
+    if (std::isnan(*d)) bad_value(format_number(*d), field, "a number (e.g. 0.5, -2, 1e-3)");
+    return *d;
+}
+
+std::int64_t integer_of(const SettingValue& v, const std::string& field) {
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
+    wrong_kind(field, "an integer");
+}
+
+// A seed: unsigned, a non-negative integer, or a string of digits (a file's seed past 2^63).
+std::uint64_t seed_of(const SettingValue& v, const std::string& field) {
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) return *u;
+    if (const auto* t = std::get_if<std::string>(&v)) return parse_seed(*t, field);
+    const auto* i = std::get_if<std::int64_t>(&v);
+    if (!i) wrong_kind(field, "a seed");
+    if (*i < 0)
+        bad_value(std::to_string(*i), field,
+                  "a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)");
+    return static_cast<std::uint64_t>(*i);
+}
+
+std::vector<double> numbers_of(const SettingValue& v, const std::string& field) {
+    const auto* l = std::get_if<std::vector<double>>(&v);
+    if (!l) wrong_kind(field, "a list of numbers");
+    for (double x : *l) number_of(x, field);  // refuses NaN
+    return *l;
+}
+
+const std::string& text_of_value(const SettingValue& v, const std::string& field) {
+    const auto* t = std::get_if<std::string>(&v);
+    if (!t) wrong_kind(field, "a text");
+    return *t;
+}
+
+bool switch_of(const SettingValue& v, const std::string& field) {
+    const auto* b = std::get_if<bool>(&v);
+    if (!b) wrong_kind(field, "true or false");
+    return *b;
+}
+
+// A list of names, none empty (the message shows them comma-separated, as a flag gives them).
+std::vector<std::string> names_of(const SettingValue& v, const std::string& field) {
+    const auto* l = std::get_if<std::vector<std::string>>(&v);
+    if (!l) wrong_kind(field, "a list of names");
+    std::string joined;
+    bool empty = l->empty();
+    for (std::size_t i = 0; i < l->size(); ++i) {
+        joined += (i ? "," : "") + (*l)[i];
+        empty = empty || (*l)[i].empty();
+    }
+    if (empty)
+        throw InvalidArgument(field, fmt::format("{} = '{}' has an empty entry (accepted: comma-separated column names)",
+                                                 short_name(field), joined));
+    return *l;
+}
+
+// "a,,b" as {"a", "", "b"} (names_of refuses the empty entries).
+std::vector<std::string> split_names(std::string_view t) {
+    std::vector<std::string> out;
+    for (std::size_t from = 0; from <= t.size();) {
+        const std::size_t comma = std::min(t.find(',', from), t.size());
+        out.emplace_back(t.substr(from, comma - from));
+        from = comma + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+SettingValue parse_setting_text(const Setting& s, std::string_view text) {
+    switch (s.type) {
+        case SettingType::toggle:
+            if (text == "true") return true;
+            if (text == "false") return false;
+            throw InvalidArgument(s.field, fmt::format("{} = '{}' is not true or false", s.key, text));
+        case SettingType::number: return parse_real(text, s.field);
+        case SettingType::integer: return parse_integer(text, s.field);
+        case SettingType::seed: return parse_seed(text, s.field);
+        case SettingType::numbers: return parse_real_list(text, s.field);
+        case SettingType::names: return split_names(text);
+        case SettingType::text:
+        case SettingType::number_or_text: break;
+    }
+    return std::string(text);
+}
+
+void Setting::set_text(Job& job, std::string_view text) const { set(job, parse_setting_text(*this, text)); }
+
 // ------------------------------------------------------------------------------- builders
 
 namespace {
@@ -159,15 +269,22 @@ J& as(const Job& job) {
 
 ModelParams& model_ref(Job& job) { return const_cast<ModelParams&>(*model_of(job)); }
 
-Setting make(std::string key, std::string field, std::string help, std::string group, std::string type_name) {
-    return Setting{std::move(key), std::move(field), std::move(help), std::move(type_name), std::move(group),
-                   false, false, false, {}, {}};
+Setting make(std::string key, std::string field, std::string help, std::string group, std::string type_name,
+             SettingType type) {
+    Setting s;
+    s.key = std::move(key);
+    s.field = std::move(field);
+    s.help = std::move(help);
+    s.type_name = std::move(type_name);
+    s.group = std::move(group);
+    s.type = type;
+    return s;
 }
 
 template <class J>
 Setting real(std::string key, std::string field, std::string help, std::string group, Ref<J, double> ref) {
-    Setting s = make(std::move(key), field, std::move(help), std::move(group), "NUMBER");
-    s.set = [ref, field](Job& j, const std::string& t) { ref(as<J>(j)) = parse_real(t, field); };
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "NUMBER", SettingType::number);
+    s.set = [ref, field](Job& j, const SettingValue& v) { ref(as<J>(j)) = number_of(v, field); };
     s.get = [ref](const Job& j) { return text_of(ref(as<J>(j))); };
     return s;
 }
@@ -175,9 +292,9 @@ Setting real(std::string key, std::string field, std::string help, std::string g
 // An integer field of type T (int or int64), range-checked into T.
 template <class J, class T>
 Setting integer(std::string key, std::string field, std::string help, std::string group, Ref<J, T> ref) {
-    Setting s = make(std::move(key), field, std::move(help), std::move(group), "INT");
-    s.set = [ref, field](Job& j, const std::string& t) {
-        const std::int64_t v = parse_integer(t, field);
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "INT", SettingType::integer);
+    s.set = [ref, field](Job& j, const SettingValue& value) {
+        const std::int64_t v = integer_of(value, field);
         require(v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max(), field,
                 static_cast<double>(v),
                 fmt::format("an integer in {} ... {}", std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
@@ -189,8 +306,8 @@ Setting integer(std::string key, std::string field, std::string help, std::strin
 
 template <class J>
 Setting seed(std::string key, std::string field, std::string help, std::string group, Ref<J, std::uint64_t> ref) {
-    Setting s = make(std::move(key), field, std::move(help), std::move(group), "SEED");
-    s.set = [ref, field](Job& j, const std::string& t) { ref(as<J>(j)) = parse_seed(t, field); };
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "SEED", SettingType::seed);
+    s.set = [ref, field](Job& j, const SettingValue& v) { ref(as<J>(j)) = seed_of(v, field); };
     s.get = [ref](const Job& j) { return std::to_string(ref(as<J>(j))); };
     return s;
 }
@@ -198,9 +315,8 @@ Setting seed(std::string key, std::string field, std::string help, std::string g
 template <class J>
 Setting real_list(std::string key, std::string field, std::string help, std::string group,
                   Ref<J, std::vector<double>> ref) {
-    Setting s = make(std::move(key), field, std::move(help), std::move(group), "LIST");
-    s.is_list = true;
-    s.set = [ref, field](Job& j, const std::string& t) { ref(as<J>(j)) = parse_real_list(t, field); };
+    Setting s = make(std::move(key), field, std::move(help), std::move(group), "LIST", SettingType::numbers);
+    s.set = [ref, field](Job& j, const SettingValue& v) { ref(as<J>(j)) = numbers_of(v, field); };
     s.get = [ref](const Job& j) {
         std::string out;
         for (double v : ref(as<J>(j))) out += fmt::format("{}{}", out.empty() ? "" : ",", text_of(v));
@@ -209,25 +325,31 @@ Setting real_list(std::string key, std::string field, std::string help, std::str
     return s;
 }
 
-// A field with its own parser and printer (enumerations, optional values).
+// A field of another type, with its own setter and printer.
 template <class J>
 Setting custom(std::string key, std::string field, std::string help, std::string group, std::string type_name,
-               std::function<void(J&, const std::string&)> set, std::function<std::string(J&)> get) {
-    Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), std::move(type_name));
-    s.set = [set](Job& j, const std::string& t) { set(as<J>(j), t); };
+               SettingType type, std::function<void(J&, const SettingValue&)> set, std::function<std::string(J&)> get) {
+    Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), std::move(type_name), type);
+    s.set = [set](Job& j, const SettingValue& v) { set(as<J>(j), v); };
     s.get = [get](const Job& j) { return get(as<J>(j)); };
     return s;
+}
+
+// A text field with its own parser and printer (enumerations, claims, sizes).
+template <class J>
+Setting text_setting(std::string key, std::string field, std::string help, std::string group, std::string type_name,
+             std::function<void(J&, const std::string&)> set, std::function<std::string(J&)> get) {
+    return custom<J>(std::move(key), field, std::move(help), std::move(group), std::move(type_name), SettingType::text,
+                     [set, field](J& j, const SettingValue& v) { set(j, text_of_value(v, field)); }, std::move(get));
 }
 
 // A switch: present (or `true` in a file) turns it on; `false` leaves the default.
 template <class J>
 Setting toggle(std::string key, std::string field, std::string help, std::string group, std::function<void(J&)> on,
                std::function<bool(J&)> is_on) {
-    Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), "");
-    s.is_switch = true;
-    s.set = [on, k = s.key, f = s.field](Job& j, const std::string& t) {
-        if (t == "true") on(as<J>(j));
-        else if (t != "false") throw InvalidArgument(f, fmt::format("{} = '{}' is not true or false", k, t));
+    Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), "", SettingType::toggle);
+    s.set = [on, f = s.field](Job& j, const SettingValue& v) {
+        if (switch_of(v, f)) on(as<J>(j));
     };
     s.get = [is_on](const Job& j) { return is_on(as<J>(j)) ? std::string("true") : std::string(); };
     return s;
@@ -241,14 +363,14 @@ constexpr const char* kModel = "Model (defaults: the embedded default experiment
 std::vector<Setting> model_settings() {
     std::vector<Setting> s;
     auto add_int = [&](const char* key, const char* help, std::int64_t ModelParams::*member) {
-        Setting x = make(key, fmt::format("model.{}", key), help, kModel, "INT");
-        x.set = [member, f = x.field](Job& j, const std::string& t) { model_ref(j).*member = parse_integer(t, f); };
+        Setting x = make(key, fmt::format("model.{}", key), help, kModel, "INT", SettingType::integer);
+        x.set = [member, f = x.field](Job& j, const SettingValue& v) { model_ref(j).*member = integer_of(v, f); };
         x.get = [member](const Job& j) { return std::to_string(model_of(j)->*member); };
         s.push_back(x);
     };
     auto add_real = [&](const char* key, const char* help, double ModelParams::*member) {
-        Setting x = make(key, fmt::format("model.{}", key), help, kModel, "NUMBER");
-        x.set = [member, f = x.field](Job& j, const std::string& t) { model_ref(j).*member = parse_real(t, f); };
+        Setting x = make(key, fmt::format("model.{}", key), help, kModel, "NUMBER", SettingType::number);
+        x.set = [member, f = x.field](Job& j, const SettingValue& v) { model_ref(j).*member = number_of(v, f); };
         x.get = [member](const Job& j) { return text_of(model_of(j)->*member); };
         s.push_back(x);
     };
@@ -260,11 +382,9 @@ std::vector<Setting> model_settings() {
     add_real("beta", "inverse temperature of the softmax, > 0", &ModelParams::beta);
     Setting pn = make("sigma-per-norm", "model.convention",
                       "read --sigma as the noise norm: per-coordinate deviation sigma/sqrt(d), E||z||^2 = sigma^2",
-                      kModel, "");
-    pn.is_switch = true;
-    pn.set = [](Job& j, const std::string& t) {
-        if (t == "true") model_ref(j).convention = NoiseConvention::per_norm;
-        else if (t != "false") throw InvalidArgument("model.convention", fmt::format("sigma-per-norm = '{}' is not true or false", t));
+                      kModel, "", SettingType::toggle);
+    pn.set = [](Job& j, const SettingValue& v) {
+        if (switch_of(v, "model.convention")) model_ref(j).convention = NoiseConvention::per_norm;
     };
     pn.get = [](const Job& j) {
         return model_of(j)->convention == NoiseConvention::per_norm ? std::string("true") : std::string();
@@ -278,7 +398,7 @@ std::vector<Setting> model_settings() {
 template <class J>
 void add_drift_settings(std::vector<Setting>& s, const char* g, Ref<J, DriftMethod> method, Ref<J, FieldTableParams> table,
                         const std::string& at = "") {
-    s.push_back(custom<J>("field", at + "field", "the field driving the ODE: exact | meanfield", g, "TEXT",
+    s.push_back(text_setting<J>("field", at + "field", "the field driving the ODE: exact | meanfield", g, "TEXT",
                           [method, at](J& j, const std::string& t) { method(j) = parse_drift_method(t, at + "field"); },
                           [method](J& j) { return std::string(to_string(method(j))); }));
     s.push_back(real<J>("table-tol", at + "table.tol", "Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3", g,
@@ -294,7 +414,7 @@ std::vector<Setting> field_settings() {
     std::vector<Setting> s = model_settings();
     s.push_back(real_list<J>("rho", "rho", "comma-separated alignments rho = <q, xi> in [-1, 1]", g,
                              [](J& j) -> std::vector<double>& { return j.rho; }));
-    s.push_back(custom<J>("method", "method", "exact | meanfield | montecarlo", g, "TEXT",
+    s.push_back(text_setting<J>("method", "method", "exact | meanfield | montecarlo", g, "TEXT",
                           [](J& j, const std::string& t) { j.method = parse_field_method(t, "method"); },
                           [](J& j) { return std::string(to_string(j.method)); }));
     s.push_back(integer<J, std::int64_t>("samples", "montecarlo.samples", "montecarlo: number of samples X, 2 ... 2^40",
@@ -367,7 +487,7 @@ void add_ensemble_settings(std::vector<Setting>& s, const char* g, Ref<J, SgaPar
                                          g, [sga](J& j) -> std::int64_t& { return sga(j).trials; }));
     s.push_back(seed<J>("seed", "sga.seed", "master seed: trial k draws from the stream (seed, sga_trial, k)", g,
                         [sga](J& j) -> std::uint64_t& { return sga(j).seed; }));
-    s.push_back(custom<J>("sampler", "sga.sampler", "reduced (exact O(L) law of rho) | full (d-dimensional)", g, "TEXT",
+    s.push_back(text_setting<J>("sampler", "sga.sampler", "reduced (exact O(L) law of rho) | full (d-dimensional)", g, "TEXT",
                           [sga](J& j, const std::string& t) { sga(j).sampler = parse_sampler(t, "sga.sampler"); },
                           [sga](J& j) { return std::string(to_string(sga(j).sampler)); }));
     s.push_back(real<J>("eta0", "sga.schedule.eta0", "initial step size, 0 < eta0 <= 1e100", g,
@@ -377,16 +497,17 @@ void add_ensemble_settings(std::vector<Setting>& s, const char* g, Ref<J, SgaPar
     s.push_back(real<J>("gamma", "sga.schedule.gamma",
                         "decay exponent in [0, 1]; Robbins-Monro needs 1/2 < gamma <= 1 (0 = constant step)", g,
                         [sga](J& j) -> double& { return sga(j).schedule.gamma; }));
-    s.push_back(custom<J>("update", "sga.update",
+    s.push_back(text_setting<J>("update", "sga.update",
                           "normalized: q <- (q + eta g)/|.|; tangent: q <- normalise(q + eta (I - qq^T) g)", g, "TEXT",
                           [sga](J& j, const std::string& t) { sga(j).update = parse_update_rule(t, "sga.update"); },
                           [sga](J& j) { return std::string(to_string(sga(j).update)); }));
     s.push_back(custom<J>("rho0", "sga.rho0",
                           "initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)", g,
-                          "NUMBER|uniform",
-                          [sga](J& j, const std::string& t) {
-                              if (t == "uniform") sga(j).rho0.reset();
-                              else sga(j).rho0 = parse_real(t, "sga.rho0");
+                          "NUMBER|uniform", SettingType::number_or_text,
+                          [sga](J& j, const SettingValue& v) {
+                              const auto* t = std::get_if<std::string>(&v);
+                              if (t && *t == "uniform") sga(j).rho0.reset();
+                              else sga(j).rho0 = t ? parse_real(*t, "sga.rho0") : number_of(v, "sga.rho0");
                           },
                           [sga](J& j) { return sga(j).rho0 ? text_of(*sga(j).rho0) : std::string("uniform"); }));
     s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS", g,
@@ -405,9 +526,10 @@ std::vector<Setting> sga_settings() {
                                          [](J& j) -> std::int64_t& { return j.sga.first_trial; }));
     Setting rec = custom<J>(
         "record", "sga.record_steps", "extra steps at which to record rho (comma-separated)", g, "LIST",
-        [](J& j, const std::string& t) {
+        SettingType::numbers,
+        [](J& j, const SettingValue& v) {
             j.sga.record_steps.clear();
-            for (double k : parse_real_list(t, "sga.record_steps")) {
+            for (double k : numbers_of(v, "sga.record_steps")) {
                 require(k == std::floor(k) && std::abs(k) <= 9007199254740992.0, "sga.record_steps", k, "integers");
                 j.sga.record_steps.push_back(static_cast<std::int64_t>(k));
             }
@@ -417,7 +539,6 @@ std::vector<Setting> sga_settings() {
             for (auto k : j.sga.record_steps) out += fmt::format("{}{}", out.empty() ? "" : ",", k);
             return out;
         });
-    rec.is_list = true;
     s.push_back(rec);
     s.push_back(integer<J, int>("records-per-decade", "sga.records_per_decade",
                                 "log-spaced record steps per decade, 1 ... 1000", g,
@@ -428,7 +549,7 @@ std::vector<Setting> sga_settings() {
 // --figure-size of a job type J with a FigureParams member `figure`.
 template <class J>
 Setting figure_size_setting() {
-    return custom<J>("figure-size", "figure.size",
+    return text_setting<J>("figure-size", "figure.size",
                      "figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)",
                      "Output", "TEXT", [](J& j, const std::string& t) { j.figure.size = t; },
                      [](J& j) { return j.figure.size; });
@@ -451,25 +572,13 @@ std::vector<Setting> compare_settings() {
         "table-columns", "table_columns",
         "columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, "
         "gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)",
-        c, "NAMES",
-        [](J& j, const std::string& t) {
-            std::vector<std::string> keys;
-            for (std::size_t from = 0; from <= t.size();) {
-                const std::size_t comma = std::min(t.find(',', from), t.size());
-                keys.push_back(t.substr(from, comma - from));
-                if (keys.back().empty())
-                    throw InvalidArgument("table_columns", fmt::format("table_columns = '{}' has an empty entry "
-                                                                       "(accepted: comma-separated column names)", t));
-                from = comma + 1;
-            }
-            j.compare.table_columns = keys;
-        },
+        c, "NAMES", SettingType::names,
+        [](J& j, const SettingValue& v) { j.compare.table_columns = names_of(v, "table_columns"); },
         [](J& j) {
             std::string out;
             for (const auto& k : j.compare.table_columns) out += fmt::format("{}{}", out.empty() ? "" : ",", k);
             return out;
         });
-    columns.is_list = true;
     s.push_back(columns);
     s.push_back(real_list<J>("study-eta0", "study_eta0", "eta0 values of the step-size study (comma-separated, >= 3)", c,
                              [](J& j) -> std::vector<double>& { return j.compare.study_eta0; }));
@@ -509,7 +618,7 @@ std::vector<Setting> stationary_settings() {
     const char* g = "Stationary law";
     std::vector<Setting> s = model_settings();
     s.push_back(real<J>("eta", "eta", "the constant step size, 0 < eta <= 1e100", g, [](J& j) -> double& { return j.eta; }));
-    s.push_back(custom<J>("update", "update", "normalized | tangent", g, "TEXT",
+    s.push_back(text_setting<J>("update", "update", "normalized | tangent", g, "TEXT",
                           [](J& j, const std::string& t) { j.update = parse_update_rule(t, "update"); },
                           [](J& j) { return std::string(to_string(j.update)); }));
     s.push_back(integer<J, int>("nodes", "stationary.moments.nodes",
@@ -539,14 +648,18 @@ Setting box_setting(const char* key, const char* help, ParamRange ParamBox::*mem
     using J = CheckJob;
     const std::string field = fmt::format("check.box.{}", key);
     return custom<J>(key, field, help, "Model (each a value or a range LO:HI)", "VALUE|LO:HI",
-                     [member, field](J& j, const std::string& t) { j.check.box.*member = parse_range(t, field); },
+                     SettingType::number_or_text,
+                     [member, field](J& j, const SettingValue& v) {
+                         const auto* t = std::get_if<std::string>(&v);
+                         j.check.box.*member = t ? parse_range(*t, field) : ParamRange(number_of(v, field));
+                     },
                      [member](J& j) { return (j.check.box.*member).text(); });
 }
 
 std::vector<Setting> check_settings() {
     using J = CheckJob;
     std::vector<Setting> s;
-    s.push_back(custom<J>("claim", "check.claim", "monotone | positive-drift | attractors=N | filtering | hitting-time<=T",
+    s.push_back(text_setting<J>("claim", "check.claim", "monotone | positive-drift | attractors=N | filtering | hitting-time<=T",
                           "Claim", "TEXT", [](J& j, const std::string& t) { j.check.claim = parse_claim(t, "check.claim"); },
                           [](J& j) { return to_string(j.check.claim); }));
     s.back().required = true;
@@ -560,8 +673,11 @@ std::vector<Setting> check_settings() {
                           "Model (each a value or a range LO:HI)", [](J& j) { j.check.noise = NoiseConvention::per_norm; },
                           [](J& j) { return j.check.noise == NoiseConvention::per_norm; }));
     const char* b = "Box sampling";
-    s.push_back(custom<J>("scale", "scale", "log | linear | auto (every range), or a list like theta=linear,R=log", b,
-                          "TEXT", [](J& j, const std::string& t) { j.scale = t; }, [](J& j) { return j.scale; }));
+    s.push_back(text_setting<J>("scale", "scale", "log | linear | auto (every range), or a list like theta=linear,R=log", b,
+                          "TEXT", [](J& j, const std::string& t) { j.scale = parse_box_scales(t, "scale"); },
+                          [](J& j) { return to_string(j.scale); }));
+    for (int a = 0; a < axis_count; ++a)  // a range's scale is --scale's (ParamBox::validate names it)
+        s.back().routes.push_back(fmt::format("check.box.{}.scale", axis_name(a)));
     s.push_back(integer<J, int>("grid", "check.grid", "points per ranged parameter, 2 ... 4097", b,
                                 [](J& j) -> int& { return j.check.grid; }));
     s.push_back(integer<J, int>("refine", "check.refine", "bisections of cells whose corners disagree, 0 ... 12", b,
@@ -577,12 +693,12 @@ std::vector<Setting> check_settings() {
                         [](J& j) -> double& { return j.check.certify.rho0; }));
     s.push_back(real<J>("hit", "check.certify.hit_eps", "hitting level |rho| >= 1 - HIT (hitting-time claims), 1e-16 <= HIT < 1", c,
                         [](J& j) -> double& { return j.check.certify.hit_eps; }));
-    s.push_back(custom<J>("field", "check.certify.field", "exact | meanfield", c, "TEXT",
+    s.push_back(text_setting<J>("field", "check.certify.field", "exact | meanfield", c, "TEXT",
                           [](J& j, const std::string& t) {
                               j.check.certify.field = parse_field_method(t, "check.certify.field");
                           },
                           [](J& j) { return std::string(to_string(j.check.certify.field)); }));
-    s.push_back(custom<J>("derivative", "check.certify.derivative",
+    s.push_back(text_setting<J>("derivative", "check.certify.derivative",
                           "enclosure | estimate: sign of j'' on a root's run (attractors) and of dE[A_I]/drho (filtering) "
                           "from guaranteed enclosures (exact field, 1e-3 <= beta sigma <= 4) or the n^2 eps estimate", c, "TEXT",
                           [](J& j, const std::string& t) {
@@ -602,7 +718,7 @@ std::vector<Setting> check_settings() {
     s.push_back(real<J>("inner-resolution", "check.certify.table.exact.inner_resolution",
                         "inner trapezoid step of the exact field, times tau, 0.01 ... 0.5", c,
                         [](J& j) -> double& { return j.check.certify.table.exact.inner_resolution; }));
-    s.push_back(custom<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
+    s.push_back(text_setting<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
                           "TEXT", [](J& j, const std::string& t) { j.x_axis = t; }, [](J& j) { return j.x_axis; }));
     s.push_back(figure_size_setting<J>());
     return s;
@@ -610,15 +726,24 @@ std::vector<Setting> check_settings() {
 
 }  // namespace
 
+// The tables, for the job table (experiment/job_table.cpp).
+std::vector<Setting> detail::field_settings() { return rhoflow::field_settings(); }
+std::vector<Setting> detail::ode_settings() { return rhoflow::ode_settings(); }
+std::vector<Setting> detail::phase_settings() { return rhoflow::phase_settings(); }
+std::vector<Setting> detail::sga_settings() { return rhoflow::sga_settings(); }
+std::vector<Setting> detail::compare_settings() { return rhoflow::compare_settings(); }
+std::vector<Setting> detail::stationary_settings() { return rhoflow::stationary_settings(); }
+std::vector<Setting> detail::check_settings() { return rhoflow::check_settings(); }
+
 const std::vector<Setting>& settings_for(std::string_view command) {
-    static const std::map<std::string, std::vector<Setting>, std::less<>> tables = {
-        {"field", field_settings()}, {"ode", ode_settings()},         {"phase", phase_settings()},
-        {"sga", sga_settings()},     {"compare", compare_settings()}, {"stationary", stationary_settings()},
-        {"check", check_settings()},
-    };
-    const auto it = tables.find(command);
-    if (it == tables.end()) make_job(command);  // throws naming the command
-    return it->second;
+    static const std::array<std::vector<Setting>, std::variant_size_v<Job>> tables = [] {
+        std::array<std::vector<Setting>, std::variant_size_v<Job>> t;
+        for (std::size_t i = 0; i < t.size(); ++i) t[i] = job_kinds()[i].settings();
+        return t;
+    }();
+    const JobKind* k = find_job_kind(command);
+    if (!k) make_job(command);  // throws naming the command
+    return tables[static_cast<std::size_t>(k - job_kinds().data())];
 }
 
 const Setting* find_setting(std::string_view command, std::string_view key) {
@@ -630,25 +755,21 @@ const Setting* find_setting(std::string_view command, std::string_view key) {
 std::string key_for_field(std::string_view command, const std::string& field) {
     const Setting* best = nullptr;
     for (const auto& s : settings_for(command)) {
-        if (s.field == field) return s.key;
+        if (s.field == field || std::find(s.routes.begin(), s.routes.end(), field) != s.routes.end()) return s.key;
         // The nearest enclosing field ("sga.rho0" for "sga.rho0.x").
         if (field.size() > s.field.size() && field.compare(0, s.field.size(), s.field) == 0 &&
             field[s.field.size()] == '.' && (!best || s.field.size() > best->field.size()))
             best = &s;
     }
     if (best) return best->key;
-    std::string key = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    std::string key = short_name(field);
     std::replace(key.begin(), key.end(), '_', '-');
     return key;
 }
 
 void finish_settings(Job& job) {
     if (auto* c = std::get_if<CheckJob>(&job)) {  // the box's noise convention is applied per point
-        try {
-            apply_scales(c->check.box, c->scale);
-        } catch (const InvalidArgument& e) {
-            throw InvalidArgument("scale", e.what());  // the --scale setting, whatever range it concerns
-        }
+        apply_scales(c->check.box, c->scale);
         return;
     }
     ModelParams& m = model_ref(job);

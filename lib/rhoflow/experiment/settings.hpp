@@ -1,48 +1,84 @@
 // Named settings of jobs: the one table that maps a name (`--eta0 0.5` on the command line,
 // `eta0 = 0.5` in an experiment file) onto a job's field (`sga.schedule.eta0`). The command line
 // registers its flags from these tables and the experiment runner applies file keys through
-// them, so flags, file keys and params fields correspond one to one, in one place; errors that
-// name a field are mapped back to the setting's name by key_for_field().
+// them, so flags, file keys and params fields correspond one to one, in one place. The kinds of
+// job and their settings' tables are listed once, in experiment/job_table.hpp.
 //
-// Values arrive as text and are parsed strictly: no empty values, no leading or trailing
-// blanks, no '+', no hexadecimal; integers accept scientific notation when the value is an
-// exact integer (1e6); seeds are unsigned 64-bit integers taken exactly (digits only beyond
-// 2^53). A bad value throws InvalidArgument naming the setting's field and the accepted form.
+// Settings are typed: each has a SettingType, and its setter takes a SettingValue of that type.
+// The experiment-file reader converts a TOML value into it directly; the command line converts
+// a flag's text into it once (parse_setting_text), strictly: no empty values, no leading or
+// trailing blanks, no '+', no hexadecimal; integers accept scientific notation when the value
+// is an exact integer (1e6); seeds are unsigned 64-bit integers taken exactly (digits only
+// beyond 2^53). A bad value throws InvalidArgument naming the setting's field and the accepted
+// form. An error a job's validate() raises names a field; key_for_field() maps it back to the
+// setting that owns it (its field, or one of the fields it routes).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "rhoflow/experiment/jobs.hpp"
 
 namespace rhoflow {
 
+/// The kind of value a setting takes.
+enum class SettingType {
+    toggle,          ///< a switch: true (on) or false (left as it is)
+    number,          ///< a real number
+    integer,         ///< an integer (the setter checks the range of the field's type)
+    seed,            ///< an unsigned 64-bit seed (a file may write it as a string of digits)
+    numbers,         ///< a list of reals (a file: an array)
+    text,            ///< a word or a short form the setter parses (an enumeration, a claim, a size)
+    number_or_text,  ///< a number, or a word the setter knows (rho0 = uniform, a box range LO:HI)
+    names            ///< a list of words (a file: an array of strings, or one comma-separated string)
+};
+
+/// A setting's value, of the alternative its SettingType says: toggle bool; number double
+/// (integers accepted); integer int64; seed uint64 (int64, or a string of digits, accepted);
+/// numbers vector<double>; text string; number_or_text double or string; names vector<string>.
+using SettingValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string, std::vector<double>,
+                                  std::vector<std::string>>;
+
 /// One named setting of a kind of job.
 struct Setting {
     std::string key;         ///< flag (--key) and experiment-file key
     std::string field;       ///< the job field it sets, as InvalidArgument names it (e.g. "sga.steps")
     std::string help;        ///< one line for --help: meaning and accepted range
-    std::string type_name;   ///< NUMBER, INT, SEED, LIST, TEXT, ... ("" for a switch)
+    std::string type_name;   ///< the --help label of its value: NUMBER, INT, SEED, LIST, TEXT, ... ("" for a switch)
     std::string group;       ///< --help section
-    bool is_switch = false;  ///< takes no value: present means on
-    bool is_list = false;    ///< takes a comma-separated list (an experiment file may give an array)
+    SettingType type = SettingType::text;  ///< the kind of value it takes
     bool required = false;   ///< must be given (no meaningful default)
-    std::function<void(Job&, const std::string&)> set;  ///< parses the text into the job (strict)
-    std::function<std::string(const Job&)> get;          ///< the job's current value as text ("" for off switches)
+    std::vector<std::string> routes;  ///< other fields whose errors are this setting's (the box ranges' scales are --scale's)
+    std::function<void(Job&, const SettingValue&)> set;  ///< sets the value into the job (checked strictly)
+    std::function<std::string(const Job&)> get;           ///< the job's current value as text ("" for off switches)
+
+    /// Takes no value: present means on.
+    bool is_switch() const noexcept { return type == SettingType::toggle; }
+    /// Takes a list (comma-separated on the command line, an array in an experiment file).
+    bool is_list() const noexcept { return type == SettingType::numbers || type == SettingType::names; }
+    /// Sets the value a command-line text stands for (parse_setting_text, then set).
+    void set_text(Job& job, std::string_view text) const;
 };
 
-/// The settings of jobs of `command` ("field", "ode", "phase", "sga", "compare"), in --help order.
+/// The value a flag's text stands for, by the setting's type ("true"/"false" for a switch);
+/// throws InvalidArgument naming the setting's field.
+SettingValue parse_setting_text(const Setting& s, std::string_view text);
+
+/// The settings of jobs of `command` (a name of job_table.hpp), in --help order; throws
+/// InvalidArgument naming "command" (with every job's name) for another name.
 const std::vector<Setting>& settings_for(std::string_view command);
 /// The setting `key` of `command`, or nullptr.
 const Setting* find_setting(std::string_view command, std::string_view key);
-/// The key of the setting of `command` that sets `field` (or the nearest enclosing field);
-/// the field's last component with '_' -> '-' when no setting sets it.
+/// The key of the setting of `command` that owns `field`: the one that sets or routes it, else
+/// the one that sets the nearest enclosing field; the field's last component with '_' -> '-'
+/// when no setting owns it.
 std::string key_for_field(std::string_view command, const std::string& field);
 /// What must happen once after all settings were applied: a sigma given per norm is divided by
-/// sqrt(d) (d may be set after sigma).
+/// sqrt(d) (d may be set after sigma); a check box's ranges get the scales --scale gave.
 void finish_settings(Job& job);
 
 /// A finite or infinite real number written plainly ("0.5", "-1e-3", "inf"); throws otherwise.

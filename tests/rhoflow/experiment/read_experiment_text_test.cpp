@@ -11,8 +11,12 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+#include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/experiment/settings.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
@@ -218,4 +222,36 @@ TEST_CASE("read_experiment_text regression: task and cell folder names longer th
     CHECK(contains(text_error("[[task]]\ncommand = \"field\"\nname = \"f\"\nrho = " + rho + "\n"),
                    "t.toml:1: key 'task': task 'f': the folder of combination 2, 'rho=0.0123456789_0.0123456789_0.01234"
                    "56789_0.0123456789_0.01...', would be named with 393 bytes: more than 255, the longest folder name"));
+}
+
+TEST_CASE("read_experiment_text: file values are converted to the setting's type, giving the flags' job") {
+    // Each file value, and the command-line text that must give the same job.
+    struct Case {
+        const char* command;
+        const char* file;  // key = value lines
+        std::vector<std::pair<const char*, const char*>> flags;
+    };
+    const std::vector<Case> cases = {
+        {"sga", "steps = 1e3\nseed = \"18446744073709551615\"\neta0 = 2\nrho0 = \"uniform\"\nrecord = [3, 5]\n",
+         {{"steps", "1000"}, {"seed", "18446744073709551615"}, {"eta0", "2"}, {"rho0", "uniform"}, {"record", "3,5"}}},
+        {"ode", "rho0 = 0.25\nt = [0, 1, 2.5]\nno-error-estimate = true\n",
+         {{"rho0", "0.25"}, {"t", "0,1,2.5"}, {"no-error-estimate", "true"}}},
+        {"compare", "table-columns = \"t,sga\"\n", {{"table-columns", "t,sga"}}},
+        {"compare", "table-columns = [\"t\", \"sga\"]\n", {{"table-columns", "t,sga"}}},
+        {"check", "claim = \"monotone\"\ntheta = \"0.5:2\"\nbeta = 0.5\nd = 20\nscale = \"theta=linear\"\n",
+         {{"claim", "monotone"}, {"theta", "0.5:2"}, {"beta", "0.5"}, {"d", "20"}, {"scale", "theta=linear"}}},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.file);
+        const Experiment e = read_experiment_text(fmt::format("[[task]]\ncommand = \"{}\"\n{}", c.command, c.file), "t.toml");
+        REQUIRE(e.cells.size() == 1);
+        Job job = make_job(c.command);
+        for (const auto& [key, text] : c.flags) find_setting(c.command, key)->set_text(job, text);
+        finish_settings(job);
+        const auto as_json = [](const Job& j) { return std::visit([](const auto& x) { return nlohmann::json(x); }, j); };
+        CHECK(as_json(e.cells[0].job) == as_json(job));
+    }
+    // A list setting's names must be strings or numbers; a number's text is the name (as on the command line).
+    CHECK(contains(text_error("[[task]]\ncommand = \"compare\"\ntable-columns = [true]\n"), "expected a string, got a boolean"));
+    CHECK(contains(text_error("[[task]]\ncommand = \"compare\"\ntable-columns = [1]\n"), "table_columns = '1' is not a column"));
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/check/box.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "test_util.hpp"
@@ -43,7 +44,7 @@ std::string refusal(F&& f, const std::string& field) {
 
 // A value of the setting's kind different from every default (the job JSON must change).
 std::string sample_value(const std::string& command, const Setting& s) {
-    if (s.is_switch) return "true";
+    if (s.is_switch()) return "true";
     static const std::map<std::string, std::string> text = {
         {"method", "montecarlo"}, {"field", "meanfield"}, {"sampler", "full"}, {"update", "tangent"},
         {"rho0", "-0.30000000000000004"}, {"figure-size", "5x3.5"}, {"derivative", "estimate"}};
@@ -157,22 +158,22 @@ TEST_CASE("settings: for every command and setting, set(get(job)) leaves the job
             // The default job.
             Job job = make_job(command);
             const std::string text = s.get(job);
-            if (s.is_list && text.empty()) {
+            if (s.is_list() && text.empty()) {
                 // An empty list (sga --record, compare --table-columns, ode --t) reads as "": empty
                 // values are refused by design (a shell variable that expanded to nothing), and the default stays.
                 const std::string flag = command + " --" + s.key;
                 CHECK((flag == "sga --record" || flag == "compare --table-columns" || flag == "ode --t"));
-                CHECK_THROWS_AS(s.set(job, text), InvalidArgument);
+                CHECK_THROWS_AS(s.set_text(job, text), InvalidArgument);
             } else {
-                s.set(job, s.is_switch && text.empty() ? "false" : text);
+                s.set_text(job, s.is_switch() && text.empty() ? "false" : text);
             }
             CHECK(job_json(job) == job_json(defaults));
             // A job with this setting changed: get gives what set took.
             Job changed = make_job(command);
-            s.set(changed, sample_value(command, s));
+            s.set_text(changed, sample_value(command, s));
             const std::string again = s.get(changed);
             Job copy = make_job(command);
-            s.set(copy, again);
+            s.set_text(copy, again);
             CHECK(job_json(copy) == job_json(changed));
             CHECK(s.get(copy) == again);
         }
@@ -185,7 +186,7 @@ TEST_CASE("settings: each setting changes exactly the job field it names") {
             CAPTURE(command);
             CAPTURE(s.key);
             Job job = make_job(command);
-            s.set(job, sample_value(command, s));
+            s.set_text(job, sample_value(command, s));
             const json diff = json::diff(job_json(make_job(command)), job_json(job));
             CHECK_FALSE(diff.empty());
             // model.convention is written as noise_convention; both it and sigma move the
@@ -219,8 +220,8 @@ TEST_CASE("settings: key_for_field maps each setting's field back to its key (on
             if (back != s.key) {
                 const Setting* owner = find_setting(command, back);
                 REQUIRE(owner != nullptr);
-                CHECK(s.is_switch);
-                CHECK_FALSE(owner->is_switch);
+                CHECK(s.is_switch());
+                CHECK_FALSE(owner->is_switch());
                 CHECK(owner->field == s.field);
                 shared.insert(command + " --" + s.key);
             }
@@ -249,18 +250,127 @@ TEST_CASE("settings: finish_settings divides a per-norm sigma by sqrt(d) once, w
             REQUIRE(d);
             REQUIRE(sigma);
             REQUIRE(pn);
-            if (d_first) d->set(job, "16");
-            sigma->set(job, "2");
-            pn->set(job, "true");
-            if (!d_first) d->set(job, "16");
+            if (d_first) d->set_text(job, "16");
+            sigma->set_text(job, "2");
+            pn->set_text(job, "true");
+            if (!d_first) d->set_text(job, "16");
             finish_settings(job);
             CHECK(model_of(job)->sigma == 0.5);
             CHECK(model_of(job)->sigma_input() == 2.0);
             CHECK(model_of(job)->convention == NoiseConvention::per_norm);
         }
         Job plain = make_job(command);
-        find_setting(command, "sigma")->set(plain, "2");
+        find_setting(command, "sigma")->set_text(plain, "2");
         finish_settings(plain);
         CHECK(model_of(plain)->sigma == 2.0);
     }
+}
+
+TEST_CASE("settings: a flag's text becomes a value of the setting's type once, and a setter refuses other types") {
+    for (const auto& command : job_commands()) {
+        for (const Setting& s : settings_for(command)) {
+            CAPTURE(command);
+            CAPTURE(s.key);
+            const SettingValue v = parse_setting_text(s, sample_value(command, s));
+            switch (s.type) {
+                case SettingType::toggle: CHECK(std::holds_alternative<bool>(v)); break;
+                case SettingType::number: CHECK(std::holds_alternative<double>(v)); break;
+                case SettingType::integer: CHECK(std::holds_alternative<std::int64_t>(v)); break;
+                case SettingType::seed: CHECK(std::holds_alternative<std::uint64_t>(v)); break;
+                case SettingType::numbers: CHECK(std::holds_alternative<std::vector<double>>(v)); break;
+                case SettingType::names: CHECK(std::holds_alternative<std::vector<std::string>>(v)); break;
+                case SettingType::text:
+                case SettingType::number_or_text: CHECK(std::holds_alternative<std::string>(v)); break;
+            }
+            // The --help label says the same as the type.
+            if (s.type == SettingType::toggle) CHECK(s.type_name.empty());
+            if (s.type == SettingType::number) CHECK(s.type_name == "NUMBER");
+            if (s.type == SettingType::integer) CHECK(s.type_name == "INT");
+            if (s.type == SettingType::seed) CHECK(s.type_name == "SEED");
+            if (s.type == SettingType::numbers) CHECK(s.type_name == "LIST");
+            // A value of a type the setting never takes: InvalidArgument naming its field.
+            Job job = make_job(command);
+            const SettingValue wrong = s.type == SettingType::names ? SettingValue(true)
+                                                                    : SettingValue(std::vector<std::string>{"x"});
+            CHECK_FALSE(refusal([&] { s.set(job, wrong); }, s.field).empty());
+        }
+    }
+}
+
+TEST_CASE("settings: a file's typed values set the same job as the flag's text") {
+    auto same = [](const std::string& command, const std::string& key, const SettingValue& typed,
+                   const std::string& text) {
+        CAPTURE(command);
+        CAPTURE(key);
+        CAPTURE(text);
+        const Setting* s = find_setting(command, key);
+        REQUIRE(s);
+        Job a = make_job(command), b = make_job(command);
+        s->set(a, typed);
+        s->set_text(b, text);
+        CHECK(job_json(a) == job_json(b));
+        CHECK(job_json(a) != job_json(make_job(command)));
+    };
+    same("sga", "steps", std::int64_t{777}, "777");
+    same("sga", "eta0", std::int64_t{2}, "2");  // a TOML integer for a real
+    same("sga", "eta0", 0.30000000000000004, "0.30000000000000004");
+    same("sga", "seed", std::int64_t{42}, "42");
+    same("sga", "seed", std::string("18446744073709551615"), "18446744073709551615");
+    same("sga", "rho0", 0.25, "0.25");
+    same("sga", "rho0", std::int64_t{0}, "0");
+    same("sga", "record", std::vector<double>{3, 5}, "3,5");
+    same("ode", "rho0", std::vector<double>{0.1, -0.30000000000000004}, "0.1,-0.30000000000000004");
+    same("compare", "table-columns", std::vector<std::string>{"t", "sga"}, "t,sga");
+    same("check", "theta", 0.5, "0.5");
+    same("check", "d", std::int64_t{20}, "20");
+    same("check", "theta", std::string("0.5:2"), "0.5:2");
+    same("stationary", "update", std::string("tangent"), "tangent");
+    same("ode", "no-error-estimate", true, "true");
+    // Refusals keep the messages of the text path.
+    Job j = make_job("sga");
+    CHECK(refusal([&] { find_setting("sga", "seed")->set(j, std::int64_t{-5}); }, "sga.seed") ==
+          "seed = '-5' is not a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)");
+    CHECK(refusal([&] { find_setting("sga", "eta0")->set(j, std::nan("")); }, "sga.schedule.eta0") ==
+          "eta0 = 'nan' is not a number (e.g. 0.5, -2, 1e-3)");
+    CHECK(refusal([&] { find_setting("sga", "threads")->set(j, std::int64_t{3000000000}); }, "sga.threads") ==
+          "sga.threads = 3000000000 is out of range (accepted: an integer in -2147483648 ... 2147483647)");
+    Job c = make_job("compare");
+    CHECK(refusal([&] { find_setting("compare", "table-columns")->set_text(c, "t,,z"); }, "table_columns") ==
+          "table_columns = 't,,z' has an empty entry (accepted: comma-separated column names)");
+}
+
+TEST_CASE("settings: --scale is typed (BoxScales, in the order given) and owns the box ranges' scale errors") {
+    const BoxScales s = parse_box_scales("theta=linear,R=log", "scale");
+    REQUIRE(s.items.size() == 2);
+    CHECK(s.items[0] == std::pair<int, AxisScale>{static_cast<int>(Axis::theta), AxisScale::linear});
+    CHECK(s.items[1] == std::pair<int, AxisScale>{static_cast<int>(Axis::R), AxisScale::log});
+    for (const char* text : {"auto", "log", "linear", "theta=linear,R=log", "R=log,theta=linear,R=linear"})
+        CHECK(to_string(parse_box_scales(text, "scale")) == text);
+    CHECK(to_string(BoxScales{}) == "auto");
+    // Applied once, after the ranges are set, whatever the order of the settings.
+    Job job = make_job("check");
+    const Setting* scale = find_setting("check", "scale");
+    scale->set_text(job, "theta=linear,R=log");
+    find_setting("check", "claim")->set_text(job, "monotone");
+    find_setting("check", "theta")->set_text(job, "0.5:2");
+    find_setting("check", "R")->set_text(job, "1:10");
+    finish_settings(job);
+    const auto& box = std::get<CheckJob>(job).check.box;
+    CHECK(box.theta.scale == AxisScale::linear);
+    CHECK(box.R.scale == AxisScale::log);
+    CHECK(box.d.scale == AxisScale::automatic);
+    CHECK(job_json(job)["scale"] == "theta=linear,R=log");
+    // log on a range from 0: ParamBox::validate names the range's scale, which --scale routes.
+    Job bad = make_job("check");
+    find_setting("check", "claim")->set_text(bad, "monotone");
+    find_setting("check", "theta")->set_text(bad, "0:2");
+    scale->set_text(bad, "log");
+    finish_settings(bad);
+    const std::string msg = refusal([&] { validate(bad); }, "check.box.theta.scale");
+    CHECK(msg == "scale = log for theta = 0:2 needs LO > 0 (accepted: linear for this range)");
+    CHECK(key_for_field("check", "check.box.theta.scale") == "scale");
+    CHECK(key_for_field("check", "check.box.theta") == "theta");
+    CHECK(key_for_field("check", "check.box.theta.lo") == "theta");
+    CHECK(refusal([&] { scale->set_text(bad, "gamma=log"); }, "scale") ==
+          "scale = 'gamma=log': 'gamma' is not a model parameter (accepted: d, L, R, theta, sigma, beta)");
 }

@@ -1,0 +1,111 @@
+#include "rhoflow/experiment/job_table.hpp"
+
+#include <stdexcept>
+
+#include "rhoflow/experiment/detail/settings_tables.hpp"
+
+namespace rhoflow {
+
+namespace {
+
+// The subcommands' --help texts (the command line adds sga's and compare's run defaults).
+constexpr const char* kField =
+    "The population objective j(rho) = E||f_q(X)||^2, its derivative j'(rho), the ODE drift (1 - rho^2) j'(rho) "
+    "and the expected attention mass on informative tokens E[A_I], each with its error estimate.\n  exact: "
+    "Laplace-transform quadrature, cost independent of L;\n  meanfield: the L -> infinity limit at alpha = R/L;\n  "
+    "montecarlo: sampling with standard errors (j from ||f||^2, drift from E<g, xi - rho q>, dj pathwise).";
+constexpr const char* kOde =
+    "Integrates the mean-field ODE d rho/dt = (1 - rho^2) j'(rho) with Dormand-Prince 5(4) and dense output "
+    "(Boost.Odeint), reporting rho on an even time grid with error estimates and the first time |rho| >= 1 - EPS "
+    "(root of the dense output). The exact field is tabulated once as a Chebyshev interpolant whose error bound is "
+    "reported and propagated.";
+constexpr const char* kPhase =
+    "Phase portrait of d rho/dt = (1 - rho^2) j'(rho) on [-1, 1]: every equilibrium (rho = +-1 and each zero of j', "
+    "found by TOMS 748 after a scan of --scan cells and a Brent search at local minima of |j'|), its stability from "
+    "F'(rho) with error bound, the basin of each attractor, and whether F has one sign on (-1, 1). Nothing assumes "
+    "monotonicity.";
+constexpr const char* kSga =
+    "Runs an ensemble of projected stochastic gradient ascent trials, one fresh sample X per step, with step sizes "
+    "eta_k = eta0 / (1 + k/k0)^gamma. --sampler reduced simulates the exact law of rho_k in O(L) per step whatever "
+    "d is; --sampler full simulates the d-dimensional recursion. Trial k uses the counter-based stream (seed, k): "
+    "results do not depend on --threads.";
+constexpr const char* kCompare =
+    "The main job: runs the SGA ensemble and the mean-field ODE and compares them: the ODE-vs-SGA table (rho_ODE, "
+    "SGA mean with 95% CI and quantiles, the asymptotic-pseudotrajectory gap D_T, attention mass on nuisance "
+    "tokens), hitting times, D_T(t) across the run with its decay against eta(t), and a step-size study of the "
+    "tracking error against eta0. Writes JSON, CSV, Markdown and LaTeX tables, figure data, gnuplot scripts and "
+    "PNG/SVG figures into --out, and prints the Markdown table. The effective dynamics (one-step moments of the "
+    "chain at finite step sizes) predict every row with a standard error, and a verdict says whether the ensemble "
+    "is consistent with the theory (Holm-Bonferroni over the rows); --field-scale S tries a deliberately wrong "
+    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
+    "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
+    "0 ... trials - 1 and chooses its own record steps).";
+constexpr const char* kStationary =
+    "The predicted stationary law of the constant-step chain near the attractor at +1: the chain's one-step mean "
+    "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
+    "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
+    "exp(int 2a/(eta v))/v of the matching diffusion, with errors (bootstrap over the table, quadrature).";
+constexpr const char* kCheck =
+    "Decides a claim about the exact field over a box of model parameters, with a verdict (holds / fails / "
+    "undecided) per point verified to estimated tolerances (the field's error estimates; rhoflow prove proves). Claims: monotone (F > 0 on (-1,1)), positive-drift "
+    "(F > 0 on (0,1)), attractors=N (exactly N stable equilibria), filtering (1 - E[A_I] decreasing on (0,1)), "
+    "hitting-time<=T (the ODE from --rho0 reaches |rho| >= 1 - --hit by time T). Each model flag takes a value or "
+    "a range LO:HI, sampled on --grid points (log scale for positive ranges unless --scale linear); cells whose "
+    "corners disagree are bisected --refine times. The box holds only if every point holds; between points the "
+    "result is sampled, not proved. Exit code 0 whatever the verdict.";
+
+// Runs a job of kind J by the run() overload of its type.
+template <class J>
+JobResult run_as(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
+    const J& j = std::get<J>(job);
+    if constexpr (std::is_same_v<J, SgaJob>)
+        return run(j, progress, detail, ex);
+    else if constexpr (std::is_same_v<J, CompareJob>)
+        return run(j, progress, ex);
+    else if constexpr (std::is_same_v<J, CheckJob>)
+        return run(j, ex);
+    else
+        return run(j);
+}
+
+template <class J>
+Job make_as() {
+    return J{};
+}
+
+template <class J>
+JobKind kind(std::string_view name, std::string_view description, std::string_view document_file,
+             std::vector<Setting> (*settings)(), decltype(JobKind::write) write) {
+    return {name, description, document_file, &make_as<J>, settings, &run_as<J>, write};
+}
+
+}  // namespace
+
+const std::array<JobKind, std::variant_size_v<Job>>& job_kinds() {
+    static const std::array<JobKind, std::variant_size_v<Job>> kinds = [] {
+        const std::array<JobKind, std::variant_size_v<Job>> k = {
+            kind<FieldJob>("field", kField, "result.json", &detail::field_settings, &write_document_output),
+            kind<OdeJob>("ode", kOde, "result.json", &detail::ode_settings, &write_document_output),
+            kind<PhaseJob>("phase", kPhase, "result.json", &detail::phase_settings, &write_document_output),
+            kind<SgaJob>("sga", kSga, "result.json", &detail::sga_settings, &write_document_output),
+            kind<CompareJob>("compare", kCompare, "compare.json", &detail::compare_settings, &write_compare_outputs),
+            kind<StationaryJob>("stationary", kStationary, "result.json", &detail::stationary_settings,
+                                &write_stationary_outputs),
+            kind<CheckJob>("check", kCheck, "certificate.json", &detail::check_settings, &write_check_outputs),
+        };
+        for (std::size_t i = 0; i < k.size(); ++i)  // row i makes the alternative i of Job
+            if (k[i].make().index() != i) throw std::logic_error("job table: row out of the order of Job");
+        return k;
+    }();
+    return kinds;
+}
+
+const JobKind& kind_of(const Job& job) { return job_kinds()[job.index()]; }
+
+const JobKind* find_job_kind(std::string_view name) {
+    for (const JobKind& k : job_kinds())
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+}  // namespace rhoflow
