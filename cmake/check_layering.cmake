@@ -1,6 +1,7 @@
 # Fails when a file of lib/rhoflow/<part>/ includes a part it may not use (lib/rhoflow/README.md):
 # dependencies run one way, so that the field and the ODE know nothing of the stochastic side,
-# and when anything in lib/ runs a shell (system, popen).
+# and all output code is in io/, above every numeric part and included by none of them (output
+# knows the result types, not the numerics); and when anything in lib/ runs a shell (system, popen).
 # Run as: cmake -DLIB_DIR=<lib/rhoflow> -P check_layering.cmake
 cmake_minimum_required(VERSION 3.20)
 set(allowed_core core)
@@ -10,12 +11,12 @@ set(allowed_field core exec model field)
 set(allowed_ode core exec model field ode)
 set(allowed_stochastic core exec model stochastic)
 set(allowed_compare core exec model field ode stochastic compare)
-set(allowed_io core model field ode stochastic compare io)
 set(allowed_rigorous core model field rigorous)
-set(allowed_check core exec model field ode io rigorous check)
-set(allowed_prove core exec model field io rigorous check prove)
+set(allowed_check core exec model field ode rigorous check)
+set(allowed_prove core exec model field rigorous check prove)
+set(allowed_io core exec model field ode stochastic compare rigorous check prove io)
 set(allowed_experiment core exec model field ode stochastic compare io rigorous check prove experiment)
-set(parts core exec model field ode stochastic compare io rigorous check prove experiment)
+set(parts core exec model field ode stochastic compare rigorous check prove io experiment)
 
 set(bad "")
 file(GLOB_RECURSE sources "${LIB_DIR}/*.hpp" "${LIB_DIR}/*.cpp")
@@ -23,7 +24,11 @@ foreach(f ${sources})
   file(RELATIVE_PATH rel "${LIB_DIR}" "${f}")
   string(REGEX MATCH "^[^/]+" part "${rel}")
   if(NOT part IN_LIST parts)
-    continue()  # rhoflow.hpp, the umbrella header, includes everything
+    continue()  # the umbrella headers: rhoflow.hpp (the numerics, its own test) and rhoflow_all.hpp
+  endif()
+  get_filename_component(name "${f}" NAME)
+  if(NOT part STREQUAL "io" AND name MATCHES "output")
+    list(APPEND bad "${rel}: output code belongs in io/ (io/<part>_output.*), not in ${part}/")
   endif()
   file(STRINGS "${f}" includes REGEX "^#include \"rhoflow/")
   foreach(line IN LISTS includes)
