@@ -7,7 +7,7 @@
 cmake_minimum_required(VERSION 3.20)
 set(flags -std=c++20)
 foreach(dir IN LISTS INCLUDES)
-  if(dir)
+  if(dir AND NOT dir STREQUAL "/usr/include")  # a system directory given as -I breaks #include_next
     list(APPEND flags "-I${dir}")
   endif()
 endforeach()
