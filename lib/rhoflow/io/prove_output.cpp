@@ -51,4 +51,30 @@ std::string proof_summary(const ProveParams& params, const ProveResult& r) {
     return s;
 }
 
+namespace {
+std::string interval_text(Interval v) { return fmt::format("[{:.17g}, {:.17g}]", v.lo, v.hi); }
+}  // namespace
+
+std::string enclosure_text(const std::vector<FieldEnclosure>& enclosures, int precision) {
+    std::string s = fmt::format("Guaranteed enclosures (ball arithmetic, {}, {} bits; docs/theory.md section 11)\n",
+                                arb_version_text(), precision);
+    for (const auto& e : enclosures) {
+        s += fmt::format("rho = {}\n  j   in {}  width {:.3g}\n  j'  in {}  width {:.3g}\n", e.rho.lo,
+                         interval_text(e.j), e.j.width(), interval_text(e.dj), e.dj.width());
+        s += fmt::format("  j'' in {}  width {:.3g}\n  E[A_I] in {}  width {:.3g}\n", interval_text(e.d2j),
+                         e.d2j.width(), interval_text(e.mass), e.mass.width());
+    }
+    return s;
+}
+
+nlohmann::json enclosure_document(const Provenance& provenance, const ModelParams& model,
+                                  const std::vector<FieldEnclosure>& enclosures) {
+    nlohmann::json doc = provenance;
+    doc["model"] = model;
+    doc["rigorous"] = true;
+    doc["arb_version"] = arb_version_text();
+    doc["enclosures"] = enclosures;
+    return doc;
+}
+
 }  // namespace rhoflow
