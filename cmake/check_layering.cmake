@@ -1,8 +1,10 @@
 # Fails when a file of lib/rhoflow/<part>/ includes a part it may not use (lib/rhoflow/README.md):
 # dependencies run one way, so that the field and the ODE know nothing of the stochastic side,
-# when anything in lib/ runs a shell (system, popen), and when a second execution path appears:
-# outside exec/ nothing may use the pool or the team's branching (run_pool, team_spread,
-# team_root_then_broadcast): every spread computation is typed units run by execute().
+# when all output code is not in io/ (io sits above every numeric part and none includes it:
+# output knows the result types, not the numerics), when anything in lib/ runs a shell (system,
+# popen), and when a second execution path appears: outside exec/ nothing may use the pool or
+# the team's branching (run_pool, team_spread, team_root_then_broadcast): every spread
+# computation is typed units run by execute().
 # Run as: cmake -DLIB_DIR=<lib/rhoflow> -P check_layering.cmake
 cmake_minimum_required(VERSION 3.20)
 set(allowed_core core)
@@ -12,12 +14,12 @@ set(allowed_field core exec model field)
 set(allowed_ode core exec model field ode)
 set(allowed_stochastic core exec model stochastic)
 set(allowed_compare core exec model field ode stochastic compare)
-set(allowed_io core model field ode stochastic compare io)
 set(allowed_rigorous core model field rigorous)
-set(allowed_check core exec model field ode io rigorous check)
-set(allowed_prove core exec model field io rigorous check prove)
+set(allowed_check core exec model field ode rigorous check)
+set(allowed_prove core exec model field rigorous check prove)
+set(allowed_io core exec model field ode stochastic compare rigorous check prove io)
 set(allowed_experiment core exec model field ode stochastic compare io rigorous check prove experiment)
-set(parts core exec model field ode stochastic compare io rigorous check prove experiment)
+set(parts core exec model field ode stochastic compare rigorous check prove io experiment)
 
 set(bad "")
 file(GLOB_RECURSE sources "${LIB_DIR}/*.hpp" "${LIB_DIR}/*.cpp")
@@ -25,7 +27,11 @@ foreach(f ${sources})
   file(RELATIVE_PATH rel "${LIB_DIR}" "${f}")
   string(REGEX MATCH "^[^/]+" part "${rel}")
   if(NOT part IN_LIST parts)
-    continue()  # rhoflow.hpp, the umbrella header, includes everything
+    continue()  # the umbrella headers: rhoflow.hpp (the numerics, its own test) and rhoflow_all.hpp
+  endif()
+  get_filename_component(name "${f}" NAME)
+  if(NOT part STREQUAL "io" AND name MATCHES "output")
+    list(APPEND bad "${rel}: output code belongs in io/ (io/<part>_output.*), not in ${part}/")
   endif()
   file(STRINGS "${f}" includes REGEX "^#include \"rhoflow/")
   foreach(line IN LISTS includes)

@@ -13,6 +13,7 @@
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
 
@@ -80,7 +81,6 @@ std::string flag_of_field(const std::string& f) {
     throw InvalidArgument(flag, fmt::format("invalid --{}: {}", flag, message));
 }
 
-std::string interval_text(Interval v) { return fmt::format("[{:.17g}, {:.17g}]", v.lo, v.hi); }
 
 }  // namespace
 
@@ -203,22 +203,10 @@ std::function<void()> rigorous_field_work(const FieldJob& job, const RigorousPar
         }
         if (!team_root()) return;
         if (json) {
-            nlohmann::json doc = make_provenance("field", command_line);
-            doc["model"] = job.model;
-            doc["rigorous"] = true;
-            doc["arb_version"] = arb_version_text();
-            doc["enclosures"] = pts;
-            std::cout << doc.dump(2) << "\n";
+            std::cout << enclosure_document(make_provenance("field", command_line), job.model, pts).dump(2) << "\n";
             return;
         }
-        std::cout << fmt::format("Guaranteed enclosures (ball arithmetic, {}, {} bits; docs/theory.md section 11)\n",
-                                 arb_version_text(), rigorous.precision);
-        for (const auto& e : pts) {
-            std::cout << fmt::format("rho = {}\n  j   in {}  width {:.3g}\n  j'  in {}  width {:.3g}\n", e.rho.lo,
-                                     interval_text(e.j), e.j.width(), interval_text(e.dj), e.dj.width());
-            std::cout << fmt::format("  j'' in {}  width {:.3g}\n  E[A_I] in {}  width {:.3g}\n", interval_text(e.d2j),
-                                     e.d2j.width(), interval_text(e.mass), e.mass.width());
-        }
+        std::cout << enclosure_text(pts, rigorous.precision);
     };
 }
 

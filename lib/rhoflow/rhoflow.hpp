@@ -1,4 +1,9 @@
-// The umbrella header: every public header of the library, part by part (lib/rhoflow/README.md).
+// The umbrella header of the numerics: every public header of the numeric parts and their
+// result types, part by part (lib/rhoflow/README.md), with nlohmann's declarations only
+// (<nlohmann/json_fwd.hpp>: every struct's to_json/from_json is declared, none needs all of
+// nlohmann/json to be used). The output code (io/), the job table and the experiment runner come
+// with rhoflow/rhoflow_all.hpp. A ctest ("umbrella: ...") checks that this header reaches none of
+// them.
 //   #include <rhoflow/rhoflow.hpp>      and link rhoflow::rhoflow (find_package(rhoflow)).
 #pragma once
 
@@ -15,7 +20,6 @@
 #include "rhoflow/exec/execution.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/exec/team.hpp"
-#include "rhoflow/exec/units.hpp"
 
 // model
 #include "rhoflow/model/model.hpp"
@@ -48,30 +52,13 @@
 #include "rhoflow/compare/outcomes.hpp"
 #include "rhoflow/compare/pseudotrajectory.hpp"
 
-// io
-#include "rhoflow/io/atomic_file.hpp"
-#include "rhoflow/io/compare_output.hpp"
-#include "rhoflow/io/folder_lock.hpp"
-#include "rhoflow/io/interrupt.hpp"
-#include "rhoflow/io/json.hpp"
-#include "rhoflow/io/output_dir.hpp"
-#include "rhoflow/io/paper_table.hpp"
-#include "rhoflow/io/plot.hpp"
-#include "rhoflow/io/table.hpp"
-#include "rhoflow/io/uncertain.hpp"
-
 // check
 #include "rhoflow/check/box.hpp"
 #include "rhoflow/check/certify.hpp"
 #include "rhoflow/check/check.hpp"
 #include "rhoflow/check/claim.hpp"
-#include "rhoflow/check/output.hpp"
 
-// experiment
+// rigorous, prove
 #include "rhoflow/rigorous/enclosure.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
-#include "rhoflow/experiment/jobs.hpp"
-#include "rhoflow/experiment/memory.hpp"
-#include "rhoflow/experiment/runner.hpp"
-#include "rhoflow/experiment/settings.hpp"

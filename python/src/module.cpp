@@ -33,7 +33,7 @@
 #include <thread>
 
 #include "convert.hpp"
-#include "rhoflow/check/output.hpp"
+#include "rhoflow/io/check_output.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/cancel.hpp"
 #include "rhoflow/experiment/jobs.hpp"

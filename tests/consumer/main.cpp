@@ -1,7 +1,8 @@
-// Uses the installed library through its umbrella header: the exact and mean-field field at a
-// reference point, an ODE solve, a small SGA ensemble and a small comparison. Exits 0 if every
-// number is what it must be.
+// Uses the installed library through its umbrella headers (the numerics, then the output code for
+// compare_document): the exact and mean-field field at a reference point, an ODE solve, a small
+// SGA ensemble and a small comparison. Exits 0 if every number is what it must be.
 #include <rhoflow/rhoflow.hpp>
+#include <rhoflow/rhoflow_all.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -100,16 +100,17 @@ public:
     int samples() const { return samples_; }
     const std::vector<FieldSample>& values() const { return y_; }
 
-    // The check points of grid n: three odd nodes of grid 2n, spread over [-1, 1].
+    // The check points of grid n: three nodes of its refinement (odd nodes k of grid 2n), spread
+    // over [-1, 1].
     std::vector<int> check_indices() const { return {2 * (n_ / 8) + 1, n_ + 1, 2 * n_ - 2 * (n_ / 8) - 1}; }
-    double node2(int k) const { return std::cos(std::numbers::pi * k / (2.0 * n_)); }
     // (x, sample) at the check points, sampling the missing ones.
     std::vector<std::pair<double, FieldSample>> checks() {
+        const std::vector<double> x2 = Chebyshev::lobatto_refinement(n_);  // x2[k / 2] is odd node k of grid 2n
         std::vector<double> need;
         std::vector<int> ks;
         for (int k : check_indices())
             if (!extra_.count(k)) {
-                need.push_back(node2(k));
+                need.push_back(x2[static_cast<std::size_t>(k / 2)]);
                 ks.push_back(k);
             }
         if (!need.empty()) {
@@ -117,24 +118,26 @@ public:
             for (std::size_t i = 0; i < ks.size(); ++i) extra_[ks[i]] = s[i];
         }
         std::vector<std::pair<double, FieldSample>> out;
-        for (int k : check_indices()) out.push_back({node2(k), extra_.at(k)});
+        for (int k : check_indices()) out.push_back({x2[static_cast<std::size_t>(k / 2)], extra_.at(k)});
         return out;
     }
-    // Doubles the grid, reusing the check samples (they are nodes of the refined grid).
+    // Doubles the grid (core/chebyshev.hpp's refinement), reusing the check samples (they are
+    // nodes of the refined grid).
     void refine() {
+        const std::vector<double> x2 = Chebyshev::lobatto_refinement(n_);
         std::vector<double> need;
         std::vector<int> ks;
         for (int k = 1; k < 2 * n_; k += 2)
             if (!extra_.count(k)) {
-                need.push_back(node2(k));
+                need.push_back(x2[static_cast<std::size_t>(k / 2)]);
                 ks.push_back(k);
             }
         const auto s = sample(need);
         for (std::size_t i = 0; i < ks.size(); ++i) extra_[ks[i]] = s[i];
-        std::vector<FieldSample> merged(2 * static_cast<std::size_t>(n_) + 1);
-        for (int k = 0; k <= 2 * n_; ++k)
-            merged[static_cast<std::size_t>(k)] = k % 2 == 0 ? y_[static_cast<std::size_t>(k / 2)] : extra_.at(k);
-        y_ = std::move(merged);
+        std::vector<FieldSample> added;
+        added.reserve(x2.size());
+        for (int k = 1; k < 2 * n_; k += 2) added.push_back(extra_.at(k));
+        y_ = Chebyshev::merge_refinement(y_, added);
         extra_.clear();
         n_ *= 2;
     }

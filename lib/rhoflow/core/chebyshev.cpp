@@ -22,14 +22,6 @@ std::vector<double> Chebyshev::lobatto_refinement(int n) {
     return x;
 }
 
-std::vector<double> Chebyshev::merge_refinement(const std::vector<double>& coarse,
-                                                const std::vector<double>& added) {
-    const std::size_t n2 = 2 * (coarse.size() - 1);
-    std::vector<double> y(n2 + 1);
-    for (std::size_t k = 0; k <= n2; ++k) y[k] = (k % 2 == 0) ? coarse[k / 2] : added[k / 2];
-    return y;
-}
-
 Chebyshev Chebyshev::from_lobatto(const std::vector<double>& y, double tol, double scale_floor,
                                   double sample_error) {
     const std::size_t n = y.size() - 1;

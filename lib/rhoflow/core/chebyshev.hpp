@@ -32,9 +32,15 @@ public:
     static std::vector<double> lobatto_points(int n);
     /// Lobatto points of the grid 2n that are not on the grid n (odd k), in order.
     static std::vector<double> lobatto_refinement(int n);
-    /// Interleaves values on grid n with values at its refinement into values on grid 2n.
-    static std::vector<double> merge_refinement(const std::vector<double>& coarse,
-                                                const std::vector<double>& added);
+    /// Interleaves values on grid n with values at its refinement into values on grid 2n (any
+    /// value type: numbers, or several functions' samples at once).
+    template <class T>
+    static std::vector<T> merge_refinement(const std::vector<T>& coarse, const std::vector<T>& added) {
+        const std::size_t n2 = 2 * (coarse.size() - 1);
+        std::vector<T> y(n2 + 1);
+        for (std::size_t k = 0; k <= n2; ++k) y[k] = (k % 2 == 0) ? coarse[k / 2] : added[k / 2];
+        return y;
+    }
     /// The interpolant through values y on the Lobatto grid of size y.size() - 1. It counts as
     /// converged when the last eighth of its coefficients is below
     /// tol * max(scale_floor, max |coefficient|) + 2 sample_error (the noise floor of the

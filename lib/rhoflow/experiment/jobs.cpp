@@ -7,13 +7,12 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/meanfield.hpp"
-#include "rhoflow/check/output.hpp"
 #include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/check_output.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/plot.hpp"
-#include "rhoflow/io/uncertain.hpp"
-#include "rhoflow/version.hpp"
+#include "rhoflow/io/result_output.hpp"
 
 namespace rhoflow {
 
@@ -270,10 +269,8 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
         doc["params"] = *c;
         return doc;
     }
-    json doc = p;
-    doc["model"] = *model_of(job);
-    std::visit([&](const auto& j) { doc["params"] = j; }, job);
-    std::visit([&](const auto& r) { doc.update(json(r)); }, result);
+    json doc = result_document(p, *model_of(job), std::visit([](const auto& j) { return json(j); }, job),
+                               std::visit([](const auto& r) { return json(r); }, result));
     if (const auto* c = std::get_if<CompareJob>(&job)) doc["params"]["figure"] = c->figure;  // the result's params lack it
     ensure_finite(doc);
     return doc;
@@ -286,83 +283,14 @@ JobResult result_from_document(const Job& job, const json& doc) {
 // ------------------------------------------------------------------------------- headlines
 
 namespace {
-using Row = std::vector<std::pair<std::string, TableCell>>;
-// A text cell of a summary CSV holds no comma (numpy.genfromtxt reads no quotes): "a, b" as "a; b".
-std::string comma_free(std::string s) {
-    for (char& ch : s)
-        if (ch == ',') ch = ';';
-    return s;
-}
-TableCell opt(const std::optional<double>& v) { return v ? TableCell(*v) : TableCell(); }
-TableCell opt_mean(const std::optional<MeanCI>& v) { return v ? TableCell(v->mean) : TableCell(); }
-
-std::vector<Row> headline_of(const FieldJob&, const FieldJobResult& r) {
-    std::vector<Row> rows;
-    for (const auto& p : r.points)
-        rows.push_back({{"at_rho", p.rho}, {"j", p.j}, {"j_err", p.j_err}, {"dj", p.dj}, {"dj_err", p.dj_err},
-                        {"mass_informative", p.mass_informative}});
-    return rows;
-}
-std::vector<Row> headline_of(const OdeJob&, const OdeJobResult& r) {
-    const OdeSolution& s = r.solution;
-    return {{{"hit_time", opt(s.hit_time)}, {"rho_end", s.rho.back()}, {"rho_end_err", s.rho_err.back()}}};
-}
-std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) {
-    std::string attractors;
-    for (const auto& e : r.portrait.equilibria)
-        if (e.stable) attractors += fmt::format("{}{:.6g}", attractors.empty() ? "" : " ", e.rho);
-    return {{{"monotone", std::string(r.portrait.monotone ? "yes" : "no")},
-             {"equilibria", static_cast<double>(r.portrait.equilibria.size())},
-             {"attractors", attractors}}};
-}
-// The trials per ODE basin as one comma-free text cell: "-1: 3/50; 1: 47/50" (attractor: count/trials).
-std::string outcome_cell(const OutcomeSummary& o) {
-    std::string cell;
-    for (const auto& b : o.basins)
-        cell += fmt::format("{}{:.6g}: {}/{}", cell.empty() ? "" : "; ", b.attractor, b.count, o.trials);
-    return cell;
-}
-std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) {
-    const auto& s = r.ensemble.summary;
-    return {{{"mean_abs_rho_final", s.abs_rho_final.mean}, {"ci95_lo", s.abs_rho_final.lo},
-             {"ci95_hi", s.abs_rho_final.hi}, {"time_avg_abs_rho", s.abs_rho_last_half.mean},
-             {"time_avg_se", s.abs_rho_last_half.se}, {"nuisance_mass", s.nuisance_mass.mean},
-             {"hits", static_cast<double>(s.hits)}, {"outcomes", r.outcomes ? outcome_cell(*r.outcomes) : std::string()}}};
-}
-std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) {
-    const auto& s = r.summary;
-    Row row = {{"mean_abs_rho_final", s.abs_rho_final.mean},
-               {"ci95_lo", s.abs_rho_final.lo},
-               {"ci95_hi", s.abs_rho_final.hi},
-               {"abs_rho_ode_final", std::abs(r.rho_ode_final)},
-               {"nuisance_mass_sga", s.nuisance_mass.mean},
-               {"nuisance_mass_population", r.table.back().nuisance_mass_population},
-               {"hit_time_ode", opt_mean(r.hitting_time.ode)},
-               {"hit_time_sga", opt_mean(r.hitting_time.sga)},
-               {"outcomes", outcome_cell(r.outcomes)}};
-    if (r.effective && r.verdict) {  // the effective dynamics' prediction beside the measurement
-        const EffectiveSummary& e = *r.effective;
-        row.push_back({"pred_abs_rho_final", e.abs_rho_final.mean});
-        row.push_back({"pred_err", std::hypot(e.abs_rho_final.se, e.abs_rho_final_err)});
-        row.push_back({"hit_time_pred", opt_mean(e.hit_time)});
-        row.push_back({"verdict", std::string(r.verdict->consistent ? "consistent" : "inconsistent")});
-        row.push_back({"max_abs_z", r.verdict->max_abs_z});
-    }
-    return {row};
-}
-std::vector<Row> headline_of(const StationaryJob&, const StationaryLaw& s) {
-    return {{{"mean_abs_rho", s.mean}, {"mean_err", s.mean_err}, {"sd", s.sd}, {"sd_err", s.sd_err},
-             {"rho_star", s.attractor}, {"rho_star_err", s.attractor_err}, {"plain_ode", s.plain_ode}}};
-}
-std::vector<Row> headline_of(const CheckJob&, const CheckResult& r) {
-    return {{{"verdict", std::string(to_string(r.verdict))},
-             {"points", static_cast<double>(r.points.size())},
-             {"holds", static_cast<double>(r.holds)},
-             {"fails", static_cast<double>(r.fails)},
-             {"undecided", static_cast<double>(r.undecided)},
-             {"min_margin", r.min_margin},
-             {"witness", r.witness ? comma_free(describe(r.witness->model)) : std::string()}}};
-}
+using Row = HeadlineRow;
+std::vector<Row> headline_of(const FieldJob&, const FieldJobResult& r) { return field_headline(r.points); }
+std::vector<Row> headline_of(const OdeJob&, const OdeJobResult& r) { return {ode_headline(r.solution)}; }
+std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) { return {phase_headline(r.portrait)}; }
+std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) { return {sga_headline(r.ensemble.summary, r.outcomes)}; }
+std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) { return {compare_headline(r)}; }
+std::vector<Row> headline_of(const StationaryJob&, const StationaryLaw& s) { return {stationary_headline(s)}; }
+std::vector<Row> headline_of(const CheckJob&, const CheckResult& r) { return {check_headline(r)}; }
 }  // namespace
 
 std::vector<Row> headline(const Job& job, const JobResult& result) {
@@ -451,42 +379,6 @@ void from_json(const json& j, CheckJob& v) {
 
 std::string document_file(const Job& job) { return std::string(kind_of(job).document_file); }
 
-PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw& law, const std::string& stem) {
-    Table full;
-    full.meta = {fmt::format("rhoflow {} stationary", version), describe(job.model), law.method};
-    full.columns = {{"eta", "", "", "{}"},   {"mean", "", "", "{}"},      {"mean_err", "", "", "{}"},
-                    {"sd", "", "", "{}"},    {"sd_err", "", "", "{}"},    {"rho_star", "", "", "{}"},
-                    {"rho_star_err", "", "", "{}"}, {"plain_ode", "", "", "{}"}};
-    full.rows = {{law.eta, law.mean, law.mean_err, law.sd, law.sd_err, law.attractor, law.attractor_err, law.plain_ode}};
-    const std::vector<PaperColumn> cols = {
-        {"eta", "η", "$\\eta$", "eta", "", "", "", 6, -1, false},
-        {"mean", "E|ρ|", "$\\mathrm{E}\\,|\\rho|$", "mean", "mean_err", "", "", 6, -1, false},
-        {"sd", "sd of |ρ|", "sd of $|\\rho|$", "sd", "sd_err", "", "", 6, -1, false},
-        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
-        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
-    };
-    const auto& m = job.model;
-    auto caption = [&](bool latex) {
-        // "name = value": "$\\eta = 0.01$" in LaTeX, "η = 0.01" in Markdown
-        auto eq = [&](const char* tex, const char* md, double x) {
-            if (!latex) return fmt::format("{} = {}", md, format_exact(x, 6, UncertainStyle::markdown));
-            const std::string v = format_exact(x, 6, UncertainStyle::latex);
-            return fmt::format("${} = {}$", tex, v.substr(1, v.size() - 2));
-        };
-        return fmt::format(
-            "Stationary law of {} for the {} update at the constant step size {}, in the basin ({}, 1] of the "
-            "attractor nearest +1: its mean and standard deviation, the effective attractor {} (root of the effective "
-            "drift a), each with its error (bootstrap of the one-step moment table and quadrature), and the mean-field "
-            "ODE's attractor; {}, {}, {}, {}, {}, {}.",
-            latex ? "$|\\rho|$" : "|ρ|", to_string(law.rule), eq("\\eta", "η", law.eta),
-            format_exact(law.basin_from, 6, latex ? UncertainStyle::latex : UncertainStyle::markdown),
-            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", eq("d", "d", static_cast<double>(m.d)),
-            eq("L", "L", static_cast<double>(m.L)), eq("R", "R", static_cast<double>(m.R)), eq("\\theta", "θ", m.theta),
-            eq("\\sigma", "σ", m.sigma), eq("\\beta", "β", m.beta));
-    };
-    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
-}
-
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                        bool render, const Provenance& provenance, const std::string& stem,
                                        bool citation) {
@@ -508,11 +400,8 @@ std::vector<std::string> write_compare_outputs(const Job& job, const JobResult& 
 std::vector<std::string> write_stationary_outputs(const Job& job, const JobResult& result,
                                                   const std::filesystem::path& dir, bool, const Provenance& p,
                                                   const std::string& stem, bool citation) {
-    PaperTable t = stationary_paper_table(std::get<StationaryJob>(job), std::get<StationaryLaw>(result), stem);
-    for (auto& l : provenance_lines(p)) t.provenance.push_back(l);
-    write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
-    write_file_atomic(dir / "stationary.md", to_markdown(t));
-    write_file_atomic(dir / "stationary.tex", to_latex(t));
+    const auto& s = std::get<StationaryJob>(job);
+    write_stationary(s.model, std::get<StationaryLaw>(result), document(job, result, p), dir, document_file(job), p, stem);
     return {document_file(job) + "; " + (citation ? "CITATION.bib; " : "") + "stationary.{md,tex}"};
 }
 
@@ -520,19 +409,8 @@ std::vector<std::string> write_check_outputs(const Job& job, const JobResult& re
                                              bool render, const Provenance& p, const std::string& stem,
                                              bool citation) {
     const auto& c = std::get<CheckJob>(job);
-    const auto& r = std::get<CheckResult>(result);
-    write_file_atomic(dir / "certificate.json", document(job, result, p).dump(2) + "\n");
-    Table points = check_table(c.check, r);
-    set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
-    const PaperTable paper = check_paper_table(c.check, r, stem);
-    write_table_files(points, dir, "points", p, &paper);
-    std::vector<std::string> lines = {"certificate.json; " + std::string(citation ? "CITATION.bib; " : "") +
-                                      "points.{csv,md,tex}"};
-    const CheckFigures figs = check_figures(c.check, r, c.x_axis_index(), c.figure);
-    for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
-    for (auto& l : render_figures(dir, figs.figures, render, c.figure, stem, provenance_lines(p))) lines.push_back(l);
-    if (!figs.skipped.empty()) lines.push_back(figs.skipped);
-    return lines;
+    return write_check(c.check, std::get<CheckResult>(result), document(job, result, p), dir, render, p,
+                       c.x_axis_index(), c.figure, stem, citation);
 }
 
 std::vector<std::string> write_document_output(const Job& job, const JobResult& result, const std::filesystem::path& dir,

@@ -205,7 +205,7 @@ StationaryLaw run(const StationaryJob& job);
 CheckResult run(const CheckJob& job, Execution ex = Execution::local);
 
 /// The JSON document of a finished job: the provenance's keys (its "command" set to the job's),
-/// "model", "params" (the job), the result's keys (a check: its certificate, check/output.hpp);
+/// "model", "params" (the job), the result's keys (a check: its certificate, io/check_output.hpp);
 /// checked for non-finite numbers (NumericalError naming the path).
 nlohmann::json document(const Job& job, const JobResult& result, const Provenance& provenance);
 /// Reads a job's result back from its document (the experiment runner resumes from these).
@@ -287,10 +287,5 @@ std::vector<std::string> write_stationary_outputs(const Job& job, const JobResul
 std::vector<std::string> write_check_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                              bool render, const Provenance& provenance, const std::string& stem,
                                              bool citation);
-
-/// The compact table of a stationary law for a paper (stationary.tex, stationary.md): E|rho|,
-/// its standard deviation and the effective attractor, each with its error, and the plain ODE's
-/// attractor; label paper_label(stem, "stationary").
-PaperTable stationary_paper_table(const StationaryJob& job, const StationaryLaw& law, const std::string& stem);
 
 }  // namespace rhoflow

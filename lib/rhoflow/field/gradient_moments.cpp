@@ -14,23 +14,6 @@
 
 namespace rhoflow {
 
-void GradientMomentParams::validate() const {
-    require_in("rel_tol", rel_tol, 1e-15, 1e-2);
-    require_in("inner_resolution", inner_resolution, 0.01, 0.5);
-    require_in("z_range", z_range, 5.0, 40.0);
-    require(max_segments >= 16 && max_segments <= 100000, "max_segments", max_segments,
-            "16 <= max_segments <= 100000");
-}
-
-ExactFieldParams GradientMomentParams::as_field_params() const {
-    ExactFieldParams f;
-    f.rel_tol = rel_tol;
-    f.inner_resolution = inner_resolution;
-    f.z_range = z_range;
-    f.max_segments = max_segments;
-    return f;
-}
-
 namespace {
 
 using detail::gradient_moment_count;
@@ -383,7 +366,7 @@ ExactGradientMoments moments_from(const detail::LambdaIntegral<kC, gradient_mome
 
 void validate_gradient_moments(const ModelParams& model, const GradientMomentParams& params) {
     params.validate();
-    validate_exact_field(model, params.as_field_params());
+    validate_exact_field(model, params);
 }
 
 ExactGradientMoments exact_gradient_moments(const ModelParams& model, double rho, const GradientMomentParams& params) {
@@ -439,7 +422,6 @@ OneStepExpansion one_step_expansion(const ModelParams& model, double rho, Update
     return one_step_expansion(exact_gradient_moments(model, rho, params), rule);
 }
 
-RHOFLOW_JSON_HOOKS(GradientMomentParams, rel_tol, inner_resolution, z_range, max_segments)
 RHOFLOW_JSON_HOOKS(ExactGradientMoments, rho, g_u, g_v, g_u_g_v, g_v_sq, g_w_sq, g_u_sq, g_u_err, g_v_err, g_u_g_v_err,
                    g_v_sq_err, g_w_sq_err, g_u_sq_err, segments, outer_nodes, inner_nodes, monomials, cancellation)
 RHOFLOW_JSON_HOOKS(OneStepExpansion, rho, rule, F, B, Sigma, F_err, B_err, Sigma_err, moments)

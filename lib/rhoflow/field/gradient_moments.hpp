@@ -32,18 +32,11 @@
 
 namespace rhoflow {
 
-/// Accuracy controls of the exact gradient moments (the exact field's, with the same meaning).
-struct GradientMomentParams {
-    double rel_tol = 1e-12;          ///< target outer error of each moment relative to its integrand's L1 norm
-    double inner_resolution = 0.165; ///< inner trapezoid step is min(0.25, this / tau)
-    double z_range = 9.5;            ///< inner Gaussian truncated to [-z_range, z_range + min(6 tau, 2 tau + 4)]
-    int max_segments = 400;          ///< cap on outer Gauss-Kronrod segments
-
-    /// Throws InvalidArgument naming the first field out of range (the exact field's ranges).
-    void validate() const;
-    /// The same controls as ExactFieldParams (for cross-checks against exact_field).
-    ExactFieldParams as_field_params() const;
-};
+/// Accuracy controls of the exact gradient moments: the exact field's own (same fields, ranges,
+/// validate() and JSON keys). rel_tol bounds each moment's outer error relative to its integrand's
+/// L1 norm, and the inner Gaussian is truncated to [-z_range, z_range + min(6 tau, 2 tau + 4)]
+/// (the moments' integrands reach further than the field's).
+using GradientMomentParams = ExactFieldParams;
 
 /// Population moments of g = <per-sample gradient> in the frame (q, e, rest) at alignment rho,
 /// each with an error estimate, and the work done.
@@ -100,10 +93,6 @@ OneStepExpansion one_step_expansion(const ExactGradientMoments& moments, UpdateR
 OneStepExpansion one_step_expansion(const ModelParams& model, double rho, UpdateRule rule,
                                     const GradientMomentParams& params = {});
 
-/// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const GradientMomentParams& p);
-/// Reads what to_json writes.
-void from_json(const nlohmann::json& j, GradientMomentParams& p);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const ExactGradientMoments& m);
 /// Reads what to_json writes.

@@ -110,8 +110,6 @@ std::string build_commit();
 /// The certificate (certificate.json's content): claim, box, parameters, verdict, every cell,
 /// versions and commit.
 nlohmann::json certificate(const ProveParams& params, const ProveResult& result);
-/// A readable summary (Markdown) for a paper's appendix.
-std::string proof_summary(const ProveParams& params, const ProveResult& result);
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const ProveParams& v);

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "rhoflow/check/check.hpp"
-#include "rhoflow/check/output.hpp"
+#include "rhoflow/io/check_output.hpp"
 
 using namespace rhoflow;
 

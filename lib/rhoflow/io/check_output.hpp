@@ -1,12 +1,15 @@
-// What `rhoflow check` writes, built without touching the file system or running anything:
-// the JSON document (also the certificate file), the per-point table (CSV/Markdown/LaTeX via
+// What `rhoflow check` writes, made from the check's typed result (check/check.hpp) and nothing
+// else: the JSON document (also the certificate file), the per-point table (CSV/Markdown/LaTeX via
 // io/table.hpp), the phase-diagram figures (gnuplot scripts and data for io/plot.hpp's
-// render_figures) and the text summary. The caller writes and renders them (the library runs
-// no program). Figures follow docs/cli.md (rhoflow check, Output).
+// render_figures), the text summary, and write_check, which writes them into an output folder
+// (rendering runs gnuplot without a shell, io/plot.hpp). Figures follow docs/cli.md (rhoflow
+// check, Output).
 // When it fails: check_document throws NumericalError naming the JSON path of a non-finite
-// number (none is ever written); the others do not fail.
+// number (none is ever written); write_check throws what write_file_atomic throws; the others
+// do not fail.
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
@@ -53,5 +56,15 @@ CheckFigures check_figures(const CheckParams& params, const CheckResult& result,
 
 /// The text report: claim, box, verdict, counts, witness and its command, caveats, timing.
 std::string check_text(const CheckParams& params, const CheckResult& result);
+
+/// Writes a check's outputs into `dir`: certificate.json (the document `certificate`),
+/// points.{csv,md,tex} and the phase diagram's data and scripts (check_figures with `x_axis` and
+/// `figure`, rendered when `render`), each recording `provenance`; `stem` makes the LaTeX labels
+/// unique. Returns a line per file group written (`citation`: the first also names the
+/// CITATION.bib the caller wrote).
+std::vector<std::string> write_check(const CheckParams& params, const CheckResult& result,
+                                     const nlohmann::json& certificate, const std::filesystem::path& dir, bool render,
+                                     const Provenance& provenance, int x_axis, const FigureParams& figure,
+                                     const std::string& stem, bool citation);
 
 }  // namespace rhoflow

@@ -1,4 +1,4 @@
-#include "rhoflow/check/output.hpp"
+#include "rhoflow/io/check_output.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +7,8 @@
 #include <set>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/uncertain.hpp"
 #include "rhoflow/version.hpp"
@@ -399,6 +401,23 @@ std::string check_text(const CheckParams& params, const CheckResult& r) {
                      r.diagnostics.seconds, r.diagnostics.threads, r.diagnostics.threads == 1 ? "" : "s",
                      r.diagnostics.field_samples, r.diagnostics.max_table_points);
     return s;
+}
+
+std::vector<std::string> write_check(const CheckParams& params, const CheckResult& result, const nlohmann::json& certificate,
+                                     const std::filesystem::path& dir, bool render, const Provenance& provenance, int x_axis,
+                                     const FigureParams& figure, const std::string& stem, bool citation) {
+    const std::string cite_line = citation ? "CITATION.bib; " : "";
+    write_file_atomic(dir / "certificate.json", certificate.dump(2) + "\n");
+    Table points = check_table(params, result);
+    set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
+    const PaperTable paper = check_paper_table(params, result, stem);
+    write_table_files(points, dir, "points", provenance, &paper);
+    std::vector<std::string> lines = {"certificate.json; " + cite_line + "points.{csv,md,tex}"};
+    const CheckFigures figs = check_figures(params, result, x_axis, figure);
+    for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
+    for (auto& l : render_figures(dir, figs.figures, render, figure, stem, provenance_lines(provenance))) lines.push_back(l);
+    if (!figs.skipped.empty()) lines.push_back(figs.skipped);
+    return lines;
 }
 
 }  // namespace rhoflow

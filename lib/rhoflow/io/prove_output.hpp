@@ -1,0 +1,30 @@
+// What `rhoflow prove` writes beside its certificate (prove/prove.hpp's certificate(), which the
+// checker prove/verify.hpp reads back): the readable summary, made from the typed result alone;
+// and what `rhoflow field --rigorous` prints: the guaranteed enclosures as text or a document.
+// When it fails: it does not.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "rhoflow/io/json.hpp"
+#include "rhoflow/model/model.hpp"
+#include "rhoflow/prove/prove.hpp"
+#include "rhoflow/rigorous/enclosure.hpp"
+
+namespace rhoflow {
+
+/// A readable summary (Markdown) for a paper's appendix: claim, verdict, box, method (Arb version,
+/// precision, rhoflow version and commit), the work done, one row per parameter cell, the
+/// counterexample or the first 50 undecided cells, and how to re-check the certificate.
+std::string proof_summary(const ProveParams& params, const ProveResult& result);
+
+/// The guaranteed enclosures of j, j', j'' and E[A_I] at each rho as text: a header naming Arb and
+/// the precision, then each interval to 17 digits with its width.
+std::string enclosure_text(const std::vector<FieldEnclosure>& enclosures, int precision);
+/// Their document: the provenance's keys, "model", "rigorous": true, "arb_version", "enclosures".
+nlohmann::json enclosure_document(const Provenance& provenance, const ModelParams& model,
+                                  const std::vector<FieldEnclosure>& enclosures);
+
+}  // namespace rhoflow
