@@ -442,18 +442,18 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE(r.effective.has_value());
     check_round_trip(*r.verdict, {"consistent", "alpha", "rows_tested", "threshold_z", "max_abs_z", "worst_step",
                                   "min_p_value", "field_scale", "detectable_field_error", "method"});
-    check_header_members(*r.verdict, "compare/compare.hpp", "ConsistencyVerdict");
+    check_header_members(*r.verdict, "effective/explain_gap.hpp", "ConsistencyVerdict");
     check_round_trip(*r.effective, {"params", "tables", "abs_rho_final", "abs_rho_final_err", "hit_time",
                                     "hit_fraction", "plateau"});
-    check_header_members(*r.effective, "compare/compare.hpp", "EffectiveSummary");
+    check_header_members(*r.effective, "effective/explain_gap.hpp", "EffectiveSummary");
     check_round_trip(r.effective->params, {"enabled", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
-    check_header_members(r.effective->params, "compare/compare.hpp", "EffectiveParams");
+    check_header_members(r.effective->params, "effective/explain_gap.hpp", "EffectiveParams");
     for (const auto& pl : r.effective->plateau) check_round_trip(pl, {"eta", "rho_star", "rho_star_err"});
-    check_header_members(r.effective->plateau[0], "compare/compare.hpp", "PlateauPoint");
+    check_header_members(r.effective->plateau[0], "effective/explain_gap.hpp", "PlateauPoint");
     for (const auto& t : r.effective->tables) check_round_trip(t, {"eta", "rule", "nodes"});
-    check_header_members(r.effective->tables[0], "ode/step_moments.hpp", "StepMomentTable");
+    check_header_members(r.effective->tables[0], "effective/step_moments.hpp", "StepMomentTable");
     check_round_trip(r.effective->tables[0].nodes[0], {"rho", "F", "a", "a_err", "v", "v_err"});
-    check_header_members(r.effective->tables[0].nodes[0], "ode/step_moments.hpp", "StepMomentNode");
+    check_header_members(r.effective->tables[0].nodes[0], "effective/step_moments.hpp", "StepMomentNode");
     CompareRow blank = r.table[0];
     blank.gap_mean.reset();
     blank.gap_q90.reset();

@@ -1,6 +1,6 @@
 // Effective dynamics: the one-step moment tables against the exact leading order, and the
 // effective chain against an autoregression with known moments.
-#include "rhoflow/ode/effective.hpp"
+#include "rhoflow/effective/effective.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
-#include "rhoflow/ode/step_moments.hpp"
+#include "rhoflow/effective/step_moments.hpp"
 
 using namespace rhoflow;
 
@@ -49,7 +49,7 @@ TEST_CASE("effective chain: a linear drift and constant variance give the AR(1) 
     PredictionParams pp;
     pp.paths = 20000;
     pp.seed = 5;
-    const EffectivePrediction p = predict_ensemble(D, [&](std::int64_t) { return eta; }, K, {0, 50, K}, rho0, 10, 0.01, pp);
+    const EffectivePrediction p = predict_ensemble(D, StepSchedule{eta, 1.0, 0.0}, K, {0, 50, K}, rho0, 10, 0.01, pp);
     const double phi = 1 - eta * kappa;
     for (const auto& r : p.records) {
         const double k = static_cast<double>(r.step);
@@ -62,7 +62,7 @@ TEST_CASE("effective chain: a linear drift and constant variance give the AR(1) 
         CHECK(r.t == doctest::Approx(eta * k).epsilon(1e-12));
     }
     // The effective ODE is the noise-free recursion's limit: m + (rho0 - m) e^{-kappa t}.
-    const auto ode = solve_effective_ode(D, [&](std::int64_t) { return eta; }, K, rho0, {1.0, 4.0});
+    const auto ode = solve_effective_ode(D, StepSchedule{eta, 1.0, 0.0}, K, rho0, {1.0, 4.0});
     CHECK(ode[0] == doctest::Approx(mu + (rho0 - mu) * std::exp(-kappa * 1.0)).epsilon(1e-6));
     CHECK(ode[1] == doctest::Approx(mu + (rho0 - mu) * std::exp(-kappa * 4.0)).epsilon(1e-6));
 }

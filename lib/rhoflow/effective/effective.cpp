@@ -1,4 +1,4 @@
-#include "rhoflow/ode/effective.hpp"
+#include "rhoflow/effective/effective.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,6 +11,7 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/random.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
 
 namespace rhoflow {
 
@@ -123,23 +124,23 @@ std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& dri
 namespace {
 
 // t_k for k = 0..steps: the ODE time at which step k starts.
-std::vector<double> step_times(const StepSizes& eta, std::int64_t steps) {
+std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps) {
     std::vector<double> t(static_cast<std::size_t>(steps) + 1, 0.0);
-    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + eta(k);
+    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + schedule.eta(k);
     return t;
 }
 
 }  // namespace
 
-std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                         double rho0, const std::vector<double>& times, double rtol) {
     namespace odeint = boost::numeric::odeint;
     using State = std::array<double, 1>;
-    const std::vector<double> tk = step_times(eta, steps);
+    const std::vector<double> tk = step_times(schedule, steps);
     auto eta_at = [&](double t) {
         const auto it = std::upper_bound(tk.begin(), tk.end(), t);
         const std::int64_t k = std::clamp<std::int64_t>(it - tk.begin() - 1, 0, steps - 1);
-        return eta(k);
+        return schedule.eta(k);
     };
     auto sys = [&](const State& x, State& dxdt, double t) {
         dxdt[0] = drift.a(std::clamp(x[0], -1.0, 1.0), eta_at(t));
@@ -153,7 +154,7 @@ std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepS
     if (i == times.size()) return out;
     std::vector<double> ts = {0.0};
     ts.insert(ts.end(), times.begin() + static_cast<std::ptrdiff_t>(i), times.end());
-    odeint::integrate_times(stepper, sys, x, ts.begin(), ts.end(), 1e-3 * eta(0),
+    odeint::integrate_times(stepper, sys, x, ts.begin(), ts.end(), 1e-3 * schedule.eta(0),
                             [&](const State& s, double t) {
                                 if (t > 0) out.push_back(std::clamp(s[0], -1.0, 1.0));
                             });
@@ -201,11 +202,11 @@ struct StepPlan {
     std::vector<std::uint32_t> lo, hi;
 };
 
-StepPlan plan_steps(const Lookup& L, const StepSizes& eta, std::int64_t steps) {
+StepPlan plan_steps(const Lookup& L, const StepSchedule& schedule, std::int64_t steps) {
     StepPlan p;
     double t = 0;
     for (std::int64_t k = 0; k < steps; ++k) {
-        const double e = eta(k);
+        const double e = schedule.eta(k);
         const EtaBracket b = bracket_eta(L.etas, e);
         p.eta.push_back(e);
         p.w.push_back(b.w);
@@ -220,13 +221,13 @@ StepPlan plan_steps(const Lookup& L, const StepSizes& eta, std::int64_t steps) {
 
 }  // namespace
 
-EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                      const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
                                      std::int64_t d, double hit_eps, const PredictionParams& params) {
     params.validate();
     require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
     const Lookup L(drift);
-    const StepPlan plan = plan_steps(L, eta, steps);
+    const StepPlan plan = plan_steps(L, schedule, steps);
     const auto P = static_cast<std::size_t>(params.paths), R = record_steps.size();
     std::vector<double> rec(R * P), final_rho(P), hit(P, -1.0);
     const double level = 1 - hit_eps, h = 2.0 / kGrid;
@@ -235,9 +236,7 @@ EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSize
         const std::size_t first = static_cast<std::size_t>(b * kBlock), last = std::min(P, first + kBlock);
         std::vector<double> x(last - first);
         for (auto& r : x) {
-            if (rho0) { r = *rho0; continue; }
-            const double z = rng.normal();  // <q, xi> for q uniform on the sphere
-            r = z / std::sqrt(z * z + rng.chi_squared(d - 1));
+            r = rho0 ? *rho0 : uniform_sphere_rho(d, rng);
         }
         std::size_t next = 0;
         for (std::int64_t k = 0; k <= steps; ++k) {
