@@ -87,7 +87,7 @@ std::string text(const PhaseJob& job, const PhaseJobResult& r) {
                     : "F = (1 - rho^2) j' is NOT monotone: it changes sign inside (-1, 1).\n";
     s += fmt::format("{:>20} {:>9} {:>11} {:>16} {:>9}\n", "rho", "+-", "kind", "F'(rho)", "+-");
     for (const auto& e : p.equilibria)
-        s += fmt::format("{:>20.15f} {:>9.1e} {:>11} {:>16.10g} {:>9.1e}\n", e.rho, e.rho_err, e.kind, e.dfdrho,
+        s += fmt::format("{:>20.15f} {:>9.1e} {:>11} {:>16.10g} {:>9.1e}\n", e.rho, e.rho_err, to_string(e.kind), e.dfdrho,
                          e.dfdrho_err);
     for (const auto& b : p.basins) s += fmt::format("basin of {:g}: {}\n", b.attractor, interval(b));
     for (double t : p.near_tangencies)
@@ -146,7 +146,7 @@ std::string text(const StationaryJob& job, const StationaryLaw& s) {
                        s.attractor, s.attractor_err, s.basin_from, format_number(s.plain_ode));
     out += fmt::format("{:>12} {:>9} {:>11} {:>10}\n", "rho*", "+-", "kind", "a'(rho*)");
     for (const auto& e : s.equilibria)
-        out += fmt::format("{:>12.6f} {:>9.1e} {:>11} {:>10.4g}\n", e.rho, e.rho_err, e.kind, e.slope);
+        out += fmt::format("{:>12.6f} {:>9.1e} {:>11} {:>10.4g}\n", e.rho, e.rho_err, to_string(e.kind), e.slope);
     out += "# method: " + s.method + "\n";
     return out;
 }

@@ -2,14 +2,15 @@
 
 #include <algorithm>
 #include <array>
-#include <boost/math/tools/toms748_solve.hpp>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
+#include "rhoflow/ode/detail/root_scan.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 
@@ -82,40 +83,39 @@ double EffectiveDrift::a_err(double rho, double eta) const {
 
 // ------------------------------------------------------------------------------- equilibria
 
-std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells) {
-    std::vector<EffectiveEquilibrium> out;
+namespace {
+
+// The equilibrium of a(.; eta) at the root rho: a' by a central difference, the root's error
+// from a's, and its kind.
+EffectiveEquilibrium classify_effective(const EffectiveDrift& drift, double eta, double rho) {
     auto a = [&](double r) { return drift.a(r, eta); };
-    double x0 = -1, y0 = a(x0);
-    for (int k = 1; k <= cells; ++k) {
-        const double x1 = -1.0 + 2.0 * k / cells, y1 = a(x1);
-        const bool on_node = y1 == 0 && k < cells;  // a root exactly on a scan node
-        if (on_node || (y0 != 0 && y1 != 0 && (y0 < 0) != (y1 < 0))) {
-            EffectiveEquilibrium e;
-            if (on_node) {
-                e.rho = x1;
-            } else {
-                std::uintmax_t iters = 100;
-                const auto r = boost::math::tools::toms748_solve(a, x0, x1, y0, y1,
-                                                                 boost::math::tools::eps_tolerance<double>(50), iters);
-                e.rho = 0.5 * (r.first + r.second);
-            }
-            const double h = 1e-4;
-            e.slope = (a(std::min(1.0, e.rho + h)) - a(std::max(-1.0, e.rho - h))) /
-                      (std::min(1.0, e.rho + h) - std::max(-1.0, e.rho - h));
-            const double err = drift.a_err(e.rho, eta);
-            e.rho_err = std::abs(e.slope) > 0 ? err / std::abs(e.slope) : 2.0;
-            // The noise in a is interpolated between the tables' nodes, so it can tilt a by about
-            // err over one node spacing (Lobatto: about pi/n sqrt(1 - rho^2), pi^2/(2 n^2) at the ends).
-            const double n = static_cast<double>(drift.tables().front().nodes.size() - 1);
-            const double spacing = std::max(M_PI / n * std::sqrt(std::max(0.0, 1 - e.rho * e.rho)), M_PI * M_PI / (2 * n * n));
-            const double slope_err = 2 * err / spacing;
-            e.stable = e.slope < -slope_err;
-            e.kind = e.slope < -slope_err ? "attractor" : e.slope > slope_err ? "repeller" : "degenerate";
-            out.push_back(e);
-        }
-        x0 = x1;
-        y0 = y1;
-    }
+    EffectiveEquilibrium e;
+    e.rho = rho;
+    const double h = 1e-4;
+    e.slope = (a(std::min(1.0, e.rho + h)) - a(std::max(-1.0, e.rho - h))) /
+              (std::min(1.0, e.rho + h) - std::max(-1.0, e.rho - h));
+    const double err = drift.a_err(e.rho, eta);
+    e.rho_err = std::abs(e.slope) > 0 ? err / std::abs(e.slope) : 2.0;
+    // The noise in a is interpolated between the tables' nodes, so it can tilt a by about
+    // err over one node spacing (Lobatto: about pi/n sqrt(1 - rho^2), pi^2/(2 n^2) at the ends).
+    const double n = static_cast<double>(drift.tables().front().nodes.size() - 1);
+    const double spacing = std::max(M_PI / n * std::sqrt(std::max(0.0, 1 - e.rho * e.rho)), M_PI * M_PI / (2 * n * n));
+    const double slope_err = 2 * err / spacing;
+    e.kind = equilibrium_kind(e.slope, slope_err);
+    e.stable = e.kind == EquilibriumKind::attractor;
+    return e;
+}
+
+}  // namespace
+
+std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells) {
+    const std::function<double(double)> a = [&](double r) { return drift.a(r, eta); };
+    const detail::RootGrid grid = detail::scan_grid(a, cells, "effective equilibria: a(rho; eta)");
+    const detail::RootRefine refine{50, 100};
+    std::vector<double> roots = detail::sign_change_roots(a, grid, refine), near_tangencies;
+    detail::close_root_pairs(a, grid, 0.0, refine, roots, near_tangencies);
+    std::vector<EffectiveEquilibrium> out;
+    for (double r : detail::sorted_roots(std::move(roots))) out.push_back(classify_effective(drift, eta, r));
     return out;
 }
 

@@ -29,6 +29,7 @@
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/ode/phase.hpp"
 #include "rhoflow/effective/step_moments.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
 
@@ -79,11 +80,13 @@ struct EffectiveEquilibrium {
     double rho = 0;        ///< root of a(.; eta)
     double rho_err = 0;    ///< its error from the standard error of a: a_err / |a'|
     double slope = 0;      ///< a'(rho) (per unit rho)
-    bool stable = false;   ///< a' < 0 beyond its error
-    std::string kind;      ///< "attractor", "repeller" or "degenerate"
+    bool stable = false;   ///< a' < 0 beyond its error (kind == attractor)
+    EquilibriumKind kind = EquilibriumKind::degenerate;  ///< attractor, repeller or degenerate (from a' and its error)
 };
 
-/// The roots of a(.; eta) in [-1, 1], ascending, found by a scan of `cells` cells and TOMS 748.
+/// The roots of a(.; eta) in [-1, 1], ascending, found by the phase portrait's scan of `cells`
+/// cells (ode/detail/root_scan.hpp: sign changes and close pairs, refined by TOMS 748); throws
+/// NumericalError where a is not finite.
 std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells = 4000);
 
 /// The effective ODE d rho/dt = a(rho; eta(t)) from rho0, reported at `times` (ascending);

@@ -77,9 +77,9 @@ TEST_CASE("effective equilibria: the roots of a and their stability") {
     const auto eq = effective_equilibria(EffectiveDrift(zero, {t}), 0.01);
     REQUIRE(eq.size() == 2);
     CHECK(eq[0].rho == doctest::Approx(0.2).epsilon(1e-10));
-    CHECK(eq[0].kind == "repeller");
+    CHECK(eq[0].kind == EquilibriumKind::repeller);
     CHECK(eq[1].rho == doctest::Approx(0.8).epsilon(1e-10));
-    CHECK(eq[1].kind == "attractor");
+    CHECK(eq[1].kind == EquilibriumKind::attractor);
     CHECK(eq[1].slope == doctest::Approx(-0.6).epsilon(1e-6));
 }
 

@@ -286,8 +286,8 @@ TEST_CASE("json round trip: statistics types") {
 
 TEST_CASE("json round trip: outcome statistics (uniform and fixed start)") {
     PhasePortrait p;
-    p.equilibria = {{-1, 0, -0.5, 1e-9, true, "attractor"}, {0.25, 1e-12, 0.1, 1e-9, false, "repeller"},
-                    {1, 0, -0.5, 1e-9, true, "attractor"}};
+    p.equilibria = {{-1, 0, -0.5, 1e-9, true, EquilibriumKind::attractor}, {0.25, 1e-12, 0.1, 1e-9, false, EquilibriumKind::repeller},
+                    {1, 0, -0.5, 1e-9, true, EquilibriumKind::attractor}};
     p.basins = {{-1, 0.25, -1, true, false}, {0.25, 1, 1, false, true}};
     const std::vector<double> finals = {-0.9, -0.8 + 1e-17, 0.3, 0.1 + 0.2};
     const OutcomeSummary uniform = outcome_summary(p, finals, std::nullopt, 7, {0.9});
@@ -352,7 +352,7 @@ TEST_CASE("json round trip: ODE solutions with and without a hitting time, phase
     for (const auto& b : bistable.basins) check_round_trip(b, {"from", "to", "attractor", "from_closed", "to_closed"});
     check_header_members(bistable.basins[0], "ode/phase.hpp", "Basin");
     PhasePortrait made;
-    made.equilibria = {{-1, 0, -0.5, 1e-9, true, "attractor"}, {0.25, 1e-12, 0.1, 1e-9, false, "repeller"}};
+    made.equilibria = {{-1, 0, -0.5, 1e-9, true, EquilibriumKind::attractor}, {0.25, 1e-12, 0.1, 1e-9, false, EquilibriumKind::repeller}};
     made.basins = {{-1, 0.25, -1, true, false}};
     made.monotone = true;
     made.flat = true;
