@@ -113,7 +113,7 @@ struct CompareJob {
     void validate() const;
 };
 
-/// The predicted stationary law of the constant-step chain (ode/stationary.hpp).
+/// The predicted stationary law of the constant-step chain (effective/stationary.hpp).
 struct StationaryJob {
     ModelParams model;                           ///< the model
     double eta = 0.01;                           ///< the constant step, 0 < eta <= 1e100
