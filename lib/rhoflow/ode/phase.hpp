@@ -2,9 +2,10 @@
 // each attractor, and whether the drift has one sign on (-1, 1).
 //
 // rho = +-1 are always equilibria (F has the factor 1 - rho^2); interior equilibria are the
-// zeros of j'. Method (ode/detail/root_scan.hpp, shared with the effective equilibria): j' is evaluated on a uniform grid of `scan_cells` cells over [-1, 1]; every
-// sign change is refined by Boost.Math's TOMS 748 bracketing solver to full precision. At every
-// grid point where |j'| has a local minimum without a sign change, Brent's minimiser
+// zeros of j'. Method (ode/detail/root_scan.hpp, shared with the effective equilibria): j' is
+// evaluated on a uniform grid of `scan_cells` cells over [-1, 1]; every sign change is refined
+// by Boost.Math's TOMS 748 bracketing solver to full precision. At every grid point where |j'|
+// has a local minimum without a sign change, Brent's minimiser
 // (boost::math::tools::brent_find_minima) looks for an extremum of j' of the other sign in the
 // two adjacent cells; if there is one, the two roots it separates are bracketed and refined too.
 // What it can miss: a pair of zeros inside one cell (width 2/scan_cells) next to which |j'|

@@ -83,6 +83,27 @@ TEST_CASE("effective equilibria: the roots of a and their stability") {
     CHECK(eq[1].slope == doctest::Approx(-0.6).epsilon(1e-6));
 }
 
+TEST_CASE("effective equilibria: two roots inside one scan cell are found (the phase portrait's scan)") {
+    // a(rho) = (rho - 0.3001)(rho - 0.3003): both roots lie in the scan cell [0.3, 0.3005] of the
+    // default 4000 cells, where a has no sign change on the grid; a scan of sign changes alone
+    // finds neither. The shared scan (ode/detail/root_scan.hpp) sees the local minimum of |a| at
+    // 0.3 and brackets both: an attractor at 0.3001 (a' = -2e-4), a repeller at 0.3003.
+    const DriftField zero = DriftField::from_functions([](double) { return 0.0; }, [](double) { return 0.0; }, 0.0, "zero");
+    const double r1 = 0.3001, r2 = 0.3003;
+    StepMomentTable t;
+    t.eta = 0.01;
+    for (double r : Chebyshev::lobatto_points(16)) t.nodes.push_back({r, 0.0, (r - r1) * (r - r2), 0.0, 0.5, 0.0});
+    const auto eq = effective_equilibria(EffectiveDrift(zero, {t}), 0.01);
+    REQUIRE(eq.size() == 2);
+    CHECK(std::abs(eq[0].rho - r1) < 1e-9);
+    CHECK(std::abs(eq[1].rho - r2) < 1e-9);
+    CHECK(eq[0].kind == EquilibriumKind::attractor);
+    CHECK(eq[0].stable);
+    CHECK(eq[1].kind == EquilibriumKind::repeller);
+    CHECK_FALSE(eq[1].stable);
+    CHECK(eq[0].slope == doctest::Approx(r1 - r2).epsilon(1e-6));
+}
+
 TEST_CASE("effective drift: several tables, given in any order, interpolate linearly in eta and clamp outside") {
     // Tables at eta = 0.4, 0.1, 0.2 (unsorted) with (a - F)/eta = (1 + 10 eta) rho,
     // v = (1 + eta) e^{rho^2 / 2} and a_err = 1e-3 eta: c and v are linear in eta, so the linear

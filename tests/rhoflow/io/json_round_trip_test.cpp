@@ -450,6 +450,26 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     check_header_members(r.effective->params, "effective/explain_gap.hpp", "EffectiveParams");
     for (const auto& pl : r.effective->plateau) check_round_trip(pl, {"eta", "rho_star", "rho_star_err"});
     check_header_members(r.effective->plateau[0], "effective/explain_gap.hpp", "PlateauPoint");
+    // The gap explanation's own result (what compare/ copies into its rows), from this run's numbers.
+    GapExplanation x;
+    x.summary = *r.effective;
+    x.verdict = *r.verdict;
+    const CompareRow& last = r.table.back();
+    REQUIRE(last.pred_se.has_value());
+    x.rows.push_back({*last.rho_eff_ode, *last.rho_first_order, *last.pred_mean, *last.pred_q10, *last.pred_q90,
+                      last.pred_se, last.residual_z, last.p_value});
+    x.trajectory.push_back({*last.rho_eff_ode, *last.rho_first_order, *last.pred_mean, *last.pred_q10, *last.pred_q90,
+                            std::nullopt, std::nullopt, std::nullopt});
+    check_round_trip(x, {"summary", "verdict", "rows", "trajectory"});
+    check_header_members(x, "effective/explain_gap.hpp", "GapExplanation");
+    const Keys prediction_keys = {"rho_eff_ode", "rho_first_order", "pred_mean", "pred_q10", "pred_q90",
+                                  "pred_se", "residual_z", "p_value"};
+    for (const auto& row : x.rows) check_round_trip(row, prediction_keys);
+    for (const auto& row : x.trajectory) check_round_trip(row, prediction_keys);
+    check_header_members(x.rows[0], "effective/explain_gap.hpp", "RowPrediction");
+    const GapRow gr{last.step, last.t, last.rho_sga.mean};
+    check_round_trip(gr, {"step", "t", "sga_mean"});
+    check_header_members(gr, "effective/explain_gap.hpp", "GapRow");
     for (const auto& t : r.effective->tables) check_round_trip(t, {"eta", "rule", "nodes"});
     check_header_members(r.effective->tables[0], "effective/step_moments.hpp", "StepMomentTable");
     check_round_trip(r.effective->tables[0].nodes[0], {"rho", "F", "a", "a_err", "v", "v_err"});
