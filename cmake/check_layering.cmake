@@ -1,5 +1,6 @@
 # Fails when a file of lib/rhoflow/<part>/ includes a part it may not use (lib/rhoflow/README.md):
-# dependencies run one way, so that the field and the ODE know nothing of the stochastic side,
+# dependencies run one way, so that the field and the ODE know nothing of the stochastic side
+# (the effective dynamics, which use both, have their own part above them),
 # when all output code is not in io/ (io sits above every numeric part and none includes it:
 # output knows the result types, not the numerics), when anything in lib/ runs a shell (system,
 # popen), and when a second execution path appears: outside exec/ nothing may use the pool or
@@ -13,13 +14,14 @@ set(allowed_model core model)
 set(allowed_field core exec model field)
 set(allowed_ode core exec model field ode)
 set(allowed_stochastic core exec model stochastic)
-set(allowed_compare core exec model field ode stochastic compare)
+set(allowed_effective core exec model field ode stochastic effective)
+set(allowed_compare core exec model field ode stochastic effective compare)
 set(allowed_rigorous core model field rigorous)
 set(allowed_check core exec model field ode rigorous check)
 set(allowed_prove core exec model field rigorous check prove)
-set(allowed_io core exec model field ode stochastic compare rigorous check prove io)
-set(allowed_experiment core exec model field ode stochastic compare io rigorous check prove experiment)
-set(parts core exec model field ode stochastic compare rigorous check prove io experiment)
+set(allowed_io core exec model field ode stochastic effective compare rigorous check prove io)
+set(allowed_experiment core exec model field ode stochastic effective compare io rigorous check prove experiment)
+set(parts core exec model field ode stochastic effective compare rigorous check prove io experiment)
 
 set(bad "")
 file(GLOB_RECURSE sources "${LIB_DIR}/*.hpp" "${LIB_DIR}/*.cpp")

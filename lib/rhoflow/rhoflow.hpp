@@ -35,17 +35,20 @@
 #include "rhoflow/field/montecarlo_field.hpp"
 
 // ode
-#include "rhoflow/ode/effective.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
-#include "rhoflow/ode/stationary.hpp"
-#include "rhoflow/ode/step_moments.hpp"
 
 // stochastic
 #include "rhoflow/stochastic/ensemble.hpp"
 #include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
+
+// effective
+#include "rhoflow/effective/effective.hpp"
+#include "rhoflow/effective/explain_gap.hpp"
+#include "rhoflow/effective/stationary.hpp"
+#include "rhoflow/effective/step_moments.hpp"
 
 // compare
 #include "rhoflow/compare/compare.hpp"

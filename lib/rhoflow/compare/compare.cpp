@@ -7,25 +7,16 @@
 #include <mutex>
 #include <set>
 
+#include "rhoflow/compare/detail/effective_columns.hpp"
 #include "rhoflow/compare/pseudotrajectory.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/team.hpp"
 #include "rhoflow/stochastic/detail/execute_units.hpp"
 #include "rhoflow/field/exact_field.hpp"
-#include "rhoflow/compare/detail/explain_gap.hpp"
 #include "rhoflow/ode/ode.hpp"
 
 namespace rhoflow {
-
-void EffectiveParams::validate() const {
-    require(std::isfinite(level_ratio) && level_ratio >= 1.05 && level_ratio <= 10, "level_ratio", level_ratio,
-            "1.05 <= level_ratio <= 10");
-    validate_member("moments", [&] { moments.validate(); });
-    validate_member("prediction", [&] { prediction.validate(); });
-    require(bootstrap >= 4 && bootstrap <= 1000, "bootstrap", bootstrap, "4 <= bootstrap <= 1000");
-    require(std::isfinite(alpha) && alpha >= 1e-6 && alpha <= 0.5, "alpha", alpha, "1e-6 <= alpha <= 0.5");
-}
 
 void CompareParams::validate() const {
     validate_member("model", [&] { model.validate(); });
@@ -629,16 +620,11 @@ CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, con
     return ranks == 1 || team_root() ? units.finish() : CompareResult{};
 }
 
-RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)
 RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, rows, study_eta0, study_trials,
                    study_horizon, field_scale, effective, table_columns)
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,
                    nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se,
                    residual_z, p_value)
-RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
-                   detectable_field_error, method)
-RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
-RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
 RHOFLOW_JSON_HOOKS(GapAnchor, step, t, eta, mean, median, q90, max)
 RHOFLOW_JSON_HOOKS(GapFit, fit, from_t)
 RHOFLOW_JSON_HOOKS(HittingTimes, level, ode, sga, sga_hits, trials)

@@ -13,7 +13,7 @@
 //    (about 1/2 for small eta0; larger eta0 add the O(eta) bias of the projection). Its trials
 //    draw from their own streams (StreamPurpose::step_size_study), apart from the main run's.
 //  - The gap explained (docs/theory.md section 9): one-step moment tables at a few step sizes
-//    spanning the run's, the effective ODE and the effective chain (ode/effective.hpp) predict
+//    spanning the run's, the effective ODE and the effective chain (effective/explain_gap.hpp) predict
 //    the SGA mean, its spread (the 10-90% band) and the hitting time. Each row's residual
 //    z = (SGA mean - predicted mean) / (predicted standard error of a 30-trial mean, combined
 //    with the prediction's own Monte Carlo and table errors) and a verdict for the whole run:
@@ -35,25 +35,12 @@
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/model/model.hpp"
-#include "rhoflow/ode/effective.hpp"
+#include "rhoflow/effective/explain_gap.hpp"
 #include "rhoflow/ode/phase.hpp"
 #include "rhoflow/compare/outcomes.hpp"
-#include "rhoflow/ode/step_moments.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {
-
-/// How the comparator predicts the SGA ensemble from the effective dynamics.
-struct EffectiveParams {
-    bool enabled = true;          ///< predict and give a verdict (false: the plain ODE comparison only)
-    double level_ratio = 1.5;     ///< largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
-    StepMomentParams moments = {32, 2000, 1, 0};  ///< the tables (their seed is the ensemble's)
-    PredictionParams prediction = {4000, 1, 0};   ///< the effective chain (its seed is the ensemble's)
-    int bootstrap = 20;           ///< replicas of the tables for the prediction's systematic error, 4 ... 1000
-    double alpha = 0.05;          ///< family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
-    /// Throws InvalidArgument naming the first field out of range.
-    void validate() const;
-};
 
 /// Everything a comparison needs.
 struct CompareParams {
@@ -107,38 +94,6 @@ struct CompareRow {
     std::optional<double> pred_se;        ///< predicted standard error of the SGA mean (spread/sqrt(trials) with the prediction's own errors)
     std::optional<double> residual_z;     ///< (SGA mean - predicted mean) / pred_se
     std::optional<double> p_value;        ///< two-sided normal p-value of residual_z
-};
-
-/// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory?
-struct ConsistencyVerdict {
-    bool consistent = true;       ///< no row rejected at family-wise level alpha
-    double alpha = 0.05;          ///< family-wise false-alarm rate
-    std::int64_t rows_tested = 0; ///< rows with a residual
-    double threshold_z = 0;       ///< |z| beyond which a row rejects (Bonferroni: p < alpha / rows)
-    double max_abs_z = 0;         ///< largest |residual_z|
-    std::int64_t worst_step = 0;  ///< its row's step
-    double min_p_value = 1;       ///< smallest p-value
-    double field_scale = 1;       ///< the scale applied to the theory's field
-    double detectable_field_error = 0;  ///< smallest relative error of F this ensemble would flag (|S - 1|)
-    std::string method;           ///< how the verdict is reached
-};
-
-/// One step size of the effective dynamics: the effective attractor rho*(eta).
-struct PlateauPoint {
-    double eta = 0;        ///< step size
-    double rho_star = 0;   ///< the effective attractor nearest +1 (NaN-free: 1 if none)
-    double rho_star_err = 0;  ///< its error
-};
-
-/// What the effective dynamics predicts beyond the table rows.
-struct EffectiveSummary {
-    EffectiveParams params;                  ///< the parameters as used (seeds: the ensemble's)
-    std::vector<StepMomentTable> tables;     ///< one-step moments at each tabulated step size
-    MeanCI abs_rho_final;                    ///< predicted mean |rho| after the last step
-    double abs_rho_final_err = 0;            ///< its systematic error (table bootstrap)
-    std::optional<MeanCI> hit_time;          ///< predicted hitting time of |rho| >= level
-    double hit_fraction = 0;                 ///< predicted fraction of trials that hit
-    std::vector<PlateauPoint> plateau;       ///< rho*(eta) over the run's step sizes
 };
 
 /// D_T across trials at one anchor.
@@ -277,22 +232,6 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-/// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const EffectiveParams& v);
-/// Reads what to_json writes.
-void from_json(const nlohmann::json& j, EffectiveParams& v);
-/// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const ConsistencyVerdict& v);
-/// Reads what to_json writes.
-void from_json(const nlohmann::json& j, ConsistencyVerdict& v);
-/// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const PlateauPoint& v);
-/// Reads what to_json writes.
-void from_json(const nlohmann::json& j, PlateauPoint& v);
-/// JSON hooks: one key per field.
-void to_json(nlohmann::json& j, const EffectiveSummary& v);
-/// Reads what to_json writes.
-void from_json(const nlohmann::json& j, EffectiveSummary& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const CompareParams& v);
 /// Reads what to_json writes.

@@ -39,11 +39,11 @@ bool in_basin(const Basin& b, double r) noexcept {
 
 namespace {
 
-// The kind of the equilibrium at `rho` in the portrait ("attractor" if it is not listed).
-std::string kind_at(const PhasePortrait& p, double rho) {
+// The kind of the equilibrium at `rho` in the portrait (attractor if it is not listed).
+EquilibriumKind kind_at(const PhasePortrait& p, double rho) {
     for (const auto& e : p.equilibria)
         if (e.rho == rho) return e.kind;
-    return "attractor";
+    return EquilibriumKind::attractor;
 }
 
 // One basin's counts and statistics of the final rho that lie in it.

@@ -45,7 +45,7 @@ struct OutcomeParams {
 /// The trials that ended in one attractor's basin.
 struct BasinOutcome {
     double attractor = 0;       ///< the equilibrium whose basin this is
-    std::string kind;           ///< the equilibrium's kind: "attractor" (or "degenerate", a one-sided basin)
+    EquilibriumKind kind = EquilibriumKind::attractor;  ///< the equilibrium's kind: attractor (or degenerate, a one-sided basin)
     double from = 0;            ///< left end of the basin
     double to = 0;              ///< right end of the basin
     bool from_closed = false;   ///< whether `from` belongs to the basin

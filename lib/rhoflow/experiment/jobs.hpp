@@ -27,7 +27,7 @@
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
-#include "rhoflow/ode/stationary.hpp"
+#include "rhoflow/effective/stationary.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {
@@ -113,7 +113,7 @@ struct CompareJob {
     void validate() const;
 };
 
-/// The predicted stationary law of the constant-step chain (ode/stationary.hpp).
+/// The predicted stationary law of the constant-step chain (effective/stationary.hpp).
 struct StationaryJob {
     ModelParams model;                           ///< the model
     double eta = 0.01;                           ///< the constant step, 0 < eta <= 1e100

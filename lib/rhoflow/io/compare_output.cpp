@@ -276,7 +276,7 @@ std::vector<std::string> outcome_lines(const OutcomeSummary& o) {
                                 o.trials, percent(o.level), o.rho0 ? "" : "; P(uniform) = exact probability of the basin for a query uniform on the sphere"));
     for (const BasinOutcome& b : o.basins) {
         std::string l = fmt::format("  basin of {:.6g} {}{}: {} of {} trials, fraction {:.4f} [{:.4f}, {:.4f}]",
-                                    b.attractor, basin_interval(b), b.kind == "attractor" ? "" : " (" + b.kind + ")", b.count,
+                                    b.attractor, basin_interval(b), b.kind == EquilibriumKind::attractor ? "" : " (" + std::string(to_string(b.kind)) + ")", b.count,
                                     o.trials, b.fraction, b.fraction_lo, b.fraction_hi);
         if (b.count == 1) l += fmt::format("; rho_final {:.6f} (one trial: no standard error)", b.rho_final.mean);
         if (b.count > 1) l += fmt::format("; rho_final mean {:.6f} +- {:.6f}", b.rho_final.mean, b.rho_final.se);

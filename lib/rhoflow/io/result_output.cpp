@@ -98,7 +98,7 @@ std::string phase_text(const ModelParams& model, const DriftFieldInfo& field, co
                     : "F = (1 - rho^2) j' is NOT monotone: it changes sign inside (-1, 1).\n";
     s += fmt::format("{:>20} {:>9} {:>11} {:>16} {:>9}\n", "rho", "+-", "kind", "F'(rho)", "+-");
     for (const auto& e : p.equilibria)
-        s += fmt::format("{:>20.15f} {:>9.1e} {:>11} {:>16.10g} {:>9.1e}\n", e.rho, e.rho_err, e.kind, e.dfdrho,
+        s += fmt::format("{:>20.15f} {:>9.1e} {:>11} {:>16.10g} {:>9.1e}\n", e.rho, e.rho_err, to_string(e.kind), e.dfdrho,
                          e.dfdrho_err);
     for (const auto& b : p.basins) s += fmt::format("basin of {:g}: {}\n", b.attractor, interval(b));
     for (double t : p.near_tangencies)
@@ -157,7 +157,7 @@ std::string stationary_text(const ModelParams& model, double eta, UpdateRule upd
                        s.attractor, s.attractor_err, s.basin_from, format_number(s.plain_ode));
     out += fmt::format("{:>12} {:>9} {:>11} {:>10}\n", "rho*", "+-", "kind", "a'(rho*)");
     for (const auto& e : s.equilibria)
-        out += fmt::format("{:>12.6f} {:>9.1e} {:>11} {:>10.4g}\n", e.rho, e.rho_err, e.kind, e.slope);
+        out += fmt::format("{:>12.6f} {:>9.1e} {:>11} {:>10.4g}\n", e.rho, e.rho_err, to_string(e.kind), e.slope);
     out += "# method: " + s.method + "\n";
     return out;
 }

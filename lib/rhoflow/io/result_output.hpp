@@ -28,7 +28,7 @@
 #include "rhoflow/model/update_rule.hpp"
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
-#include "rhoflow/ode/stationary.hpp"
+#include "rhoflow/effective/stationary.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {

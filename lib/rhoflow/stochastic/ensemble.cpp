@@ -266,14 +266,7 @@ void run_trials(const ModelParams& model, const SgaParams& p, std::int64_t first
         TrialResult r;
         if (p.sampler == SamplerKind::reduced) {
             ReducedSampler sampler(model);
-            double rho0;
-            if (p.rho0) {
-                rho0 = *p.rho0;
-            } else {
-                // Exact law of <q, xi> for q uniform on the sphere: Z / sqrt(Z^2 + chi2_{d-1}).
-                const double z = rng.normal();
-                rho0 = z / std::sqrt(z * z + rng.chi_squared(model.d - 1));
-            }
+            const double rho0 = p.rho0 ? *p.rho0 : uniform_sphere_rho(model.d, rng);
             auto step = [&](double rho, double eta, GradientDraw& g) { return sampler.step(rho, eta, p.update, rng, &g); };
             r = run_trial(trial, rho0, model, p, record_steps, keep.records, step, obs.get(), steps_done);
         } else {

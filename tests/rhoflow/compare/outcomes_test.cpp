@@ -37,8 +37,8 @@ double quadrature_probability(int d, double a, double b) {
 Equilibrium eq(double rho, const char* kind) {
     Equilibrium e;
     e.rho = rho;
-    e.kind = kind;
-    e.stable = std::string(kind) == "attractor";
+    e.kind = parse_equilibrium_kind(kind);
+    e.stable = e.kind == EquilibriumKind::attractor;
     return e;
 }
 

@@ -286,8 +286,8 @@ TEST_CASE("json round trip: statistics types") {
 
 TEST_CASE("json round trip: outcome statistics (uniform and fixed start)") {
     PhasePortrait p;
-    p.equilibria = {{-1, 0, -0.5, 1e-9, true, "attractor"}, {0.25, 1e-12, 0.1, 1e-9, false, "repeller"},
-                    {1, 0, -0.5, 1e-9, true, "attractor"}};
+    p.equilibria = {{-1, 0, -0.5, 1e-9, true, EquilibriumKind::attractor}, {0.25, 1e-12, 0.1, 1e-9, false, EquilibriumKind::repeller},
+                    {1, 0, -0.5, 1e-9, true, EquilibriumKind::attractor}};
     p.basins = {{-1, 0.25, -1, true, false}, {0.25, 1, 1, false, true}};
     const std::vector<double> finals = {-0.9, -0.8 + 1e-17, 0.3, 0.1 + 0.2};
     const OutcomeSummary uniform = outcome_summary(p, finals, std::nullopt, 7, {0.9});
@@ -352,7 +352,7 @@ TEST_CASE("json round trip: ODE solutions with and without a hitting time, phase
     for (const auto& b : bistable.basins) check_round_trip(b, {"from", "to", "attractor", "from_closed", "to_closed"});
     check_header_members(bistable.basins[0], "ode/phase.hpp", "Basin");
     PhasePortrait made;
-    made.equilibria = {{-1, 0, -0.5, 1e-9, true, "attractor"}, {0.25, 1e-12, 0.1, 1e-9, false, "repeller"}};
+    made.equilibria = {{-1, 0, -0.5, 1e-9, true, EquilibriumKind::attractor}, {0.25, 1e-12, 0.1, 1e-9, false, EquilibriumKind::repeller}};
     made.basins = {{-1, 0.25, -1, true, false}};
     made.monotone = true;
     made.flat = true;
@@ -442,18 +442,38 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE(r.effective.has_value());
     check_round_trip(*r.verdict, {"consistent", "alpha", "rows_tested", "threshold_z", "max_abs_z", "worst_step",
                                   "min_p_value", "field_scale", "detectable_field_error", "method"});
-    check_header_members(*r.verdict, "compare/compare.hpp", "ConsistencyVerdict");
+    check_header_members(*r.verdict, "effective/explain_gap.hpp", "ConsistencyVerdict");
     check_round_trip(*r.effective, {"params", "tables", "abs_rho_final", "abs_rho_final_err", "hit_time",
                                     "hit_fraction", "plateau"});
-    check_header_members(*r.effective, "compare/compare.hpp", "EffectiveSummary");
+    check_header_members(*r.effective, "effective/explain_gap.hpp", "EffectiveSummary");
     check_round_trip(r.effective->params, {"enabled", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
-    check_header_members(r.effective->params, "compare/compare.hpp", "EffectiveParams");
+    check_header_members(r.effective->params, "effective/explain_gap.hpp", "EffectiveParams");
     for (const auto& pl : r.effective->plateau) check_round_trip(pl, {"eta", "rho_star", "rho_star_err"});
-    check_header_members(r.effective->plateau[0], "compare/compare.hpp", "PlateauPoint");
+    check_header_members(r.effective->plateau[0], "effective/explain_gap.hpp", "PlateauPoint");
+    // The gap explanation's own result (what compare/ copies into its rows), from this run's numbers.
+    GapExplanation x;
+    x.summary = *r.effective;
+    x.verdict = *r.verdict;
+    const CompareRow& last = r.table.back();
+    REQUIRE(last.pred_se.has_value());
+    x.rows.push_back({*last.rho_eff_ode, *last.rho_first_order, *last.pred_mean, *last.pred_q10, *last.pred_q90,
+                      last.pred_se, last.residual_z, last.p_value});
+    x.trajectory.push_back({*last.rho_eff_ode, *last.rho_first_order, *last.pred_mean, *last.pred_q10, *last.pred_q90,
+                            std::nullopt, std::nullopt, std::nullopt});
+    check_round_trip(x, {"summary", "verdict", "rows", "trajectory"});
+    check_header_members(x, "effective/explain_gap.hpp", "GapExplanation");
+    const Keys prediction_keys = {"rho_eff_ode", "rho_first_order", "pred_mean", "pred_q10", "pred_q90",
+                                  "pred_se", "residual_z", "p_value"};
+    for (const auto& row : x.rows) check_round_trip(row, prediction_keys);
+    for (const auto& row : x.trajectory) check_round_trip(row, prediction_keys);
+    check_header_members(x.rows[0], "effective/explain_gap.hpp", "RowPrediction");
+    const GapRow gr{last.step, last.t, last.rho_sga.mean};
+    check_round_trip(gr, {"step", "t", "sga_mean"});
+    check_header_members(gr, "effective/explain_gap.hpp", "GapRow");
     for (const auto& t : r.effective->tables) check_round_trip(t, {"eta", "rule", "nodes"});
-    check_header_members(r.effective->tables[0], "ode/step_moments.hpp", "StepMomentTable");
+    check_header_members(r.effective->tables[0], "effective/step_moments.hpp", "StepMomentTable");
     check_round_trip(r.effective->tables[0].nodes[0], {"rho", "F", "a", "a_err", "v", "v_err"});
-    check_header_members(r.effective->tables[0].nodes[0], "ode/step_moments.hpp", "StepMomentNode");
+    check_header_members(r.effective->tables[0].nodes[0], "effective/step_moments.hpp", "StepMomentNode");
     CompareRow blank = r.table[0];
     blank.gap_mean.reset();
     blank.gap_q90.reset();

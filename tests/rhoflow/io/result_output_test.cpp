@@ -26,8 +26,8 @@ TEST_CASE("result output: headline rows list only stable equilibria, and a witne
     using namespace rhoflow;
     PhasePortrait portrait;
     portrait.monotone = false;
-    portrait.equilibria = {{-1, 0, -2, 0, true, "attractor"}, {-0.38, 1e-9, 0.5, 0, false, "repeller"},
-                           {1, 0, -3, 0, true, "attractor"}};
+    portrait.equilibria = {{-1, 0, -2, 0, true, EquilibriumKind::attractor}, {-0.38, 1e-9, 0.5, 0, false, EquilibriumKind::repeller},
+                           {1, 0, -3, 0, true, EquilibriumKind::attractor}};
     const HeadlineRow row = phase_headline(portrait);
     REQUIRE(row.size() == 3);
     CHECK(row[0].first == "monotone");

@@ -14,10 +14,10 @@ TEST_CASE("phase: d=100 L=10500 R=500 theta=3 has two attractors and one repelle
     REQUIRE(p.equilibria.size() == 3);
     CHECK_FALSE(p.monotone);
     CHECK(p.equilibria[0].rho == -1.0);
-    CHECK(p.equilibria[0].kind == "attractor");
-    CHECK(p.equilibria[1].kind == "repeller");
+    CHECK(p.equilibria[0].kind == EquilibriumKind::attractor);
+    CHECK(p.equilibria[1].kind == EquilibriumKind::repeller);
     CHECK(p.equilibria[2].rho == 1.0);
-    CHECK(p.equilibria[2].kind == "attractor");
+    CHECK(p.equilibria[2].kind == EquilibriumKind::attractor);
     const double r = p.equilibria[1].rho;
     CHECK(r > -0.9);
     CHECK(r < 0.0);
@@ -36,8 +36,8 @@ TEST_CASE("phase: theta = 1 gives one attractor at rho = 1") {
     const PhasePortrait p = phase_portrait(DriftField::exact(ModelParams{100, 10500, 500, 1.0, 1.0, 1.0}));
     REQUIRE(p.equilibria.size() == 2);
     CHECK(p.monotone);
-    CHECK(p.equilibria[0].kind == "repeller");
-    CHECK(p.equilibria[1].kind == "attractor");
+    CHECK(p.equilibria[0].kind == EquilibriumKind::repeller);
+    CHECK(p.equilibria[1].kind == EquilibriumKind::attractor);
     REQUIRE(p.basins.size() == 1);
     CHECK(p.basins[0].attractor == 1.0);
     CHECK(p.basins[0].from == -1.0);
@@ -48,7 +48,7 @@ TEST_CASE("phase: d=50 L=50 R=25 is bistable through the finite-L term the mean-
     const ModelParams m{50, 50, 25, 1.0, 1.0, 1.0};
     const PhasePortrait exact = phase_portrait(DriftField::exact(m));
     CHECK(exact.equilibria.size() == 3);
-    CHECK(exact.equilibria.front().kind == "attractor");
+    CHECK(exact.equilibria.front().kind == EquilibriumKind::attractor);
     const PhasePortrait mf = phase_portrait(DriftField::meanfield(m));
     CHECK(mf.monotone);
 }
@@ -63,8 +63,8 @@ TEST_CASE("phase: a root pair inside one scan cell, and a tangency within error"
     REQUIRE(p.equilibria.size() == 4);
     CHECK(p.equilibria[1].rho == doctest::Approx(0.30).epsilon(1e-12));
     CHECK(p.equilibria[2].rho == doctest::Approx(0.31).epsilon(1e-12));
-    CHECK(p.equilibria[1].kind == "attractor");  // F' = (1 - r^2) j''(0.30) < 0
-    CHECK(p.equilibria[2].kind == "repeller");
+    CHECK(p.equilibria[1].kind == EquilibriumKind::attractor);  // F' = (1 - r^2) j''(0.30) < 0
+    CHECK(p.equilibria[2].kind == EquilibriumKind::repeller);
     // j' = (rho - 0.3)^2 touches zero: reported as a near tangency, not as equilibria.
     const DriftField touch = DriftField::from_functions(
         [](double r) { return (r - 0.3) * (r - 0.3); }, [](double r) { return 2 * (r - 0.3); }, 1e-12, "touch");

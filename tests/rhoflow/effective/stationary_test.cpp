@@ -1,6 +1,6 @@
 // The stationary law of the constant-step chain: the quadrature against diffusions with a
 // closed-form stationary density, and the prediction against a long constant-step SGA run.
-#include "rhoflow/ode/stationary.hpp"
+#include "rhoflow/effective/stationary.hpp"
 
 #include <boost/math/distributions/normal.hpp>
 #include <doctest/doctest.h>

@@ -1,16 +1,18 @@
-#include "rhoflow/ode/effective.hpp"
+#include "rhoflow/effective/effective.hpp"
 
 #include <algorithm>
 #include <array>
-#include <boost/math/tools/toms748_solve.hpp>
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
+#include "rhoflow/ode/detail/root_scan.hpp"
 #include "rhoflow/core/random.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
 
 namespace rhoflow {
 
@@ -81,40 +83,39 @@ double EffectiveDrift::a_err(double rho, double eta) const {
 
 // ------------------------------------------------------------------------------- equilibria
 
-std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells) {
-    std::vector<EffectiveEquilibrium> out;
+namespace {
+
+// The equilibrium of a(.; eta) at the root rho: a' by a central difference, the root's error
+// from a's, and its kind.
+EffectiveEquilibrium classify_effective(const EffectiveDrift& drift, double eta, double rho) {
     auto a = [&](double r) { return drift.a(r, eta); };
-    double x0 = -1, y0 = a(x0);
-    for (int k = 1; k <= cells; ++k) {
-        const double x1 = -1.0 + 2.0 * k / cells, y1 = a(x1);
-        const bool on_node = y1 == 0 && k < cells;  // a root exactly on a scan node
-        if (on_node || (y0 != 0 && y1 != 0 && (y0 < 0) != (y1 < 0))) {
-            EffectiveEquilibrium e;
-            if (on_node) {
-                e.rho = x1;
-            } else {
-                std::uintmax_t iters = 100;
-                const auto r = boost::math::tools::toms748_solve(a, x0, x1, y0, y1,
-                                                                 boost::math::tools::eps_tolerance<double>(50), iters);
-                e.rho = 0.5 * (r.first + r.second);
-            }
-            const double h = 1e-4;
-            e.slope = (a(std::min(1.0, e.rho + h)) - a(std::max(-1.0, e.rho - h))) /
-                      (std::min(1.0, e.rho + h) - std::max(-1.0, e.rho - h));
-            const double err = drift.a_err(e.rho, eta);
-            e.rho_err = std::abs(e.slope) > 0 ? err / std::abs(e.slope) : 2.0;
-            // The noise in a is interpolated between the tables' nodes, so it can tilt a by about
-            // err over one node spacing (Lobatto: about pi/n sqrt(1 - rho^2), pi^2/(2 n^2) at the ends).
-            const double n = static_cast<double>(drift.tables().front().nodes.size() - 1);
-            const double spacing = std::max(M_PI / n * std::sqrt(std::max(0.0, 1 - e.rho * e.rho)), M_PI * M_PI / (2 * n * n));
-            const double slope_err = 2 * err / spacing;
-            e.stable = e.slope < -slope_err;
-            e.kind = e.slope < -slope_err ? "attractor" : e.slope > slope_err ? "repeller" : "degenerate";
-            out.push_back(e);
-        }
-        x0 = x1;
-        y0 = y1;
-    }
+    EffectiveEquilibrium e;
+    e.rho = rho;
+    const double h = 1e-4;
+    e.slope = (a(std::min(1.0, e.rho + h)) - a(std::max(-1.0, e.rho - h))) /
+              (std::min(1.0, e.rho + h) - std::max(-1.0, e.rho - h));
+    const double err = drift.a_err(e.rho, eta);
+    e.rho_err = std::abs(e.slope) > 0 ? err / std::abs(e.slope) : 2.0;
+    // The noise in a is interpolated between the tables' nodes, so it can tilt a by about
+    // err over one node spacing (Lobatto: about pi/n sqrt(1 - rho^2), pi^2/(2 n^2) at the ends).
+    const double n = static_cast<double>(drift.tables().front().nodes.size() - 1);
+    const double spacing = std::max(M_PI / n * std::sqrt(std::max(0.0, 1 - e.rho * e.rho)), M_PI * M_PI / (2 * n * n));
+    const double slope_err = 2 * err / spacing;
+    e.kind = equilibrium_kind(e.slope, slope_err);
+    e.stable = e.kind == EquilibriumKind::attractor;
+    return e;
+}
+
+}  // namespace
+
+std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells) {
+    const std::function<double(double)> a = [&](double r) { return drift.a(r, eta); };
+    const detail::RootGrid grid = detail::scan_grid(a, cells, "effective equilibria: a(rho; eta)");
+    const detail::RootRefine refine{50, 100};
+    std::vector<double> roots = detail::sign_change_roots(a, grid, refine), near_tangencies;
+    detail::close_root_pairs(a, grid, 0.0, refine, roots, near_tangencies);
+    std::vector<EffectiveEquilibrium> out;
+    for (double r : detail::sorted_roots(std::move(roots))) out.push_back(classify_effective(drift, eta, r));
     return out;
 }
 
@@ -123,23 +124,23 @@ std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& dri
 namespace {
 
 // t_k for k = 0..steps: the ODE time at which step k starts.
-std::vector<double> step_times(const StepSizes& eta, std::int64_t steps) {
+std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps) {
     std::vector<double> t(static_cast<std::size_t>(steps) + 1, 0.0);
-    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + eta(k);
+    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + schedule.eta(k);
     return t;
 }
 
 }  // namespace
 
-std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                         double rho0, const std::vector<double>& times, double rtol) {
     namespace odeint = boost::numeric::odeint;
     using State = std::array<double, 1>;
-    const std::vector<double> tk = step_times(eta, steps);
+    const std::vector<double> tk = step_times(schedule, steps);
     auto eta_at = [&](double t) {
         const auto it = std::upper_bound(tk.begin(), tk.end(), t);
         const std::int64_t k = std::clamp<std::int64_t>(it - tk.begin() - 1, 0, steps - 1);
-        return eta(k);
+        return schedule.eta(k);
     };
     auto sys = [&](const State& x, State& dxdt, double t) {
         dxdt[0] = drift.a(std::clamp(x[0], -1.0, 1.0), eta_at(t));
@@ -153,7 +154,7 @@ std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepS
     if (i == times.size()) return out;
     std::vector<double> ts = {0.0};
     ts.insert(ts.end(), times.begin() + static_cast<std::ptrdiff_t>(i), times.end());
-    odeint::integrate_times(stepper, sys, x, ts.begin(), ts.end(), 1e-3 * eta(0),
+    odeint::integrate_times(stepper, sys, x, ts.begin(), ts.end(), 1e-3 * schedule.eta(0),
                             [&](const State& s, double t) {
                                 if (t > 0) out.push_back(std::clamp(s[0], -1.0, 1.0));
                             });
@@ -201,11 +202,11 @@ struct StepPlan {
     std::vector<std::uint32_t> lo, hi;
 };
 
-StepPlan plan_steps(const Lookup& L, const StepSizes& eta, std::int64_t steps) {
+StepPlan plan_steps(const Lookup& L, const StepSchedule& schedule, std::int64_t steps) {
     StepPlan p;
     double t = 0;
     for (std::int64_t k = 0; k < steps; ++k) {
-        const double e = eta(k);
+        const double e = schedule.eta(k);
         const EtaBracket b = bracket_eta(L.etas, e);
         p.eta.push_back(e);
         p.w.push_back(b.w);
@@ -220,13 +221,13 @@ StepPlan plan_steps(const Lookup& L, const StepSizes& eta, std::int64_t steps) {
 
 }  // namespace
 
-EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                      const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
                                      std::int64_t d, double hit_eps, const PredictionParams& params) {
     params.validate();
     require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
     const Lookup L(drift);
-    const StepPlan plan = plan_steps(L, eta, steps);
+    const StepPlan plan = plan_steps(L, schedule, steps);
     const auto P = static_cast<std::size_t>(params.paths), R = record_steps.size();
     std::vector<double> rec(R * P), final_rho(P), hit(P, -1.0);
     const double level = 1 - hit_eps, h = 2.0 / kGrid;
@@ -235,9 +236,7 @@ EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSize
         const std::size_t first = static_cast<std::size_t>(b * kBlock), last = std::min(P, first + kBlock);
         std::vector<double> x(last - first);
         for (auto& r : x) {
-            if (rho0) { r = *rho0; continue; }
-            const double z = rng.normal();  // <q, xi> for q uniform on the sphere
-            r = z / std::sqrt(z * z + rng.chi_squared(d - 1));
+            r = rho0 ? *rho0 : uniform_sphere_rho(d, rng);
         }
         std::size_t next = 0;
         for (std::int64_t k = 0; k <= steps; ++k) {

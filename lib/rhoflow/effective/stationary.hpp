@@ -24,8 +24,8 @@
 
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/model/update_rule.hpp"
-#include "rhoflow/ode/effective.hpp"
-#include "rhoflow/ode/step_moments.hpp"
+#include "rhoflow/effective/effective.hpp"
+#include "rhoflow/effective/step_moments.hpp"
 
 namespace rhoflow {
 

@@ -2,9 +2,9 @@
 // and variance of one SGA step from rho, a(rho; eta) = E[rho' - rho]/eta and
 // v(rho; eta) = Var[rho' - rho]/eta^2, tabulated on Chebyshev-Lobatto nodes in rho.
 //
-// Method: Monte Carlo with the model's exact per-sample law (model/sample.hpp) and the update
-// rule (model/update_rule.hpp), one independent stream per node (StreamPurpose::one_step_moments);
-// tables at several step sizes share the draws.
+// Method: Monte Carlo with the chain's own exact reduced sampler (stochastic/reduced_sampler.hpp:
+// a fresh sample, then the update rule), one independent stream per node
+// (StreamPurpose::one_step_moments); tables at several step sizes share the draws.
 // The first-order increment s g_v (s = sqrt(1 - rho^2)) has mean F(rho) = (1 - rho^2) j'(rho)
 // exactly, so it is used as a control variate:
 //     a(rho; eta) = F(rho) + E[(rho' - rho)/eta - s g_v],

@@ -1,6 +1,6 @@
 // Effective dynamics: the one-step moment tables against the exact leading order, and the
 // effective chain against an autoregression with known moments.
-#include "rhoflow/ode/effective.hpp"
+#include "rhoflow/effective/effective.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
-#include "rhoflow/ode/step_moments.hpp"
+#include "rhoflow/effective/step_moments.hpp"
 
 using namespace rhoflow;
 
@@ -49,7 +49,7 @@ TEST_CASE("effective chain: a linear drift and constant variance give the AR(1) 
     PredictionParams pp;
     pp.paths = 20000;
     pp.seed = 5;
-    const EffectivePrediction p = predict_ensemble(D, [&](std::int64_t) { return eta; }, K, {0, 50, K}, rho0, 10, 0.01, pp);
+    const EffectivePrediction p = predict_ensemble(D, StepSchedule{eta, 1.0, 0.0}, K, {0, 50, K}, rho0, 10, 0.01, pp);
     const double phi = 1 - eta * kappa;
     for (const auto& r : p.records) {
         const double k = static_cast<double>(r.step);
@@ -62,7 +62,7 @@ TEST_CASE("effective chain: a linear drift and constant variance give the AR(1) 
         CHECK(r.t == doctest::Approx(eta * k).epsilon(1e-12));
     }
     // The effective ODE is the noise-free recursion's limit: m + (rho0 - m) e^{-kappa t}.
-    const auto ode = solve_effective_ode(D, [&](std::int64_t) { return eta; }, K, rho0, {1.0, 4.0});
+    const auto ode = solve_effective_ode(D, StepSchedule{eta, 1.0, 0.0}, K, rho0, {1.0, 4.0});
     CHECK(ode[0] == doctest::Approx(mu + (rho0 - mu) * std::exp(-kappa * 1.0)).epsilon(1e-6));
     CHECK(ode[1] == doctest::Approx(mu + (rho0 - mu) * std::exp(-kappa * 4.0)).epsilon(1e-6));
 }
@@ -77,10 +77,31 @@ TEST_CASE("effective equilibria: the roots of a and their stability") {
     const auto eq = effective_equilibria(EffectiveDrift(zero, {t}), 0.01);
     REQUIRE(eq.size() == 2);
     CHECK(eq[0].rho == doctest::Approx(0.2).epsilon(1e-10));
-    CHECK(eq[0].kind == "repeller");
+    CHECK(eq[0].kind == EquilibriumKind::repeller);
     CHECK(eq[1].rho == doctest::Approx(0.8).epsilon(1e-10));
-    CHECK(eq[1].kind == "attractor");
+    CHECK(eq[1].kind == EquilibriumKind::attractor);
     CHECK(eq[1].slope == doctest::Approx(-0.6).epsilon(1e-6));
+}
+
+TEST_CASE("effective equilibria: two roots inside one scan cell are found (the phase portrait's scan)") {
+    // a(rho) = (rho - 0.3001)(rho - 0.3003): both roots lie in the scan cell [0.3, 0.3005] of the
+    // default 4000 cells, where a has no sign change on the grid; a scan of sign changes alone
+    // finds neither. The shared scan (ode/detail/root_scan.hpp) sees the local minimum of |a| at
+    // 0.3 and brackets both: an attractor at 0.3001 (a' = -2e-4), a repeller at 0.3003.
+    const DriftField zero = DriftField::from_functions([](double) { return 0.0; }, [](double) { return 0.0; }, 0.0, "zero");
+    const double r1 = 0.3001, r2 = 0.3003;
+    StepMomentTable t;
+    t.eta = 0.01;
+    for (double r : Chebyshev::lobatto_points(16)) t.nodes.push_back({r, 0.0, (r - r1) * (r - r2), 0.0, 0.5, 0.0});
+    const auto eq = effective_equilibria(EffectiveDrift(zero, {t}), 0.01);
+    REQUIRE(eq.size() == 2);
+    CHECK(std::abs(eq[0].rho - r1) < 1e-9);
+    CHECK(std::abs(eq[1].rho - r2) < 1e-9);
+    CHECK(eq[0].kind == EquilibriumKind::attractor);
+    CHECK(eq[0].stable);
+    CHECK(eq[1].kind == EquilibriumKind::repeller);
+    CHECK_FALSE(eq[1].stable);
+    CHECK(eq[0].slope == doctest::Approx(r1 - r2).epsilon(1e-6));
 }
 
 TEST_CASE("effective drift: several tables, given in any order, interpolate linearly in eta and clamp outside") {

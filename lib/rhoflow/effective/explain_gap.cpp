@@ -1,17 +1,37 @@
-#include "rhoflow/compare/detail/explain_gap.hpp"
+#include "rhoflow/effective/explain_gap.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <fmt/format.h>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
-#include "rhoflow/ode/effective.hpp"
+#include "rhoflow/effective/effective.hpp"
 
-namespace rhoflow::detail {
+namespace rhoflow {
+
+void EffectiveParams::validate() const {
+    require(std::isfinite(level_ratio) && level_ratio >= 1.05 && level_ratio <= 10, "level_ratio", level_ratio,
+            "1.05 <= level_ratio <= 10");
+    validate_member("moments", [&] { moments.validate(); });
+    validate_member("prediction", [&] { prediction.validate(); });
+    require(bootstrap >= 4 && bootstrap <= 1000, "bootstrap", bootstrap, "4 <= bootstrap <= 1000");
+    require(std::isfinite(alpha) && alpha >= 1e-6 && alpha <= 0.5, "alpha", alpha, "1e-6 <= alpha <= 0.5");
+}
+
+RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)
+RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
+                   detectable_field_error, method)
+RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
+RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
+RHOFLOW_JSON_HOOKS(GapRow, step, t, sga_mean)
+RHOFLOW_JSON_HOOKS(RowPrediction, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se, residual_z, p_value)
+RHOFLOW_JSON_HOOKS(GapExplanation, summary, verdict, rows, trajectory)
 
 namespace {
 
@@ -30,7 +50,7 @@ std::vector<double> level_etas(const StepSchedule& sch, std::int64_t steps, doub
 }
 
 // The effective ODE from every distinct start of the trials, averaged (like the plain ODE's rows).
-std::vector<double> effective_ode_rows(const EffectiveDrift& D, const StepSizes& eta, std::int64_t steps,
+std::vector<double> effective_ode_rows(const EffectiveDrift& D, const StepSchedule& eta, std::int64_t steps,
                                        const std::vector<double>& starts, const std::vector<double>& times) {
     std::vector<double> mean(times.size(), 0.0);
     for (double r0 : starts) {
@@ -43,7 +63,7 @@ std::vector<double> effective_ode_rows(const EffectiveDrift& D, const StepSizes&
 // The spread of the effective ODE over tables perturbed within their errors: the prediction's
 // systematic error at each row (and at the final time, the last entry of `times`).
 std::vector<double> systematic_errors(const DriftField& F, const std::vector<StepMomentTable>& tables,
-                                      const EffectiveParams& ep, std::uint64_t seed, const StepSizes& eta,
+                                      const EffectiveParams& ep, std::uint64_t seed, const StepSchedule& eta,
                                       std::int64_t steps, const std::vector<double>& starts,
                                       const std::vector<double>& times) {
     RandomStream rng({seed, StreamPurpose::bootstrap, 1});
@@ -79,28 +99,30 @@ std::vector<PlateauPoint> plateau(const EffectiveDrift& D, const std::vector<dou
 }
 
 // Fills each row's prediction and residual; returns the verdict's row statistics.
-ConsistencyVerdict judge_rows(std::vector<CompareRow>& rows, const EffectivePrediction& pred, const std::vector<double>& eff,
-                   const std::vector<double>& syst, std::int64_t trials, double alpha) {
+ConsistencyVerdict judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out,
+                              const EffectivePrediction& pred, const std::vector<double>& eff,
+                              const std::vector<double>& syst, std::int64_t trials, double alpha) {
     ConsistencyVerdict v;
     v.alpha = alpha;
     const double n = static_cast<double>(trials);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        CompareRow& r = rows[i];
-        const auto it = std::find_if(pred.records.begin(), pred.records.end(), [&](const auto& x) { return x.step == r.step; });
+        const GapRow& row = rows[i];
+        RowPrediction& r = out[i];
+        const auto it = std::find_if(pred.records.begin(), pred.records.end(), [&](const auto& x) { return x.step == row.step; });
         const double spread = it->rho.se * std::sqrt(static_cast<double>(it->rho.n));
         r.rho_eff_ode = eff[i];
         r.pred_mean = it->rho.mean;
         r.pred_q10 = it->q10;
         r.pred_q90 = it->q90;
         r.pred_se = std::sqrt(spread * spread / n + it->rho.se * it->rho.se + syst[i] * syst[i]);
-        const double resid = r.rho_sga.mean - it->rho.mean;
+        const double resid = row.sga_mean - it->rho.mean;
         if (*r.pred_se > 0) {
             r.residual_z = resid / *r.pred_se;
             r.p_value = std::erfc(std::abs(*r.residual_z) / std::sqrt(2.0));
             ++v.rows_tested;
             if (std::abs(*r.residual_z) > v.max_abs_z) {
                 v.max_abs_z = std::abs(*r.residual_z);
-                v.worst_step = r.step;
+                v.worst_step = row.step;
             }
             v.min_p_value = std::min(v.min_p_value, *r.p_value);
         }
@@ -117,8 +139,8 @@ ConsistencyVerdict judge_rows(std::vector<CompareRow>& rows, const EffectivePred
 
 // The smallest |S - 1| that would move some row's effective ODE by threshold_z predicted errors.
 double detectable_error(const DriftField& F, const std::vector<StepMomentTable>& tables,
-                        const StepSizes& eta, std::int64_t steps, const std::vector<double>& starts,
-                        const std::vector<double>& times, const std::vector<CompareRow>& rows, double threshold) {
+                        const StepSchedule& eta, std::int64_t steps, const std::vector<double>& starts,
+                        const std::vector<double>& times, const std::vector<RowPrediction>& rows, double threshold) {
     constexpr double d = 0.1;
     const auto up = effective_ode_rows(EffectiveDrift(F.scaled(1 + d), tables), eta, steps, starts, times);
     const auto dn = effective_ode_rows(EffectiveDrift(F.scaled(1 - d), tables), eta, steps, starts, times);
@@ -147,10 +169,10 @@ EffectiveDrift first_order_drift(const ModelParams& model, const DriftField& F, 
 }
 
 // The trajectory figure's prediction columns (its points are the record steps after step 0).
-void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const StepSizes& eta, std::int64_t steps,
-                     const std::vector<double>& starts, const EffectivePrediction& pred, std::vector<TrajectoryPoint>& traj) {
-    std::vector<double> times;
-    for (const auto& p : traj) times.push_back(p.t);
+void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const StepSchedule& eta, std::int64_t steps,
+                     const std::vector<double>& starts, const EffectivePrediction& pred,
+                     const std::vector<double>& times, std::vector<RowPrediction>& traj) {
+    traj.resize(times.size());
     const std::vector<double> ode = effective_ode_rows(D, eta, steps, starts, times);
     const std::vector<double> ode1 = effective_ode_rows(first, eta, steps, starts, times);
     for (std::size_t i = 0; i < traj.size(); ++i) {
@@ -165,56 +187,58 @@ void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const
 
 }  // namespace
 
-std::vector<double> table_etas(const CompareParams& p) {
-    return level_etas(p.sga.schedule, p.sga.steps, p.effective.level_ratio);
+std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep) {
+    return level_etas(sga.schedule, sga.steps, ep.level_ratio);
 }
 
-std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
-                                                 std::size_t count) {
-    StepMomentParams moments = p.effective.moments;
-    moments.seed = p.sga.seed;
-    return measure_step_moment_nodes(p.model, F, table_etas(p), p.sga.update, moments, 0, first, count);
+std::vector<StepMomentTable> measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga,
+                                                     const EffectiveParams& ep, const DriftField& F, std::size_t first,
+                                                     std::size_t count) {
+    StepMomentParams moments = ep.moments;
+    moments.seed = sga.seed;
+    return measure_step_moment_nodes(model, F, table_etas(sga, ep), sga.update, moments, 0, first, count);
 }
 
-std::vector<StepMomentTable> measure_tables(const CompareParams& p, const DriftField& F) {
-    return measure_table_nodes(p, F, 0, static_cast<std::size_t>(p.effective.moments.nodes) + 1);
+std::vector<StepMomentTable> measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                                                const DriftField& F) {
+    return measure_gap_table_nodes(model, sga, ep, F, 0, static_cast<std::size_t>(ep.moments.nodes) + 1);
 }
 
-void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
-                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out) {
-    const SgaParams& sg = p.sga;
-    EffectiveSummary eff;
-    eff.params = p.effective;
+GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
+                           double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
+                           const std::vector<double>& starts, const std::vector<GapRow>& rows,
+                           const std::vector<double>& trajectory_times, std::vector<StepMomentTable> tables) {
+    GapExplanation out;
+    EffectiveSummary& eff = out.summary;
+    eff.params = ep;
     eff.params.moments.seed = eff.params.prediction.seed = sg.seed;
-    const std::vector<double> etas = table_etas(p);
+    const std::vector<double> etas = table_etas(sg, ep);
     eff.tables = std::move(tables);
     const EffectiveDrift D(F, eff.tables);
-    const StepSizes eta = [&](std::int64_t k) { return sg.schedule.eta(k); };
+    const StepSchedule& eta = sg.schedule;
     const EffectivePrediction pred =
-        predict_ensemble(D, eta, sg.steps, records, sg.rho0, p.model.d, sg.hit_eps, eff.params.prediction);
+        predict_ensemble(D, eta, sg.steps, records, sg.rho0, model.d, sg.hit_eps, eff.params.prediction);
 
-    std::vector<double> starts, times;
-    for (const auto& tr : ens.trials)
-        if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
-    for (const auto& r : out.table) times.push_back(r.t);  // the last row is the run's end
+    std::vector<double> times;
+    for (const auto& r : rows) times.push_back(r.t);  // the last row is the run's end
     const std::vector<double> eff_ode = effective_ode_rows(D, eta, sg.steps, starts, times);
-    const EffectiveDrift first = first_order_drift(p.model, F, sg.update);
+    const EffectiveDrift first = first_order_drift(model, F, sg.update);
     const std::vector<double> first_ode = effective_ode_rows(first, eta, sg.steps, starts, times);
-    for (std::size_t i = 0; i < out.table.size(); ++i) out.table[i].rho_first_order = first_ode[i];
-    fill_trajectory(D, first, eta, sg.steps, starts, pred, out.trajectory);
-    const std::vector<double> syst = systematic_errors(F, eff.tables, p.effective, sg.seed, eta, sg.steps, starts, times);
+    out.rows.resize(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) out.rows[i].rho_first_order = first_ode[i];
+    fill_trajectory(D, first, eta, sg.steps, starts, pred, trajectory_times, out.trajectory);
+    const std::vector<double> syst = systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, starts, times);
 
-    ConsistencyVerdict v = judge_rows(out.table, pred, eff_ode, syst, sg.trials, p.effective.alpha);
-    v.field_scale = p.field_scale;
-    v.detectable_field_error =
-        detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.table, v.threshold_z);
+    ConsistencyVerdict& v = out.verdict;
+    v = judge_rows(rows, out.rows, pred, eff_ode, syst, sg.trials, ep.alpha);
+    v.field_scale = field_scale;
+    v.detectable_field_error = detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.rows, v.threshold_z);
     eff.abs_rho_final = pred.abs_rho_final;
     eff.abs_rho_final_err = syst.back();
     eff.hit_time = pred.hit_time;
     eff.hit_fraction = pred.hit_fraction;
     eff.plateau = plateau(D, etas);
-    out.effective = std::move(eff);
-    out.verdict = v;
+    return out;
 }
 
-}  // namespace rhoflow::detail
+}  // namespace rhoflow

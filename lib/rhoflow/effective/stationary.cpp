@@ -1,4 +1,4 @@
-#include "rhoflow/ode/stationary.hpp"
+#include "rhoflow/effective/stationary.hpp"
 
 #include <algorithm>
 #include <array>

@@ -19,7 +19,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -30,7 +29,9 @@
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/drift_field.hpp"
-#include "rhoflow/ode/step_moments.hpp"
+#include "rhoflow/ode/phase.hpp"
+#include "rhoflow/effective/step_moments.hpp"
+#include "rhoflow/stochastic/schedule.hpp"
 
 namespace rhoflow {
 
@@ -79,20 +80,18 @@ struct EffectiveEquilibrium {
     double rho = 0;        ///< root of a(.; eta)
     double rho_err = 0;    ///< its error from the standard error of a: a_err / |a'|
     double slope = 0;      ///< a'(rho) (per unit rho)
-    bool stable = false;   ///< a' < 0 beyond its error
-    std::string kind;      ///< "attractor", "repeller" or "degenerate"
+    bool stable = false;   ///< a' < 0 beyond its error (kind == attractor)
+    EquilibriumKind kind = EquilibriumKind::degenerate;  ///< attractor, repeller or degenerate (from a' and its error)
 };
 
-/// The roots of a(.; eta) in [-1, 1], ascending, found by a scan of `cells` cells and TOMS 748.
+/// The roots of a(.; eta) in [-1, 1], ascending, found by the phase portrait's scan of `cells`
+/// cells (ode/detail/root_scan.hpp: sign changes and close pairs, refined by TOMS 748); throws
+/// NumericalError where a is not finite.
 std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& drift, double eta, int cells = 4000);
 
-/// Step sizes eta_k of a run, k = 0, 1, ... (the stochastic side's schedule, passed as a function
-/// so that the ODE side does not depend on it).
-using StepSizes = std::function<double(std::int64_t)>;
-
 /// The effective ODE d rho/dt = a(rho; eta(t)) from rho0, reported at `times` (ascending);
-/// eta(t) is the step eta_k for t_k <= t < t_{k+1}, t_k = sum_{j<k} eta_j, k < steps.
-std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+/// eta(t) is the schedule's step eta_k for t_k <= t < t_{k+1}, t_k = sum_{j<k} eta_j, k < steps.
+std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                         double rho0, const std::vector<double>& times, double rtol = 1e-8);
 
 /// Controls of the effective-chain ensemble.
@@ -122,9 +121,10 @@ struct EffectivePrediction {
     std::vector<double> hit_time_quantiles; ///< 10, 50, 90% quantiles of the hitting time (paths that hit)
 };
 
-/// Runs the effective chain for `steps` steps of sizes `eta` from rho0 (or, when empty, from the
-/// law of <q, xi> for q uniform on the sphere in dimension d), recording at `record_steps`.
-EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSizes& eta, std::int64_t steps,
+/// Runs the effective chain for `steps` steps of the schedule's sizes from rho0 (or, when empty,
+/// from the law of <q, xi> for q uniform on the sphere in dimension d, uniform_sphere_rho),
+/// recording at `record_steps`.
+EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                      const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
                                      std::int64_t d, double hit_eps, const PredictionParams& params = {});
 

@@ -1,4 +1,4 @@
-#include "rhoflow/ode/step_moments.hpp"
+#include "rhoflow/effective/step_moments.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/core/stats.hpp"
-#include "rhoflow/model/sample.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
 
 namespace rhoflow {
 
@@ -32,16 +32,16 @@ struct NodeSums {
 
 // One node at every step size, from the same draws (the draw is the cost; the update is not):
 // the control-variate residual for a, and batch variances of the scaled step for v.
-std::vector<StepMomentNode> measure_node(SampleDrawer& drawer, double rho, double F, const std::vector<double>& etas,
+std::vector<StepMomentNode> measure_node(ReducedSampler& sampler, double rho, double F, const std::vector<double>& etas,
                                          UpdateRule rule, std::int64_t samples, RandomStream& rng) {
     const double s = std::sqrt(std::max(0.0, 1 - rho * rho));
     const std::int64_t per_batch = std::max<std::int64_t>(2, samples / kBatches);
     std::vector<NodeSums> sums(etas.size());
     for (int b = 0; b < kBatches; ++b) {
         for (std::int64_t i = 0; i < per_batch; ++i) {
-            const GradientDraw g = drawer.draw(rho, rng);
+            const GradientDraw g = sampler.draw(rho, rng);
             for (std::size_t e = 0; e < etas.size(); ++e) {
-                const double next = updated_rho(rho, etas[e], g, rule);
+                const double next = ReducedSampler::step(rho, etas[e], g, rule);
                 if (!std::isfinite(next))
                     throw NumericalError(fmt::format("one-step moments at rho = {}: the step eta = {} overflows",
                                                      format_number(rho), format_number(etas[e])));
@@ -84,9 +84,9 @@ std::vector<StepMomentTable> measure_step_moment_nodes(const ModelParams& model,
     }
     parallel_for(static_cast<std::int64_t>(count), params.threads, [&](std::int64_t j) {
         const std::size_t k = first + static_cast<std::size_t>(j);
-        SampleDrawer drawer(model);
+        ReducedSampler sampler(model);
         RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(k), sub});
-        const auto nodes = measure_node(drawer, rho[k], field.drift(rho[k]), etas, rule, params.samples, rng);
+        const auto nodes = measure_node(sampler, rho[k], field.drift(rho[k]), etas, rule, params.samples, rng);
         for (std::size_t e = 0; e < etas.size(); ++e) tables[e].nodes[static_cast<std::size_t>(j)] = nodes[e];
     });
     return tables;

@@ -1,0 +1,53 @@
+#include "rhoflow/compare/detail/effective_columns.hpp"
+
+#include <algorithm>
+
+#include "rhoflow/effective/explain_gap.hpp"
+
+namespace rhoflow::detail {
+
+std::vector<StepMomentTable> measure_tables(const CompareParams& p, const DriftField& F) {
+    return measure_gap_tables(p.model, p.sga, p.effective, F);
+}
+
+std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
+                                                 std::size_t count) {
+    return measure_gap_table_nodes(p.model, p.sga, p.effective, F, first, count);
+}
+
+void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
+                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out) {
+    std::vector<double> starts, times;
+    for (const auto& tr : ens.trials)
+        if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
+    std::vector<GapRow> rows;
+    for (const auto& r : out.table) rows.push_back({r.step, r.t, r.rho_sga.mean});
+    for (const auto& pt : out.trajectory) times.push_back(pt.t);
+    GapExplanation x = rhoflow::explain_gap(p.model, p.sga, p.effective, p.field_scale, F, records, starts, rows, times,
+                                            std::move(tables));
+    for (std::size_t i = 0; i < out.table.size(); ++i) {
+        CompareRow& r = out.table[i];
+        const RowPrediction& e = x.rows[i];
+        r.rho_eff_ode = e.rho_eff_ode;
+        r.rho_first_order = e.rho_first_order;
+        r.pred_mean = e.pred_mean;
+        r.pred_q10 = e.pred_q10;
+        r.pred_q90 = e.pred_q90;
+        r.pred_se = e.pred_se;
+        r.residual_z = e.residual_z;
+        r.p_value = e.p_value;
+    }
+    for (std::size_t i = 0; i < out.trajectory.size(); ++i) {
+        TrajectoryPoint& t = out.trajectory[i];
+        const RowPrediction& e = x.trajectory[i];
+        t.rho_eff_ode = e.rho_eff_ode;
+        t.rho_first_order = e.rho_first_order;
+        t.pred_mean = e.pred_mean;
+        t.pred_q10 = e.pred_q10;
+        t.pred_q90 = e.pred_q90;
+    }
+    out.effective = std::move(x.summary);
+    out.verdict = x.verdict;
+}
+
+}  // namespace rhoflow::detail

@@ -1,0 +1,153 @@
+// The SGA-ODE gap explained by the effective dynamics (docs/theory.md section 9): one-step
+// moment tables at step sizes spanning the run's (geometric, consecutive ones at most
+// level_ratio apart, from the same draws), the effective ODE and the effective chain predict
+// the SGA ensemble's mean, its 10-90% band and its hitting time at the given rows. Each row's
+// residual z = (SGA mean - predicted mean) / (predicted standard error of a trials-mean,
+// combined with the chain's own Monte Carlo error and the tables' systematic error from a
+// parametric bootstrap) and a verdict for the whole run: `consistent` unless some row's
+// two-sided p-value is below alpha / m (Holm-Bonferroni over the m rows tested, valid under any
+// dependence between rows). The result also says the smallest field error the ensemble would
+// detect and the effective attractor rho*(eta) over the run's step sizes.
+// The comparator (compare/compare.hpp) fills its rows from this; nothing here knows its types.
+// When it fails: as the parts it uses (step_moments.hpp, effective.hpp); the verdict assumes
+// the rows' SGA means are normal (30 trials or more).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rhoflow/core/stats.hpp"
+#include "rhoflow/effective/effective.hpp"
+#include "rhoflow/effective/step_moments.hpp"
+#include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/model/model.hpp"
+#include "rhoflow/stochastic/ensemble.hpp"
+
+namespace rhoflow {
+
+/// How the comparator predicts the SGA ensemble from the effective dynamics.
+struct EffectiveParams {
+    bool enabled = true;          ///< predict and give a verdict (false: the plain ODE comparison only)
+    double level_ratio = 1.5;     ///< largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
+    StepMomentParams moments = {32, 2000, 1, 0};  ///< the tables (their seed is the ensemble's)
+    PredictionParams prediction = {4000, 1, 0};   ///< the effective chain (its seed is the ensemble's)
+    int bootstrap = 20;           ///< replicas of the tables for the prediction's systematic error, 4 ... 1000
+    double alpha = 0.05;          ///< family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
+    /// Throws InvalidArgument naming the first field out of range.
+    void validate() const;
+};
+
+/// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory?
+struct ConsistencyVerdict {
+    bool consistent = true;       ///< no row rejected at family-wise level alpha
+    double alpha = 0.05;          ///< family-wise false-alarm rate
+    std::int64_t rows_tested = 0; ///< rows with a residual
+    double threshold_z = 0;       ///< |z| beyond which a row rejects (Bonferroni: p < alpha / rows)
+    double max_abs_z = 0;         ///< largest |residual_z|
+    std::int64_t worst_step = 0;  ///< its row's step
+    double min_p_value = 1;       ///< smallest p-value
+    double field_scale = 1;       ///< the scale applied to the theory's field
+    double detectable_field_error = 0;  ///< smallest relative error of F this ensemble would flag (|S - 1|)
+    std::string method;           ///< how the verdict is reached
+};
+
+/// One step size of the effective dynamics: the effective attractor rho*(eta).
+struct PlateauPoint {
+    double eta = 0;        ///< step size
+    double rho_star = 0;   ///< the effective attractor nearest +1 (NaN-free: 1 if none)
+    double rho_star_err = 0;  ///< its error
+};
+
+/// What the effective dynamics predicts beyond the table rows.
+struct EffectiveSummary {
+    EffectiveParams params;                  ///< the parameters as used (seeds: the ensemble's)
+    std::vector<StepMomentTable> tables;     ///< one-step moments at each tabulated step size
+    MeanCI abs_rho_final;                    ///< predicted mean |rho| after the last step
+    double abs_rho_final_err = 0;            ///< its systematic error (table bootstrap)
+    std::optional<MeanCI> hit_time;          ///< predicted hitting time of |rho| >= level
+    double hit_fraction = 0;                 ///< predicted fraction of trials that hit
+    std::vector<PlateauPoint> plateau;       ///< rho*(eta) over the run's step sizes
+};
+
+/// A row of the ensemble the prediction is judged at.
+struct GapRow {
+    std::int64_t step = 0;  ///< step k (one of the record steps)
+    double t = 0;           ///< ODE time t_k
+    double sga_mean = 0;    ///< the SGA ensemble's mean of rho_k
+};
+
+/// The effective prediction at one row (or trajectory point).
+struct RowPrediction {
+    double rho_eff_ode = 0;      ///< the effective ODE d rho/dt = a(rho; eta(t)) from the trials' starts, averaged
+    double rho_first_order = 0;  ///< the first-order corrected ODE d rho/dt = F + eta(t) B (exact B)
+    double pred_mean = 0;        ///< the effective chain's mean of rho_k
+    double pred_q10 = 0;         ///< its 10% quantile
+    double pred_q90 = 0;         ///< its 90% quantile
+    std::optional<double> pred_se;     ///< predicted standard error of the SGA mean (rows only)
+    std::optional<double> residual_z;  ///< (SGA mean - predicted mean) / pred_se (rows with pred_se > 0)
+    std::optional<double> p_value;     ///< two-sided normal p-value of residual_z
+};
+
+/// The whole explanation.
+struct GapExplanation {
+    EffectiveSummary summary;               ///< tables, final |rho|, hitting time, plateau
+    ConsistencyVerdict verdict;             ///< consistent or not
+    std::vector<RowPrediction> rows;        ///< one per GapRow, in order
+    std::vector<RowPrediction> trajectory;  ///< one per trajectory point (no pred_se)
+};
+
+/// The step sizes of the one-step moment tables for the run `sga`.
+std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep);
+/// Nodes [first, first + count) of every table at table_etas (seed: the ensemble's): the unit
+/// in which the tables are spread over MPI ranks; the same numbers as measure_gap_tables.
+std::vector<StepMomentTable> measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga,
+                                                     const EffectiveParams& ep, const DriftField& F, std::size_t first,
+                                                     std::size_t count);
+/// The one-step moment tables at table_etas, from the same draws.
+std::vector<StepMomentTable> measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                                                const DriftField& F);
+
+/// From the tables (table_etas order), predicts the ensemble `sga` of `model` at `rows` (among
+/// `records`, the ensemble's record steps, which must start at step 0 and hold each trajectory
+/// point's step after it) and at the trajectory points `trajectory_times` (the record steps
+/// after step 0), the effective ODE starting from each of `starts` (the trials' distinct
+/// starts). `field_scale` is only recorded in the verdict. The last row is the run's end.
+GapExplanation explain_gap(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                           double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
+                           const std::vector<double>& starts, const std::vector<GapRow>& rows,
+                           const std::vector<double>& trajectory_times, std::vector<StepMomentTable> tables);
+
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const EffectiveParams& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, EffectiveParams& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const ConsistencyVerdict& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ConsistencyVerdict& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const PlateauPoint& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, PlateauPoint& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const EffectiveSummary& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, EffectiveSummary& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GapRow& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GapRow& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const RowPrediction& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, RowPrediction& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GapExplanation& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GapExplanation& v);
+
+}  // namespace rhoflow
