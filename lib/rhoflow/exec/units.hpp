@@ -106,12 +106,13 @@ nlohmann::json root_then_broadcast(Execution ex, const std::function<nlohmann::j
 template <class Out, class F>
 std::vector<Out> map_indices(Execution ex, UnitKind kind, std::int64_t n, int threads, F&& f) {
     const std::int64_t blocks = blocks_for(n, ranks_for(ex));
+    auto start = [&](std::int64_t b) { return n * b / blocks; };  // block b is [start(b), start(b + 1))
     std::vector<Unit> units;
     for (std::int64_t b = 0; n > 0 && b < blocks; ++b) {
         Unit u;
         u.id = {kind, 0, b};
-        u.input = {n * b / blocks, n * (b + 1) / blocks};  // [first, end)
-        u.cost = static_cast<double>(n * (b + 1) / blocks - n * b / blocks);
+        u.input = {start(b), start(b + 1)};
+        u.cost = static_cast<double>(start(b + 1) - start(b));
         units.push_back(std::move(u));
     }
     std::vector<Out> out(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
@@ -123,7 +124,7 @@ std::vector<Out> map_indices(Execution ex, UnitKind kind, std::int64_t n, int th
     };
     try {
         execute(ex, work, std::move(units), [&](UnitQueue&, const UnitId& id, nlohmann::json o, int, double) {
-            const std::int64_t first = n * id.index / blocks;
+            const std::int64_t first = start(id.index);
             auto got = o.get<std::vector<Out>>();
             for (std::size_t k = 0; k < got.size(); ++k) out[static_cast<std::size_t>(first) + k] = std::move(got[k]);
         });

@@ -6,9 +6,17 @@
 
 namespace rhoflow::detail {
 
-std::vector<StepMomentTable> measure_tables(const CompareParams& p, const DriftField& F) {
-    return measure_gap_tables(p.model, p.sga, p.effective, F);
+namespace {
+// The prediction columns a table row and a trajectory point share.
+template <class Point>
+void take_prediction(Point& t, const RowPrediction& e) {
+    t.rho_eff_ode = e.rho_eff_ode;
+    t.rho_first_order = e.rho_first_order;
+    t.pred_mean = e.pred_mean;
+    t.pred_q10 = e.pred_q10;
+    t.pred_q90 = e.pred_q90;
 }
+}  // namespace
 
 std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
                                                  std::size_t count) {
@@ -28,24 +36,12 @@ void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<
     for (std::size_t i = 0; i < out.table.size(); ++i) {
         CompareRow& r = out.table[i];
         const RowPrediction& e = x.rows[i];
-        r.rho_eff_ode = e.rho_eff_ode;
-        r.rho_first_order = e.rho_first_order;
-        r.pred_mean = e.pred_mean;
-        r.pred_q10 = e.pred_q10;
-        r.pred_q90 = e.pred_q90;
+        take_prediction(r, e);
         r.pred_se = e.pred_se;
         r.residual_z = e.residual_z;
         r.p_value = e.p_value;
     }
-    for (std::size_t i = 0; i < out.trajectory.size(); ++i) {
-        TrajectoryPoint& t = out.trajectory[i];
-        const RowPrediction& e = x.trajectory[i];
-        t.rho_eff_ode = e.rho_eff_ode;
-        t.rho_first_order = e.rho_first_order;
-        t.pred_mean = e.pred_mean;
-        t.pred_q10 = e.pred_q10;
-        t.pred_q90 = e.pred_q90;
-    }
+    for (std::size_t i = 0; i < out.trajectory.size(); ++i) take_prediction(out.trajectory[i], x.trajectory[i]);
     out.effective = std::move(x.summary);
     out.verdict = x.verdict;
 }

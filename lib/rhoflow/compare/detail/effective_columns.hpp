@@ -11,10 +11,8 @@
 
 namespace rhoflow::detail {
 
-/// The one-step moment tables of the comparison `p` (effective/explain_gap.hpp's measure_gap_tables).
-std::vector<StepMomentTable> measure_tables(const CompareParams& p, const DriftField& F);
-/// Nodes [first, first + count) of every table measure_tables gives (the same numbers): the
-/// unit in which the tables are spread over MPI ranks.
+/// Nodes [first, first + count) of every one-step moment table of the comparison `p`
+/// (effective/explain_gap.hpp's measure_gap_table_nodes): a unit of the comparison.
 std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
                                                  std::size_t count);
 
