@@ -84,15 +84,12 @@ namespace {
 
 // Where the run is observed: table rows (step 0 and rows-1 steps geometric in k), gap anchors
 // (geometric in t, plus every row whose window fits) and the ensemble's record steps.
-struct Plan {
-    double t_final = 0;
-    std::vector<std::int64_t> rows, anchors, records;
-};
+}  // namespace
 
-Plan make_plan(const CompareParams& p) {
+ComparePlan compare_plan(const CompareParams& p) {
     const SgaParams& sg = p.sga;
     const StepSchedule& sch = sg.schedule;
-    Plan plan;
+    ComparePlan plan;
     plan.t_final = sch.time_at(sg.steps);
     std::set<std::int64_t> row_set = {0, sg.steps};
     for (int i = 0; i < p.rows - 1; ++i)
@@ -114,16 +111,11 @@ Plan make_plan(const CompareParams& p) {
     return plan;
 }
 
-// What one trial's GapTracker leaves behind, copied out when the trial ends.
-struct TrialGaps {
-    std::vector<std::optional<double>> gaps;
-    double sup_tracking = 0;
-    std::vector<double> ode_records;
-};
+namespace {
 
 class GapObserver : public StepObserver {
 public:
-    GapObserver(std::function<double(double)> drift, GapConfig cfg, TrialGaps* slot)
+    GapObserver(std::function<double(double)> drift, GapConfig cfg, TrialTracking* slot)
         : tracker_(std::move(drift), std::move(cfg)), slot_(slot) {}
     void on_step(std::int64_t k, double t, double rho, double m) override { tracker_.on_step(k, t, rho, m); }
     void finish() override {
@@ -134,24 +126,48 @@ public:
 
 private:
     GapTracker tracker_;
-    TrialGaps* slot_;
+    TrialTracking* slot_;
 };
 
+// The theory's field: `field` multiplied by field_scale.
+DriftField theory_field(const DriftField& field, double scale) { return scale == 1.0 ? field : field.scaled(scale); }
+
+// What every trial's GapTracker watches: D_T at the plan's anchors, rho_ODE at its records.
+GapConfig gap_config(const CompareParams& p, const ComparePlan& plan) {
+    GapConfig cfg;
+    cfg.horizon = p.horizon;
+    cfg.anchors = plan.anchors;
+    cfg.record_steps = plan.records;
+    return cfg;
+}
+
+// Observers tracking the trials from `first` on into slots[trial - first], against `drift`.
+ObserverFactory observers_into(std::function<double(double)> drift, GapConfig cfg, std::int64_t first,
+                               std::vector<TrialTracking>& slots) {
+    return [drift = std::move(drift), cfg = std::move(cfg), first, &slots](std::int64_t trial) {
+        return std::make_unique<GapObserver>(drift, cfg, &slots[static_cast<std::size_t>(trial - first)]);
+    };
+}
+
 // Runs an ensemble with a GapTracker on every trial; returns the trials' gap records.
-std::vector<TrialGaps> run_tracked(const ModelParams& model, const SgaParams& sp, const DriftField& F,
-                                   const GapConfig& cfg, ProgressCounter* progress, EnsembleResult* ens) {
-    std::vector<TrialGaps> slots(static_cast<std::size_t>(sp.trials));
+std::vector<TrialTracking> run_tracked(const ModelParams& model, const SgaParams& sp, const DriftField& F,
+                                       const GapConfig& cfg, ProgressCounter* progress, EnsembleResult* ens) {
+    std::vector<TrialTracking> slots(static_cast<std::size_t>(sp.trials));
     auto drift = [&F](double r) { return F.drift(r); };
-    EnsembleResult r = run_trials_here(model, sp, progress, [&](std::int64_t trial) {
-        return std::make_unique<GapObserver>(drift, cfg, &slots[static_cast<std::size_t>(trial - sp.first_trial)]);
-    });
+    EnsembleResult r = run_trials_here(model, sp, progress, observers_into(drift, cfg, sp.first_trial, slots));
     if (ens) *ens = std::move(r);
     return slots;
 }
 
 double mean_of(const std::vector<double>& v) { return mean_ci(v).mean; }
 
-std::vector<GapAnchor> anchor_stats(const Plan& plan, const std::vector<TrialGaps>& slots, const StepSchedule& sch) {
+std::vector<double> sups_of(const std::vector<TrialTracking>& slots) {
+    std::vector<double> sup;
+    for (const auto& s : slots) sup.push_back(s.sup_tracking);
+    return sup;
+}
+
+std::vector<GapAnchor> anchor_stats(const ComparePlan& plan, const std::vector<TrialTracking>& slots, const StepSchedule& sch) {
     std::vector<GapAnchor> out;
     const std::vector<double> anchor_t = sch.times_at(plan.anchors);
     for (std::size_t a = 0; a < plan.anchors.size(); ++a) {
@@ -206,12 +222,12 @@ std::optional<GapFit> fit_gap(const std::vector<GapAnchor>& anchors, double t_fi
     return GapFit{fit_line(fx, fy), t_fit};
 }
 
-std::vector<CompareRow> table_rows(const Plan& plan, const EnsembleResult& ens, const std::vector<TrialGaps>& slots,
+std::vector<CompareRow> table_rows(const ComparePlan& plan, const EnsembleResult& ens, const std::vector<TrialTracking>& slots,
                                    const std::vector<GapAnchor>& anchors, const DriftField& F) {
     std::vector<CompareRow> rows;
     for (const std::int64_t step : plan.rows) {
-        const auto j = static_cast<std::size_t>(std::lower_bound(plan.records.begin(), plan.records.end(), step) -
-                                                plan.records.begin());
+        const std::vector<std::int64_t>& rec = ens.record_steps;
+        const auto j = static_cast<std::size_t>(std::lower_bound(rec.begin(), rec.end(), step) - rec.begin());
         std::vector<double> rho, mass, ode, pop;
         for (std::size_t n = 0; n < slots.size(); ++n) {
             rho.push_back(ens.trials[n].rho[j]);
@@ -239,9 +255,9 @@ std::vector<CompareRow> table_rows(const Plan& plan, const EnsembleResult& ens, 
     return rows;
 }
 
-std::vector<TrajectoryPoint> trajectory(const Plan& plan, const EnsembleResult& ens, const std::vector<TrialGaps>& slots) {
+std::vector<TrajectoryPoint> trajectory(const EnsembleResult& ens, const std::vector<TrialTracking>& slots) {
     std::vector<TrajectoryPoint> out;
-    for (std::size_t j = 1; j < plan.records.size(); ++j) {
+    for (std::size_t j = 1; j < ens.record_steps.size(); ++j) {
         std::vector<double> rho, ode;
         for (std::size_t n = 0; n < slots.size(); ++n) {
             rho.push_back(ens.trials[n].rho[j]);
@@ -333,60 +349,77 @@ StepSizeStudy study_result(const CompareParams& p, const std::vector<SgaParams>&
 
 }  // namespace
 
-// ------------------------------------------------------------------------------- units
+// ------------------------------------------------------------------------- composition
 
 namespace {
 
-// What every unit and the finish need: computed from the parameters alone (the same bits on
-// every rank), once per process.
-struct Context {
-    DriftField F;
-    Plan plan;
-    double study_rho0 = 0, study_t = 0;
-    std::vector<SgaParams> study;
-    SgaParams sp;
-    GapConfig cfg;
-};
-
-Context make_context(const CompareParams& p, const DriftField* field) {
-    const DriftField base = field ? *field : DriftField::make(p.model, p.field, p.table);
-    Context c{p.field_scale == 1.0 ? base : base.scaled(p.field_scale), make_plan(p), 0, 0, {}, p.sga, {}};
-    c.study_rho0 = p.sga.rho0.value_or(0.1);
-    c.study_t = p.study_eta0.empty() ? 0.0 : study_horizon_for(p, c.F, c.study_rho0, c.plan.t_final);
-    if (!p.study_eta0.empty()) c.study = study_runs(p, c.study_rho0, c.study_t);
-    c.sp.record_steps = c.plan.rows;
-    c.cfg.horizon = p.horizon;
-    c.cfg.anchors = c.plan.anchors;
-    c.cfg.record_steps = c.plan.records;
-    return c;
+// The ensemble must be the one `p` describes, recorded where the comparison reads it.
+void check_ensemble(const EnsembleResult& ens, const CompareParams& p, const ComparePlan& plan) {
+    const auto n = static_cast<std::int64_t>(ens.trials.size());
+    if (n != p.sga.trials)
+        throw InvalidArgument("sga.trials", fmt::format("the ensemble keeps {} trials and sga.trials = {} (accepted: "
+                                                        "the ensemble run with the options' sga, every trial kept)",
+                                                        n, p.sga.trials));
+    const std::vector<std::int64_t>& rec = ens.record_steps;
+    if (rec.empty() || rec.front() != 0 || !std::is_sorted(rec.begin(), rec.end()) ||
+        ens.record_times.size() != rec.size())
+        throw InvalidArgument("sga.record_steps", "the ensemble's record steps do not start at step 0 in ascending "
+                                                  "order with one time each (accepted: an ensemble from run_ensemble)");
+    for (const std::int64_t row : plan.rows)
+        if (!std::binary_search(rec.begin(), rec.end(), row))
+            throw InvalidArgument("sga.record_steps",
+                                  fmt::format("the ensemble has no record at step {}, a row of the comparison "
+                                              "(accepted: an ensemble run with sga.record_steps = "
+                                              "compare_plan(options).rows)", row));
+    const std::vector<double> t = p.sga.schedule.times_at(rec);
+    for (std::size_t i = 0; i < rec.size(); ++i)
+        if (t[i] != ens.record_times[i])
+            throw InvalidArgument("sga.schedule", fmt::format("the ensemble's step {} is at t = {} but sga.schedule "
+                                                              "puts it at t = {} (accepted: the schedule the ensemble "
+                                                              "was run with)", rec[i], format_number(ens.record_times[i]),
+                                                              format_number(t[i])));
+    for (const auto& tr : ens.trials)
+        if (tr.rho.size() != rec.size() || tr.nuisance_mass.size() != rec.size())
+            throw InvalidArgument("ensemble.trials", fmt::format("trial {} has {} records of rho and the ensemble {} "
+                                                                 "record steps (accepted: one record per step)",
+                                                                 tr.trial, tr.rho.size(), rec.size()));
 }
 
-// The trials of one ensemble with their gap records.
-struct Tracked {
-    EnsembleResult ens;
-    std::vector<TrialGaps> slots;
-};
-
-Tracked run_tracked_all(const ModelParams& model, const SgaParams& sp, const DriftField& F, const GapConfig& cfg,
-                        ProgressCounter* progress) {
-    Tracked t;
-    t.slots = run_tracked(model, sp, F, cfg, progress, &t.ens);
-    return t;
+// Tracking given by the caller must be one per trial, shaped as the plan and the records say.
+void check_tracking(const std::vector<TrialTracking>& tracking, const EnsembleResult& ens, const ComparePlan& plan) {
+    if (tracking.size() != ens.trials.size())
+        throw InvalidArgument("tracking", fmt::format("tracking holds {} entries and the ensemble {} trials "
+                                                      "(accepted: one entry per trial, or none)",
+                                                      tracking.size(), ens.trials.size()));
+    for (const auto& t : tracking)
+        if (t.gaps.size() != plan.anchors.size() || t.ode_records.size() != ens.record_steps.size() ||
+            !std::isfinite(t.sup_tracking) || t.sup_tracking < 0)
+            throw InvalidArgument("tracking", fmt::format("a trial's tracking has {} gaps and {} ODE records (accepted: "
+                                                          "{} and {}, from tracking_observers on this plan)",
+                                                          t.gaps.size(), t.ode_records.size(), plan.anchors.size(),
+                                                          ens.record_steps.size()));
 }
 
-std::vector<double> sups_of(const std::vector<TrialGaps>& slots) {
-    std::vector<double> sup;
-    for (const auto& s : slots) sup.push_back(s.sup_tracking);
-    return sup;
+// Tracking from the record steps alone: each trial's GapTracker fed its records only, so that
+// the flows advance between records and D_T opens at the anchors that are record steps.
+std::vector<TrialTracking> track_records(const EnsembleResult& ens, const DriftField& F, GapConfig cfg) {
+    cfg.record_steps = ens.record_steps;
+    std::vector<TrialTracking> out(ens.trials.size());
+    auto drift = [&F](double r) { return F.drift(r); };
+    for (std::size_t n = 0; n < ens.trials.size(); ++n) {
+        const TrialResult& tr = ens.trials[n];
+        GapObserver obs(drift, cfg, &out[n]);
+        for (std::size_t j = 0; j < ens.record_steps.size(); ++j)
+            obs.on_step(ens.record_steps[j], ens.record_times[j], tr.rho[j], tr.nuisance_mass[j]);
+        obs.finish();
+    }
+    return out;
 }
 
-// Everything after the trials and the tables: the single-process code of the comparator.
-CompareResult finish_compare(const CompareParams& p, const Context& c, const EnsembleResult& ens,
-                             const std::vector<TrialGaps>& slots, const std::vector<std::vector<double>>& study_sups,
-                             std::vector<StepMomentTable> tables) {
+// The statistics and figure data of an ensemble with its tracking, against the theory's field F.
+CompareResult statistics(const CompareParams& p, const ComparePlan& plan, const DriftField& F,
+                         const EnsembleResult& ens, const std::vector<TrialTracking>& slots) {
     const SgaParams& sg = p.sga;
-    const Plan& plan = c.plan;
-    const DriftField& F = c.F;
     CompareResult out;
     out.params = p;
     out.field = F.info();
@@ -400,29 +433,105 @@ CompareResult finish_compare(const CompareParams& p, const Context& c, const Ens
     out.tracking_error = mean_ci_within(sups, 0, 2);
     out.tracking_error_max = *std::max_element(sups.begin(), sups.end());
     out.summary = ens.summary;
-    std::vector<double> rho_finals;  // ens.trials holds every trial here (the MPI path fills no rho_finals)
+    std::vector<double> rho_finals;  // ens.trials holds every trial (check_ensemble)
     for (const auto& t : ens.trials) rho_finals.push_back(t.rho_final);
     out.outcomes = outcome_summary(out.phase, rho_finals, sg.rho0, p.model.d);
     out.rho_ode_final = out.table.back().rho_ode;
-    if (!c.study.empty()) out.study = study_result(p, c.study, study_sups, c.study_rho0, c.study_t);
-    out.trajectory = trajectory(plan, ens, slots);
+    out.trajectory = trajectory(ens, slots);
     out.field_curve = field_curve(F);
     out.warning = ens.warning;
-    if (p.effective.enabled) detail::explain_gap(p, F, plan.records, ens, std::move(tables), out);
     return out;
 }
 
-nlohmann::json gaps_json(const std::vector<TrialGaps>& slots) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& s : slots) j.push_back({s.gaps, s.sup_tracking, s.ode_records});
-    return j;
+}  // namespace
+
+ObserverFactory tracking_observers(const DriftField& field, const CompareParams& p, std::vector<TrialTracking>& out) {
+    p.validate();
+    if (out.size() != static_cast<std::size_t>(p.sga.trials))
+        throw InvalidArgument("tracking", fmt::format("tracking holds {} entries and sga.trials = {} (accepted: one "
+                                                      "entry per trial)", out.size(), p.sga.trials));
+    auto F = std::make_shared<const DriftField>(theory_field(field, p.field_scale));
+    return observers_into([F](double r) { return F->drift(r); }, gap_config(p, compare_plan(p)), p.sga.first_trial,
+                          out);
 }
 
-std::vector<TrialGaps> gaps_from_json(const nlohmann::json& j) {
-    std::vector<TrialGaps> slots;
-    for (const auto& e : j) slots.push_back({e.at(0).get<std::vector<std::optional<double>>>(), e.at(1).get<double>(),
-                                             e.at(2).get<std::vector<double>>()});
-    return slots;
+CompareResult compare(const EnsembleResult& ens, const DriftField& field, const CompareParams& p,
+                      const std::vector<TrialTracking>& tracking) {
+    p.validate();
+    const ComparePlan plan = compare_plan(p);
+    check_ensemble(ens, p, plan);
+    const DriftField F = theory_field(field, p.field_scale);
+    if (!tracking.empty()) {
+        check_tracking(tracking, ens, plan);
+        return statistics(p, plan, F, ens, tracking);
+    }
+    CompareResult out = statistics(p, plan, F, ens, track_records(ens, F, gap_config(p, plan)));
+    out.every_step = false;
+    return out;
+}
+
+void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field,
+                              std::vector<StepMomentTable> tables) {
+    const CompareParams& p = r.params;
+    p.validate();
+    check_ensemble(ens, p, compare_plan(p));
+    if (r.table.empty() || r.trajectory.size() + 1 != ens.record_steps.size())
+        throw InvalidArgument("result", "the comparison's rows and trajectory are not those of this ensemble "
+                                        "(accepted: compare()'s result for it)");
+    const std::size_t want = table_etas(p.sga, p.effective).size();
+    if (tables.size() != want)
+        throw InvalidArgument("tables", fmt::format("{} moment tables given (accepted: {}, one per step size of "
+                                                    "table_etas)", tables.size(), want));
+    r.params.effective.enabled = true;
+    detail::explain_gap(r.params, theory_field(field, p.field_scale), ens.record_steps, ens, std::move(tables), r);
+}
+
+void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field) {
+    r.params.validate();
+    const CompareParams& p = r.params;
+    add_effective_prediction(r, ens, field,
+                             measure_gap_tables(p.model, p.sga, p.effective, theory_field(field, p.field_scale)));
+}
+
+// ------------------------------------------------------------------------------- units
+
+namespace {
+
+// What every unit and the finish need: computed from the parameters alone (the same bits on
+// every rank), once per process.
+struct Context {
+    DriftField base;  // the field as built or given
+    DriftField F;     // the theory's field: base x field_scale
+    ComparePlan plan;
+    double study_rho0 = 0, study_t = 0;
+    std::vector<SgaParams> study;
+    SgaParams sp;
+    GapConfig cfg;
+};
+
+Context make_context(const CompareParams& p, const DriftField* field) {
+    DriftField base = field ? *field : DriftField::make(p.model, p.field, p.table);
+    DriftField F = theory_field(base, p.field_scale);
+    Context c{std::move(base), std::move(F), compare_plan(p), 0, 0, {}, p.sga, {}};
+    c.study_rho0 = p.sga.rho0.value_or(0.1);
+    c.study_t = p.study_eta0.empty() ? 0.0 : study_horizon_for(p, c.F, c.study_rho0, c.plan.t_final);
+    if (!p.study_eta0.empty()) c.study = study_runs(p, c.study_rho0, c.study_t);
+    c.sp.record_steps = c.plan.rows;
+    c.cfg = gap_config(p, c.plan);
+    return c;
+}
+
+// The trials of one ensemble with their gap records.
+struct Tracked {
+    EnsembleResult ens;
+    std::vector<TrialTracking> slots;
+};
+
+Tracked run_tracked_all(const ModelParams& model, const SgaParams& sp, const DriftField& F, const GapConfig& cfg,
+                        ProgressCounter* progress) {
+    Tracked t;
+    t.slots = run_tracked(model, sp, F, cfg, progress, &t.ens);
+    return t;
 }
 
 }  // namespace
@@ -438,7 +547,7 @@ struct CompareUnits::Impl {
     std::int64_t tables = 0, table_nodes = 0;  // tables: 1 with the effective dynamics, else 0
     // Rank 0: outputs by unit.
     std::vector<std::vector<TrialResult>> main_trials;
-    std::vector<std::vector<TrialGaps>> main_gaps;
+    std::vector<std::vector<TrialTracking>> main_gaps;
     std::vector<std::vector<std::vector<double>>> study_sups;  // [run][block]
     std::vector<std::vector<std::optional<std::vector<StepMomentTable>>>> table_out;  // [0][node block]
 
@@ -551,7 +660,7 @@ nlohmann::json CompareUnits::run(std::int64_t u, ProgressCounter* progress) cons
             q.first_trial = c.sp.first_trial + m.main_first[a];
             q.trials = Impl::count(m.main_first, a, m.p.sga.trials);
             const Tracked t = run_tracked_all(m.p.model, q, c.F, c.cfg, progress);
-            return nlohmann::json::array({t.ens.trials, gaps_json(t.slots)});
+            return nlohmann::json::array({t.ens.trials, t.slots});
         }
         case 1: {
             SgaParams q = c.study[a];
@@ -573,7 +682,7 @@ void CompareUnits::accept(std::int64_t u, const nlohmann::json& j) {
     switch (m.kind(u, a, b)) {
         case 0:
             m.main_trials[a] = j.at(0).get<std::vector<TrialResult>>();
-            m.main_gaps[a] = gaps_from_json(j.at(1));
+            m.main_gaps[a] = j.at(1).get<std::vector<TrialTracking>>();
             break;
         case 1: m.study_sups[a][b] = j.get<std::vector<double>>(); break;
         default: m.table_out[a][b] = j.get<std::vector<StepMomentTable>>();
@@ -587,7 +696,7 @@ CompareResult CompareUnits::finish() const {
     ens.record_steps = record_steps_for(c.sp);
     ens.record_times = c.sp.schedule.times_at(ens.record_steps);
     ens.warning = c.sp.schedule.warning();
-    std::vector<TrialGaps> slots;
+    std::vector<TrialTracking> slots;
     for (std::size_t i = 0; i < m.main_trials.size(); ++i) {
         ens.trials.insert(ens.trials.end(), m.main_trials[i].begin(), m.main_trials[i].end());
         slots.insert(slots.end(), m.main_gaps[i].begin(), m.main_gaps[i].end());
@@ -608,7 +717,10 @@ CompareResult CompareUnits::finish() const {
                 for (std::size_t e = 0; e < tables.size(); ++e)
                     tables[e].nodes.insert(tables[e].nodes.end(), block->at(e).nodes.begin(), block->at(e).nodes.end());
         }
-    return finish_compare(m.p, c, ens, slots, sups, std::move(tables));
+    CompareResult out = compare(ens, c.base, m.p, slots);
+    if (!c.study.empty()) out.study = study_result(m.p, c.study, sups, c.study_rho0, c.study_t);
+    if (m.p.effective.enabled) add_effective_prediction(out, ens, c.base, std::move(tables));
+    return out;
 }
 
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field, Execution ex) {
@@ -633,16 +745,19 @@ RHOFLOW_JSON_HOOKS(StepSizeStudy, horizon, rho0, trials, rows, fit, fit_small_et
 RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials, rho_eff_ode, rho_first_order,
                    pred_mean, pred_q10, pred_q90)
 RHOFLOW_JSON_HOOKS(FieldCurvePoint, rho, drift, dj)
+RHOFLOW_JSON_HOOKS(TrialTracking, gaps, sup_tracking, ode_records)
+RHOFLOW_JSON_HOOKS(ComparePlan, t_final, rows, anchors, records)
 namespace {
 RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, CompareResult, params, field, phase, t_final, table, gap,
-                         gap_fit, tracking_error, tracking_error_max, hitting_time, summary, outcomes, rho_ode_final,
+                         gap_fit, tracking_error, tracking_error_max, every_step, hitting_time, summary, outcomes, rho_ode_final,
                          study, trajectory, field_curve, warning, effective, verdict)
 }  // namespace
 void to_json(nlohmann::json& j, const CompareResult& v) { to_json_members(j, v); }
 void from_json(const nlohmann::json& j, CompareResult& v) {
-    if (j.contains("outcomes")) return from_json_members(j, v);
-    nlohmann::json with = j;  // a compare.json written before the outcome statistics: none (0 trials)
-    with["outcomes"] = OutcomeSummary{};
+    if (j.contains("outcomes") && j.contains("every_step")) return from_json_members(j, v);
+    nlohmann::json with = j;
+    if (!with.contains("outcomes")) with["outcomes"] = OutcomeSummary{};  // written before the outcome statistics: none (0 trials)
+    if (!with.contains("every_step")) with["every_step"] = true;  // written before compare(): always every step
     from_json_members(with, v);
 }
 

@@ -21,6 +21,11 @@
 //    the m rows tested, valid under any dependence between rows: the family-wise false-alarm
 //    rate is at most alpha). field_scale multiplies the theory's field, to show a wrong theory
 //    is caught; the result also says the smallest field error this ensemble would detect.
+// Composable: run_compare(params) runs everything (its units through the executor). An embedder
+// who already has an ensemble and a field calls compare(ensemble, field, params) for the
+// statistics and figure data, and add_effective_prediction for the effective dynamics' columns
+// and the verdict; run_compare is exactly these calls on the ensemble it runs (with every
+// step's tracking) plus the step-size study.
 // The result is typed (CompareResult); io/compare_output.hpp turns it into JSON, tables and
 // figures. Nothing here writes files.
 #pragma once
@@ -164,6 +169,32 @@ struct FieldCurvePoint {
     double dj = 0;     ///< j'(rho)
 };
 
+/// What the comparator's GapTracker (compare/pseudotrajectory.hpp) keeps of one trial, watched
+/// at every step: what the record steps of an EnsembleResult cannot give.
+struct TrialTracking {
+    std::vector<std::optional<double>> gaps;  ///< D_T at each of the plan's anchors (empty: its window did not fit)
+    double sup_tracking = 0;                  ///< sup_k |rho_k - rho_ODE(t_k)|, the ODE from the trial's start
+    std::vector<double> ode_records;          ///< rho_ODE from the trial's start at the ensemble's record steps
+};
+
+/// Where a comparison observes its run.
+struct ComparePlan {
+    double t_final = 0;                  ///< ODE time of the run's last step
+    std::vector<std::int64_t> rows;      ///< table rows: step 0, then rows - 1 steps geometric in k
+    std::vector<std::int64_t> anchors;   ///< D_T anchors: geometric in t, plus every row whose window fits
+    std::vector<std::int64_t> records;   ///< the ensemble's record steps (record_steps_for with the rows)
+};
+
+/// The plan of `p`. To compare an ensemble of one's own, run it with sga = p.sga and
+/// sga.record_steps = plan.rows (its record steps are then plan.records).
+ComparePlan compare_plan(const CompareParams& p);
+
+/// Observers for run_trials_here that track every trial of the ensemble `p.sga` against
+/// `field` (multiplied by p.field_scale) at every step, as run_compare does: trial n's
+/// tracking goes to out[n - p.sga.first_trial], which must hold p.sga.trials entries and
+/// outlive the run.
+ObserverFactory tracking_observers(const DriftField& field, const CompareParams& p, std::vector<TrialTracking>& out);
+
 /// A finished comparison.
 struct CompareResult {
     CompareParams params;                   ///< what was run
@@ -175,6 +206,7 @@ struct CompareResult {
     std::optional<GapFit> gap_fit;          ///< slope of mean D_T against eta(t) (none for a constant step)
     MeanCI tracking_error;                  ///< sup_k |rho_k - rho_ODE(t_k)| over trials, 95% CI
     double tracking_error_max = 0;          ///< the largest such sup
+    bool every_step = true;                 ///< D_T and the tracking error taken at every step; false: at the record steps only (compare() without tracking), lower bounds of both
     HittingTimes hitting_time;              ///< ODE against SGA
     EnsembleSummary summary;                ///< the ensemble's final state
     OutcomeSummary outcomes;                ///< the trials by ODE basin of their final rho (compare/outcomes.hpp; 0 trials: read from a document older than them)
@@ -187,7 +219,31 @@ struct CompareResult {
     std::optional<ConsistencyVerdict> verdict;         ///< consistent or not (when enabled)
 };
 
-/// Runs the comparison: its units (CompareUnits) through the executor (exec/units.hpp).
+/// The comparison of an ensemble already run against the field `field` (multiplied by
+/// options.field_scale, as run_compare does): every statistic and the figure data, without the
+/// step-size study (it needs ensembles of its own; `study` stays empty) and without the
+/// effective prediction (add_effective_prediction). `options` must describe how `ensemble` was
+/// run: options.sga.trials trials, all kept, of options.sga's schedule, recorded at step 0 and
+/// at the plan's rows (compare_plan); otherwise InvalidArgument names what differs. With
+/// `tracking` (one per trial, in trial order, from a GapTracker on every step) the result has
+/// the same bits as run_compare's (tracking_observers gives it); without it D_T and the tracking error are taken from the
+/// record steps only (every_step = false): lower bounds, at the anchors that are record steps.
+CompareResult compare(const EnsembleResult& ensemble, const DriftField& field, const CompareParams& options,
+                      const std::vector<TrialTracking>& tracking = {});
+
+/// Adds the effective dynamics' prediction (docs/theory.md section 9) to a comparison of
+/// `ensemble` against `field` (both as given to compare()): measures the one-step moment tables
+/// from the ensemble's seed (on this process's threads), explains the gap, and fills the rows'
+/// and the trajectory's prediction columns, `effective` and `verdict`, with
+/// result.params.effective's settings (and records effective.enabled = true).
+void add_effective_prediction(CompareResult& result, const EnsembleResult& ensemble, const DriftField& field);
+/// The same from tables already measured (effective/explain_gap.hpp's measure_gap_tables, in
+/// table_etas order, with the field multiplied by field_scale).
+void add_effective_prediction(CompareResult& result, const EnsembleResult& ensemble, const DriftField& field,
+                              std::vector<StepMomentTable> tables);
+
+/// Runs the comparison: its units (CompareUnits) through the executor (exec/units.hpp), then
+/// compare() with every trial's tracking, the step-size study and add_effective_prediction.
 /// `field`, if given, replaces the ODE's field (tests pass a wrong one); `progress`, if given,
 /// receives the total number of SGA steps and counts them. With Execution::team every rank must
 /// call it: the units are spread over the ranks, rank 0 gets the result (the same bits as one
@@ -268,6 +324,14 @@ void from_json(const nlohmann::json& j, TrajectoryPoint& v);
 void to_json(nlohmann::json& j, const FieldCurvePoint& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, FieldCurvePoint& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const TrialTracking& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, TrialTracking& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const ComparePlan& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ComparePlan& v);
 /// JSON hooks: one key per field (compare.json is {provenance..., this}).
 void to_json(nlohmann::json& j, const CompareResult& v);
 /// Reads what to_json writes.
