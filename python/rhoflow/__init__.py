@@ -42,7 +42,8 @@ except ImportError:  # pragma: no cover - the build generates it
 
 __version__ = _rhoflow.version
 __all__ = [
-    "Model", "field", "ode", "phase", "sga", "compare", "stationary", "check", "run", "load", "from_json",
+    "Model", "field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check", "run", "load",
+    "from_json",
     "Record", "Table", "Result", "FieldResult", "OdeResult", "PhaseResult", "SgaResult", "CompareResult",
     "StationaryResult", "CheckResult", "RunResult", "Cell", "InvalidArgument", "NumericalError",
 ]
@@ -621,6 +622,48 @@ sga = _job_function("sga")
 compare = _job_function("compare")
 stationary = _job_function("stationary")
 check = _job_function("check")
+
+
+def _compare_ensemble_function():
+    names, sig = _signature("compare")
+    kept = [(name, s) for name, s in names if not s["field"].startswith(("sga.", "model."))]
+    kinds = dict(kept)
+    P = _inspect.Parameter
+    params = [P("ensemble", P.POSITIONAL_OR_KEYWORD, annotation="SgaResult")]
+    params += [p for p in sig.parameters.values() if p.name in kinds]
+    signature = _inspect.Signature(params, return_annotation="CompareResult")
+
+    def compare_ensemble(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        ensemble = bound.arguments.pop("ensemble")
+        if not isinstance(ensemble, SgaResult):
+            raise TypeError(f"ensemble must be a rhoflow.SgaResult (rhoflow.sga or rhoflow.load), not "
+                            f"{type(ensemble).__name__}")
+        settings = [(kinds[name]["key"], _text(value, name, kinds[name]["type"]))
+                    for name, value in bound.arguments.items()]
+        return _wrap(_rhoflow.compare_ensemble(ensemble._result, settings))
+
+    lines = _textwrap.wrap(
+        "The comparison of an ensemble one already has (an SgaResult, e.g. from rhoflow.sga or rhoflow.load) "
+        "with the ODE and the effective dynamics, without running it again: compare()'s table, gap D_T, "
+        "hitting times, outcomes, prediction and verdict, with the ensemble's model and SGA settings. The "
+        "table's rows are the ensemble's record steps nearest to compare()'s; D_T and the tracking error are "
+        "taken at the record steps only (every_step is False: lower bounds of compare()'s, which watches every "
+        "step), and there is no step-size study (it needs ensembles of its own).", 92)
+    lines += ["", "Parameters", "----------", "ensemble : SgaResult", "    the ensemble (every trial kept, as rhoflow.sga keeps them)"]
+    for name, s in kept:
+        default = "required" if s["required"] else f"default {_default(s['default'], s['type'])!r}"
+        lines += [f"{name} : {_annotation(s)}, {default}", f"    {s['help']}"]
+    lines += ["", "Returns", "-------", "CompareResult", "", "Raises", "------",
+              "InvalidArgument (a ValueError) naming the parameter and its accepted range",
+              "NumericalError (a RuntimeError) when a result cannot be delivered to its accuracy"]
+    compare_ensemble.__module__ = __name__
+    compare_ensemble.__signature__ = signature
+    compare_ensemble.__doc__ = "\n".join(lines)
+    return compare_ensemble
+
+
+compare_ensemble = _compare_ensemble_function()
 
 
 # ------------------------------------------------------------------------------ files

@@ -535,6 +535,87 @@ def compare(model: Model = ...,
     """
     ...
 
+def compare_ensemble(ensemble: SgaResult,
+                     *,
+                     field: str = 'exact',
+                     table_tol: float = 1e-12,
+                     table_points: int = 1025,
+                     horizon: float = 10.0,
+                     anchors: int = 24,
+                     rows: int = 14,
+                     table_columns: list[str] = [],
+                     study_eta0: list[float] = [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025],
+                     no_study: bool = False,
+                     study_trials: int = 100,
+                     study_horizon: float = 0.0,
+                     field_scale: float = 1.0,
+                     no_effective: bool = False,
+                     effective_ratio: float = 1.5,
+                     effective_samples: int = 2000,
+                     effective_paths: int = 4000,
+                     alpha: float = 0.05,
+                     figure_size: str = 'column') -> CompareResult:
+    """
+    The comparison of an ensemble one already has (an SgaResult, e.g. from rhoflow.sga or
+    rhoflow.load) with the ODE and the effective dynamics, without running it again: compare()'s
+    table, gap D_T, hitting times, outcomes, prediction and verdict, with the ensemble's model
+    and SGA settings. The table's rows are the ensemble's record steps nearest to compare()'s;
+    D_T and the tracking error are taken at the record steps only (every_step is False: lower
+    bounds of compare()'s, which watches every step), and there is no step-size study (it needs
+    ensembles of its own).
+
+    Parameters
+    ----------
+    ensemble : SgaResult
+        the ensemble (every trial kept, as rhoflow.sga keeps them)
+    field : str, default 'exact'
+        the field driving the ODE: exact | meanfield
+    table_tol : float, default 1e-12
+        Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3
+    table_points : int, default 1025
+        largest Chebyshev grid for the exact field, 33 ... 8193
+    horizon : float, default 10.0
+        T of the gap D_T, in ODE time, 0 < T < the run's t_final
+    anchors : int, default 24
+        anchors of D_T, geometric in t, 3 ... 10000
+    rows : int, default 14
+        rows of the ODE-vs-SGA table, 3 ... 1000
+    table_columns : list[str], default []
+        columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)
+    study_eta0 : list[float], default [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025]
+        eta0 values of the step-size study (comma-separated, >= 3)
+    no_study : bool, default False
+        skip the step-size study
+    study_trials : int, default 100
+        trials per eta0 in the study, 2 ... 1e6
+    study_horizon : float, default 0.0
+        ODE time of the study runs (0 = 3 x the ODE hitting time, >= 5)
+    field_scale : float, default 1.0
+        multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
+    no_effective : bool, default False
+        skip the effective-dynamics prediction and the verdict (plain ODE comparison only)
+    effective_ratio : float, default 1.5
+        largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
+    effective_samples : int, default 2000
+        Monte Carlo samples per node of each one-step moment table, 40 ... 1e8
+    effective_paths : int, default 4000
+        paths of the effective chain, 100 ... 1e7
+    alpha : float, default 0.05
+        family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
+    figure_size : str, default 'column'
+        figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
+
+    Returns
+    -------
+    CompareResult
+
+    Raises
+    ------
+    InvalidArgument (a ValueError) naming the parameter and its accepted range
+    NumericalError (a RuntimeError) when a result cannot be delivered to its accuracy
+    """
+    ...
+
 def stationary(model: Model = ...,
                eta: float = 0.01,
                *,

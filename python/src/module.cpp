@@ -27,6 +27,7 @@
 #include <deque>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -99,7 +100,8 @@ void translate(std::exception_ptr p) {
 
 // ------------------------------------------------------------------------------- jobs
 
-Job build_job(const std::string& command, const Pairs& settings) {
+// `adjust` (if given) changes the job after the settings and before it is validated.
+Job build_job(const std::string& command, const Pairs& settings, const std::function<void(Job&)>& adjust = {}) {
     Job job = make_job(command);
     for (const auto& [key, text] : settings) {
         const Setting* s = find_setting(command, key);
@@ -112,6 +114,7 @@ Job build_job(const std::string& command, const Pairs& settings) {
     }
     try {
         finish_settings(job);
+        if (adjust) adjust(job);
         validate(job);
     } catch (const InvalidArgument& e) {
         raise_invalid(e.what(), e.field(), key_for_field(command, e.field()));
@@ -384,6 +387,40 @@ py::tuple run_job(const std::string& command, const Pairs& settings, py::object 
     return wrap(std::move(job), std::move(result), std::move(provenance));
 }
 
+// compare() on an sga result's ensemble (compare/compare.hpp): the comparison of what one
+// already has, without running the ensemble again. The model and the SGA settings are the
+// ensemble's; D_T and the tracking error come from its record steps (every_step = false).
+py::tuple compare_ensemble(const Result& ensemble, const Pairs& settings) {
+    const auto* sga_job = std::get_if<SgaJob>(&ensemble.job);
+    const auto* sga_result = std::get_if<SgaJobResult>(&ensemble.result);
+    if (!sga_job || !sga_result)
+        throw py::type_error(std::string("compare_ensemble() takes the result of rhoflow.sga (or one loaded), not a ") +
+                             std::string(command_of(ensemble.job)) + " result");
+    for (const auto& [key, text] : settings) {
+        const Setting* s = find_setting("compare", key);
+        if (s && (s->field.starts_with("sga.") || s->field.starts_with("model.")))
+            throw py::type_error("compare_ensemble() takes the model and the SGA settings from the ensemble; '" + key +
+                                 "' is one of them (pass it to rhoflow.sga)");
+    }
+    Job job = build_job("compare", settings, [&](Job& j) {
+        CompareParams& p = std::get<CompareJob>(j).compare;
+        p.model = sga_job->model;
+        p.sga = sga_job->sga;
+    });
+    const CompareParams& p = std::get<CompareJob>(job).compare;
+    const EnsembleResult& ens = sga_result->ensemble;
+    Reporter reporter{py::none(), py::none()};
+    CompareResult r = watch(
+        [&](ProgressCounter*) {
+            const DriftField F = DriftField::make(p.model, p.field, p.table);
+            CompareResult c = compare(ens, F, p);
+            if (p.effective.enabled) add_effective_prediction(c, ens, F);
+            return c;
+        },
+        reporter);
+    return wrap(std::move(job), JobResult(std::move(r)), python_provenance("compare"));
+}
+
 // A result from its JSON document (untrusted: the job is validated, the hooks check types).
 py::tuple from_document(const json& doc) {
     const std::string command = doc.at("command").get<std::string>();
@@ -534,6 +571,8 @@ PYBIND11_MODULE(_rhoflow, m) {
           "Validates model settings (key, text) like a job's; the model's JSON.");
     m.def("run", &rp::run_job, py::arg("command"), py::arg("settings"), py::arg("progress") = py::none(),
           "Runs a job from (key, text) settings: (Result, data, tables).");
+    m.def("compare_ensemble", &rp::compare_ensemble, py::arg("ensemble"), py::arg("settings"),
+          "compare() on an sga result's ensemble, from (key, text) compare settings: (Result, data, tables).");
     m.def("run_file", &rp::run_file, py::arg("path"), py::arg("out") = "", py::arg("figures") = true,
           py::arg("progress") = py::none(), py::arg("log") = py::none(), "Runs an experiment file.");
     m.def("load", &rp::load, py::arg("path"), "Reads a result document (or an output folder's) back.");

@@ -157,7 +157,7 @@ def load(path: str) -> Result | RunResult: ...
 def from_json(text: str) -> Result: ...
 '''
 
-JOBS = ("field", "ode", "phase", "sga", "compare", "stationary", "check")
+JOBS = ("field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check")
 
 
 def function_stub(name):

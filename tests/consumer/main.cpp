@@ -1,6 +1,6 @@
 // Uses the installed library through its umbrella headers (the numerics, then the output code for
 // compare_document): the exact and mean-field field at a reference point, an ODE solve, a small
-// SGA ensemble and a small comparison. Exits 0 if every number is what it must be.
+// SGA ensemble, a small comparison and one composed from that ensemble. Exits 0 if every number is what it must be.
 #include <rhoflow/rhoflow.hpp>
 #include <rhoflow/rhoflow_all.hpp>
 
@@ -40,5 +40,13 @@ int main() {
     const CompareResult c = run_compare(cp);
     std::printf("compare: %zu table rows, tracking error %.3g\n", c.table.size(), c.tracking_error.mean);
     ok = ok && c.table.size() >= 3 && c.tracking_error.mean < 0.15 && compare_document(c, make_provenance("compare"))["command"] == "compare";
+
+    // The comparison composed from an ensemble one already has: the ensemble above, with the
+    // comparison's settings (its rho0 is the ensemble's), against the field of the comparison.
+    cp.sga = sp;
+    CompareResult own = compare(e, DriftField::make(small, DriftMethod::exact), cp);
+    std::printf("compare(ensemble): %zu table rows, every step %d\n", own.table.size(), own.every_step ? 1 : 0);
+    ok = ok && !own.every_step && std::abs(own.table.front().rho_sga.mean - 0.2) < 1e-15 &&
+         own.summary.abs_rho_final.mean == e.summary.abs_rho_final.mean;
     return ok ? 0 : 1;
 }

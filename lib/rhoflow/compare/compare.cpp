@@ -354,7 +354,7 @@ StepSizeStudy study_result(const CompareParams& p, const std::vector<SgaParams>&
 namespace {
 
 // The ensemble must be the one `p` describes, recorded where the comparison reads it.
-void check_ensemble(const EnsembleResult& ens, const CompareParams& p, const ComparePlan& plan) {
+void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
     const auto n = static_cast<std::int64_t>(ens.trials.size());
     if (n != p.sga.trials)
         throw InvalidArgument("sga.trials", fmt::format("the ensemble keeps {} trials and sga.trials = {} (accepted: "
@@ -365,12 +365,10 @@ void check_ensemble(const EnsembleResult& ens, const CompareParams& p, const Com
         ens.record_times.size() != rec.size())
         throw InvalidArgument("sga.record_steps", "the ensemble's record steps do not start at step 0 in ascending "
                                                   "order with one time each (accepted: an ensemble from run_ensemble)");
-    for (const std::int64_t row : plan.rows)
-        if (!std::binary_search(rec.begin(), rec.end(), row))
-            throw InvalidArgument("sga.record_steps",
-                                  fmt::format("the ensemble has no record at step {}, a row of the comparison "
-                                              "(accepted: an ensemble run with sga.record_steps = "
-                                              "compare_plan(options).rows)", row));
+    if (rec.back() != p.sga.steps)
+        throw InvalidArgument("sga.steps", fmt::format("the ensemble's last record is step {} and sga.steps = {} "
+                                                       "(accepted: the ensemble run with the options' sga)",
+                                                       rec.back(), p.sga.steps));
     const std::vector<double> t = p.sga.schedule.times_at(rec);
     for (std::size_t i = 0; i < rec.size(); ++i)
         if (t[i] != ens.record_times[i])
@@ -378,11 +376,20 @@ void check_ensemble(const EnsembleResult& ens, const CompareParams& p, const Com
                                                               "puts it at t = {} (accepted: the schedule the ensemble "
                                                               "was run with)", rec[i], format_number(ens.record_times[i]),
                                                               format_number(t[i])));
-    for (const auto& tr : ens.trials)
+    for (const auto& tr : ens.trials) {
         if (tr.rho.size() != rec.size() || tr.nuisance_mass.size() != rec.size())
             throw InvalidArgument("ensemble.trials", fmt::format("trial {} has {} records of rho and the ensemble {} "
                                                                  "record steps (accepted: one record per step)",
                                                                  tr.trial, tr.rho.size(), rec.size()));
+        // An ensemble read back from a file is untrusted: every number in its range.
+        auto in = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
+        bool ok = in(tr.rho0, -1, 1) && in(tr.rho_final, -1, 1) && (!tr.hit_step || (*tr.hit_step >= 0 && *tr.hit_step <= p.sga.steps));
+        for (std::size_t j = 0; j < rec.size(); ++j) ok = ok && in(tr.rho[j], -1, 1) && in(tr.nuisance_mass[j], 0, 1);
+        if (!ok)
+            throw InvalidArgument("ensemble.trials", fmt::format("trial {} holds a number out of its range (accepted: "
+                                                                 "rho in [-1, 1], nuisance mass in [0, 1], hit step in "
+                                                                 "[0, sga.steps])", tr.trial));
+    }
 }
 
 // Tracking given by the caller must be one per trial, shaped as the plan and the records say.
@@ -398,6 +405,22 @@ void check_tracking(const std::vector<TrialTracking>& tracking, const EnsembleRe
                                                           "{} and {}, from tracking_observers on this plan)",
                                                           t.gaps.size(), t.ode_records.size(), plan.anchors.size(),
                                                           ens.record_steps.size()));
+}
+
+// The table's rows: for each of the plan's, the record step nearest to it in log(1 + k) (the
+// rows themselves when the ensemble was recorded there, as run_compare's is).
+std::vector<std::int64_t> rows_among(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& rec) {
+    std::vector<std::int64_t> out;
+    auto distance = [](std::int64_t a, std::int64_t b) {
+        return std::abs(std::log1p(static_cast<double>(a)) - std::log1p(static_cast<double>(b)));
+    };
+    for (const std::int64_t row : rows) {
+        const auto it = std::lower_bound(rec.begin(), rec.end(), row);
+        std::int64_t best = it == rec.end() ? rec.back() : *it;
+        if (it != rec.begin() && distance(*std::prev(it), row) < distance(best, row)) best = *std::prev(it);
+        if (out.empty() || out.back() != best) out.push_back(best);
+    }
+    return out;
 }
 
 // Tracking from the record steps alone: each trial's GapTracker fed its records only, so that
@@ -458,8 +481,9 @@ ObserverFactory tracking_observers(const DriftField& field, const CompareParams&
 CompareResult compare(const EnsembleResult& ens, const DriftField& field, const CompareParams& p,
                       const std::vector<TrialTracking>& tracking) {
     p.validate();
-    const ComparePlan plan = compare_plan(p);
-    check_ensemble(ens, p, plan);
+    check_ensemble(ens, p);
+    ComparePlan plan = compare_plan(p);
+    plan.rows = rows_among(plan.rows, ens.record_steps);
     const DriftField F = theory_field(field, p.field_scale);
     if (!tracking.empty()) {
         check_tracking(tracking, ens, plan);
@@ -474,7 +498,7 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
                               std::vector<StepMomentTable> tables) {
     const CompareParams& p = r.params;
     p.validate();
-    check_ensemble(ens, p, compare_plan(p));
+    check_ensemble(ens, p);
     if (r.table.empty() || r.trajectory.size() + 1 != ens.record_steps.size())
         throw InvalidArgument("result", "the comparison's rows and trajectory are not those of this ensemble "
                                         "(accepted: compare()'s result for it)");

@@ -223,11 +223,13 @@ struct CompareResult {
 /// options.field_scale, as run_compare does): every statistic and the figure data, without the
 /// step-size study (it needs ensembles of its own; `study` stays empty) and without the
 /// effective prediction (add_effective_prediction). `options` must describe how `ensemble` was
-/// run: options.sga.trials trials, all kept, of options.sga's schedule, recorded at step 0 and
-/// at the plan's rows (compare_plan); otherwise InvalidArgument names what differs. With
-/// `tracking` (one per trial, in trial order, from a GapTracker on every step) the result has
-/// the same bits as run_compare's (tracking_observers gives it); without it D_T and the tracking error are taken from the
-/// record steps only (every_step = false): lower bounds, at the anchors that are record steps.
+/// run (options.sga.trials trials, all kept, options.sga.steps steps of options.sga's
+/// schedule); otherwise InvalidArgument names what differs. The table's rows are the record
+/// steps nearest to the plan's rows (compare_plan; the rows themselves for an ensemble run with
+/// sga.record_steps = plan.rows). With `tracking` (one per trial, in trial order, from
+/// tracking_observers) the result has the same bits as run_compare's; without it D_T and the
+/// tracking error are taken at the record steps only (every_step = false): lower bounds, at the
+/// anchors that are record steps.
 CompareResult compare(const EnsembleResult& ensemble, const DriftField& field, const CompareParams& options,
                       const std::vector<TrialTracking>& tracking = {});
 

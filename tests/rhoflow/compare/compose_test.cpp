@@ -134,11 +134,20 @@ TEST_CASE("compare composed: an ensemble that is not the options' is refused, na
     q.sga.schedule.eta0 = 0.021;  // another schedule: the records sit at other times
     CHECK(refused(ens, q) == "sga.schedule");
     q = p;
-    q.rows = 9;  // rows the ensemble was not recorded at
-    CHECK(refused(ens, q) == "sga.record_steps");
+    q.sga.steps = 3000;  // the ensemble ran longer
+    CHECK(refused(ens, q) == "sga.steps");
+    EnsembleResult unrecorded = ens;
+    unrecorded.record_steps.erase(unrecorded.record_steps.begin());  // no record of step 0
+    CHECK(refused(unrecorded, p) == "sga.record_steps");
     EnsembleResult cut = ens;
     cut.trials[3].rho.pop_back();
     CHECK(refused(cut, p) == "ensemble.trials");
+    EnsembleResult crafted = ens;  // read back from a file: untrusted
+    crafted.trials[2].rho[5] = 1.5;
+    CHECK(refused(crafted, p) == "ensemble.trials");
+    crafted = ens;
+    crafted.trials[0].nuisance_mass[1] = -0.1;
+    CHECK(refused(crafted, p) == "ensemble.trials");
     std::vector<TrialTracking> short_tracking(ens.trials.size() - 1);
     CHECK(refused(ens, p, short_tracking) == "tracking");
     std::vector<TrialTracking> shapeless(ens.trials.size());
@@ -150,4 +159,32 @@ TEST_CASE("compare composed: an ensemble that is not the options' is refused, na
     CompareResult other = c;
     other.trajectory.pop_back();
     CHECK(test::invalid_param([&] { add_effective_prediction(other, ens, F); }) == "result");
+}
+
+TEST_CASE("compare composed: an ensemble recorded only where sga puts its records is compared at the nearest records") {
+    const CompareParams p = small();
+    const DriftField F = DriftField::make(p.model, p.field, p.table);
+    const EnsembleResult ens = run_ensemble(p.model, p.sga);  // 10 records a decade, not the plan's rows
+    const std::vector<std::int64_t> rows = compare_plan(p).rows;
+    const CompareResult c = compare(ens, F, p);
+    REQUIRE(c.table.size() >= 3);
+    CHECK(c.table.front().step == 0);
+    CHECK(c.table.back().step == p.sga.steps);
+    for (const auto& row : c.table) {
+        CAPTURE(row.step);
+        CHECK(std::binary_search(ens.record_steps.begin(), ens.record_steps.end(), row.step));
+        // the nearest record to one of the plan's rows: within a factor 10^(1/20) of it in 1 + k
+        const auto near = std::find_if(rows.begin(), rows.end(), [&](std::int64_t k) {
+            return std::abs(std::log1p(static_cast<double>(k)) - std::log1p(static_cast<double>(row.step))) <=
+                   std::log(10.0) / 20 + 1e-12;
+        });
+        CHECK(near != rows.end());
+        // its SGA mean is the mean of the trials' records at that step
+        const auto j = static_cast<std::size_t>(
+            std::lower_bound(ens.record_steps.begin(), ens.record_steps.end(), row.step) - ens.record_steps.begin());
+        double sum = 0;
+        for (const auto& tr : ens.trials) sum += tr.rho[j];
+        CHECK(row.rho_sga.mean == doctest::Approx(sum / static_cast<double>(ens.trials.size())).epsilon(1e-14));
+    }
+    CHECK(c.trajectory.size() + 1 == ens.record_steps.size());
 }
