@@ -10,7 +10,7 @@
 #include "rhoflow/exec/team.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
-#include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/table_files.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/io/prove_output.hpp"

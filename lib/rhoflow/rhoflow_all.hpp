@@ -22,6 +22,7 @@
 #include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/io/result_output.hpp"
 #include "rhoflow/io/table.hpp"
+#include "rhoflow/io/table_files.hpp"
 #include "rhoflow/io/uncertain.hpp"
 
 // experiment

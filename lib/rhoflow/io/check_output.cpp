@@ -8,7 +8,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/atomic_file.hpp"
-#include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/table_files.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/uncertain.hpp"
 #include "rhoflow/version.hpp"

@@ -15,6 +15,7 @@
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
+#include "rhoflow/io/table_files.hpp"
 
 namespace rhoflow {
 
@@ -73,18 +74,4 @@ CompareFigures compare_figures(const CompareResult& r, const FigureParams& size 
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
                                        const Provenance& provenance, const FigureParams& figure = {},
                                        const std::string& stem = "");
-/// The CSV's sidecar STEM.csv.meta.json: the provenance's keys, "caption", "meta" (the
-/// parameters), "rows" (the document array the rows come from, if any) and "columns" (name,
-/// header, and "json": the value's path within a row of that array).
-std::string csv_sidecar(const Table& t, const Provenance& provenance);
-/// Sets each column's JSON path (its key, or `renamed`'s entry) and the table's json_rows.
-void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pair<std::string, std::string>>& renamed);
-/// Writes a table as STEM.csv (every column, + STEM.csv.meta.json) and STEM.md, STEM.tex: the
-/// compact `paper` table when given (docs/cli.md, "Tables for papers"), else `t` whole; each
-/// carrying `provenance`.
-void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
-                       const PaperTable* paper = nullptr);
-/// Writes DIR/CITATION.bib (io/json.hpp, citation_bib).
-void write_citation(const std::filesystem::path& dir, const Provenance& provenance);
-
 }  // namespace rhoflow

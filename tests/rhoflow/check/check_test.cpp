@@ -1,4 +1,5 @@
-// The box: grid and refinement, the box's verdict and witness, integer axes, JSON round trip.
+// The box: grid and refinement, the box's verdict and witness, integer axes, JSON round trip
+// (its document, table and figures: tests/rhoflow/io/check_output_test.cpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 #include <set>
 
 #include "rhoflow/check/check.hpp"
-#include "rhoflow/io/check_output.hpp"
 
 using namespace rhoflow;
 
@@ -106,24 +106,12 @@ TEST_CASE("check box: integer axes stay integers and a model is evaluated once")
     CHECK(*seen.rbegin() == 12);
 }
 
-TEST_CASE("check box: JSON round trip of the result, and the document's contract keys") {
+TEST_CASE("check box: JSON round trip of the result") {
     CheckParams p = theta_line(0.3, 2, 3, 1);
     p.claim = parse_claim("attractors=1");
     const CheckResult r = run_check(p);
     const nlohmann::json j = r;
     const CheckResult back = j.get<CheckResult>();
     CHECK(nlohmann::json(back) == j);
-    const nlohmann::json doc = check_document(p, r, make_provenance("check"));
-    for (const char* key : {"claim", "verdict", "witness", "points", "min_margin", "counts", "box", "grid", "params",
-                            "version"})
-        CHECK(doc.contains(key));
-    CHECK(doc["claim"] == "attractors=1");
-    CHECK(doc["points"].size() == r.points.size());
-    for (const char* key : {"d", "L", "R", "theta", "sigma", "beta", "verdict", "margin", "error"})
-        CHECK(doc["points"][0].contains(key));
-    const Table t = check_table(p, r);
-    CHECK(t.rows.size() == r.points.size());
-    const CheckFigures f = check_figures(p, r);
-    CHECK(f.figures.size() == 1);
-    CHECK(f.skipped.empty());
+    CHECK(back.points.size() == r.points.size());
 }

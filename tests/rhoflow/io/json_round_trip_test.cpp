@@ -180,7 +180,7 @@ const Keys kOutcomeKeys = {"trials", "unassigned", "level", "rho0", "d", "basins
 const Keys kCompareParamsKeys = {"model", "sga", "field", "table", "horizon", "anchors", "rows", "study_eta0",
                                  "study_trials", "study_horizon", "field_scale", "effective", "table_columns"};
 const Keys kCompareResultKeys = {"params", "field", "phase", "t_final", "table", "gap", "gap_fit", "tracking_error",
-                                 "tracking_error_max", "hitting_time", "summary", "outcomes", "rho_ode_final", "study",
+                                 "tracking_error_max", "every_step", "hitting_time", "summary", "outcomes", "rho_ode_final", "study",
                                  "trajectory", "field_curve", "warning", "effective", "verdict"};
 
 Keys with(Keys a, const Keys& b) {
@@ -408,6 +408,12 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE_FALSE(r.gap.empty());
     check_round_trip(r, kCompareResultKeys);
     check_header_members(r, "compare/compare.hpp", "CompareResult");
+    const ComparePlan plan = compare_plan(small_compare());
+    check_round_trip(plan, {"t_final", "rows", "anchors", "records"});
+    check_header_members(plan, "compare/compare.hpp", "ComparePlan");
+    const TrialTracking tracking{{0.25, std::nullopt}, 0.125, {0.1, 0.2}};
+    check_round_trip(tracking, {"gaps", "sup_tracking", "ode_records"});
+    check_header_members(tracking, "compare/compare.hpp", "TrialTracking");
     CHECK(r.outcomes.trials == small_compare().sga.trials);
     json older = r;  // a compare.json written before the outcome statistics reads back with none
     older.erase("outcomes");
