@@ -212,8 +212,8 @@ struct CompareResult {
     OutcomeSummary outcomes;                ///< the trials by ODE basin of their final rho (compare/outcomes.hpp; 0 trials: read from a document older than them)
     double rho_ode_final = 0;               ///< the ODE at t_final
     std::optional<StepSizeStudy> study;     ///< the step-size study, if requested
-    std::vector<TrajectoryPoint> trajectory;  ///< every record step (figure data)
-    std::vector<FieldCurvePoint> field_curve;  ///< F on [-1, 1] (figure data)
+    std::vector<TrajectoryPoint> trajectory;  ///< the statistics at every record step (the writers draw the trajectory figure from them)
+    std::vector<FieldCurvePoint> field_curve;  ///< the theory's F sampled on [-1, 1] (kept here because io/ evaluates no field; with it compare.json alone redraws the field figure)
     std::string warning;                    ///< the schedule's Robbins-Monro warning, if any
     std::optional<EffectiveSummary> effective;  ///< the effective-dynamics prediction (when enabled)
     std::optional<ConsistencyVerdict> verdict;         ///< consistent or not (when enabled)
