@@ -41,13 +41,14 @@ const detail::ZigguratTables& zig = detail::ziggurat;
 }  // namespace
 
 namespace {
-constexpr std::array<std::pair<StreamPurpose, std::string_view>, 6> kPurposes = {{
+constexpr std::array<std::pair<StreamPurpose, std::string_view>, 7> kPurposes = {{
     {StreamPurpose::sga_trial, "sga_trial"},
     {StreamPurpose::montecarlo_field, "montecarlo_field"},
     {StreamPurpose::step_size_study, "step_size_study"},
     {StreamPurpose::one_step_moments, "one_step_moments"},
     {StreamPurpose::effective_sde, "effective_sde"},
     {StreamPurpose::bootstrap, "bootstrap"},
+    {StreamPurpose::effective_chain, "effective_chain"},
 }};
 }  // namespace
 

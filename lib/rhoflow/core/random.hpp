@@ -37,6 +37,7 @@ enum class StreamPurpose : std::uint64_t {
     one_step_moments = 3,  ///< grid point `index` of the one-step moment table of the rho-chain
     effective_sde = 4,     ///< path block `index` of the effective-dynamics (1-D SDE) ensemble
     bootstrap = 5,         ///< bootstrap replicas of a Monte Carlo table (index 0)
+    effective_chain = 6,   ///< path block `index` of the resampled effective chain (effective/resampled_chain.hpp)
 };
 
 /// "sga_trial", "montecarlo_field", ...

@@ -9,6 +9,7 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/effective/detail/paths.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/ode/detail/root_scan.hpp"
 #include "rhoflow/core/random.hpp"
@@ -170,7 +171,6 @@ void PredictionParams::validate() const {
 
 namespace {
 
-constexpr std::int64_t kBlock = 256;  // paths per random stream
 constexpr int kGrid = 4096;           // cells of the lookup tables in rho
 
 // a and sqrt(v) on a uniform grid in rho for each tabulated step size, so that a path step costs
@@ -228,59 +228,22 @@ EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSche
     require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
     const Lookup L(drift);
     const StepPlan plan = plan_steps(L, schedule, steps);
-    const auto P = static_cast<std::size_t>(params.paths), R = record_steps.size();
-    std::vector<double> rec(R * P), final_rho(P), hit(P, -1.0);
-    const double level = 1 - hit_eps, h = 2.0 / kGrid;
-    parallel_for((params.paths + kBlock - 1) / kBlock, params.threads, [&](std::int64_t b) {
-        RandomStream rng({params.seed, StreamPurpose::effective_sde, static_cast<std::uint64_t>(b)});
-        const std::size_t first = static_cast<std::size_t>(b * kBlock), last = std::min(P, first + kBlock);
-        std::vector<double> x(last - first);
-        for (auto& r : x) {
-            r = rho0 ? *rho0 : uniform_sphere_rho(d, rng);
+    const double h = 2.0 / kGrid;
+    auto advance = [&](std::size_t ks, std::vector<double>& x, RandomStream& rng) {
+        const double e = plan.eta[ks], w = plan.w[ks];
+        const auto& clo = L.c[plan.lo[ks]], &chi = L.c[plan.hi[ks]];
+        const auto& slo = L.sv[plan.lo[ks]], &shi = L.sv[plan.hi[ks]];
+        for (auto& r : x) {  // hot loop: two table lookups and one normal per path-step
+            const double u = (r + 1) / h;
+            const auto j = static_cast<std::size_t>(std::min(u, kGrid - 1.0));
+            const double f = u - static_cast<double>(j);
+            auto lerp = [&](const std::vector<double>& tab) { return tab[j] + f * (tab[j + 1] - tab[j]); };
+            const double c = (1 - w) * lerp(clo) + w * lerp(chi), sv = (1 - w) * lerp(slo) + w * lerp(shi);
+            r = std::clamp(r + e * (lerp(L.F) + e * c) + e * sv * rng.normal(), -1.0, 1.0);
         }
-        std::size_t next = 0;
-        for (std::int64_t k = 0; k <= steps; ++k) {
-            const auto ks = static_cast<std::size_t>(k);
-            if (next < R && record_steps[next] == k) {
-                for (std::size_t i = 0; i < x.size(); ++i) rec[next * P + first + i] = x[i];
-                ++next;
-            }
-            for (std::size_t i = 0; i < x.size(); ++i)
-                if (hit[first + i] < 0 && std::abs(x[i]) >= level) hit[first + i] = plan.t[ks];
-            if (k == steps) break;
-            const double e = plan.eta[ks], w = plan.w[ks];
-            const auto& clo = L.c[plan.lo[ks]], &chi = L.c[plan.hi[ks]];
-            const auto& slo = L.sv[plan.lo[ks]], &shi = L.sv[plan.hi[ks]];
-            for (auto& r : x) {  // hot loop: two table lookups and one normal per path-step
-                const double u = (r + 1) / h;
-                const auto j = static_cast<std::size_t>(std::min(u, kGrid - 1.0));
-                const double f = u - static_cast<double>(j);
-                auto lerp = [&](const std::vector<double>& tab) { return tab[j] + f * (tab[j + 1] - tab[j]); };
-                const double c = (1 - w) * lerp(clo) + w * lerp(chi), sv = (1 - w) * lerp(slo) + w * lerp(shi);
-                r = std::clamp(r + e * (lerp(L.F) + e * c) + e * sv * rng.normal(), -1.0, 1.0);
-            }
-        }
-        for (std::size_t i = 0; i < x.size(); ++i) final_rho[first + i] = x[i];
-    });
-    EffectivePrediction out;
-    for (std::size_t r = 0; r < R; ++r) {
-        const std::vector<double> v(rec.begin() + static_cast<std::ptrdiff_t>(r * P),
-                                    rec.begin() + static_cast<std::ptrdiff_t>((r + 1) * P));
-        const std::int64_t k = record_steps[r];
-        out.records.push_back({k, plan.t[static_cast<std::size_t>(k)], mean_ci_within(v, -1, 1), quantile(v, 0.1),
-                               quantile(v, 0.9)});
-    }
-    std::vector<double> absf, hits;
-    for (double x : final_rho) absf.push_back(std::abs(x));
-    for (double t : hit)
-        if (t >= 0) hits.push_back(t);
-    out.abs_rho_final = mean_ci_within(absf, 0, 1);
-    out.hit_fraction = static_cast<double>(hits.size()) / static_cast<double>(P);
-    if (!hits.empty()) {
-        out.hit_time = mean_ci_within(hits, 0, plan.t.back());
-        out.hit_time_quantiles = {quantile(hits, 0.1), quantile(hits, 0.5), quantile(hits, 0.9)};
-    }
-    return out;
+    };
+    return detail::run_paths(plan.t, steps, record_steps, rho0, d, hit_eps, params, StreamPurpose::effective_sde,
+                             advance);
 }
 
 RHOFLOW_JSON_HOOKS(EffectiveEquilibrium, rho, rho_err, slope, stable, kind)

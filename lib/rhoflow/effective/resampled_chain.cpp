@@ -1,0 +1,113 @@
+#include "rhoflow/effective/resampled_chain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "rhoflow/core/chebyshev.hpp"
+#include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/errors.hpp"
+#include "rhoflow/effective/detail/paths.hpp"
+#include "rhoflow/exec/parallel.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
+
+namespace rhoflow {
+
+void GradientBankParams::validate() const {
+    require(nodes >= 8 && nodes <= 256, "nodes", nodes, "8 <= nodes <= 256");
+    require(samples >= 100 && samples <= 1000000, "samples", static_cast<double>(samples), "100 <= samples <= 1e6");
+    require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
+}
+
+GradientBank sample_gradient_bank(const ModelParams& model, const GradientBankParams& params) {
+    model.validate();
+    params.validate();
+    std::vector<double> nodes = Chebyshev::lobatto_points(params.nodes);  // from +1 down, as the tables
+    GradientBank bank;
+    bank.draws.resize(nodes.size());
+    bank.mean_g_v.resize(nodes.size());
+    parallel_for(static_cast<std::int64_t>(nodes.size()), params.threads, [&](std::int64_t k) {
+        const auto ku = static_cast<std::size_t>(k);
+        ReducedSampler sampler(model);
+        RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(k), params.sub});
+        auto& out = bank.draws[nodes.size() - 1 - ku];  // ascending in rho
+        double sum = 0;
+        for (std::int64_t i = 0; i < params.samples; ++i) {
+            const GradientDraw g = sampler.draw(nodes[ku], rng);
+            out.push_back({g.g_u, g.g_v, g.g_w_sq});
+            sum += g.g_v;
+        }
+        bank.mean_g_v[nodes.size() - 1 - ku] = sum / static_cast<double>(params.samples);
+    });
+    std::reverse(nodes.begin(), nodes.end());
+    bank.rho = std::move(nodes);
+    bank.rho.front() = -1.0;  // the Lobatto end points, exactly
+    bank.rho.back() = 1.0;
+    return bank;
+}
+
+namespace {
+constexpr int kGrid = 4096;  // cells of the j' lookup in rho (spacing 5e-4)
+}  // namespace
+
+ResampledChain::ResampledChain(GradientBank bank, const DriftField& field, UpdateRule rule, bool recentre)
+    : bank_(std::move(bank)), rule_(rule), recentre_(recentre) {
+    if (bank_.rho.size() < 2 || bank_.draws.size() != bank_.rho.size() || bank_.mean_g_v.size() != bank_.rho.size() ||
+        !std::is_sorted(bank_.rho.begin(), bank_.rho.end()))
+        throw InvalidArgument("bank", "the gradient bank has no nodes in ascending order with draws at each "
+                                      "(accepted: sample_gradient_bank's)");
+    for (const auto& d : bank_.draws)
+        if (d.empty()) throw InvalidArgument("bank", "a node of the gradient bank holds no draw");
+    for (int i = 0; i <= kGrid; ++i) dj_.push_back(field.dj(-1.0 + 2.0 * i / kGrid));
+}
+
+double ResampledChain::step(double rho, double eta, RandomStream& rng) const {
+    // The bracketing nodes and the linear weight of the upper one; node j + 1 with that probability.
+    const auto& x = bank_.rho;
+    const auto up = std::upper_bound(x.begin() + 1, x.end() - 1, rho);
+    const auto j = static_cast<std::size_t>(up - x.begin()) - 1;
+    const double w = (rho - x[j]) / (x[j + 1] - x[j]);
+    const std::uint64_t pick = rng.next_u64();
+    const std::size_t node = static_cast<double>(pick >> 11) * 0x1.0p-53 < w ? j + 1 : j;
+    const auto& draws = bank_.draws[node];
+    // A stored draw, uniformly (53 random bits scaled to the count: no bias to speak of).
+    const auto n = static_cast<double>(draws.size());
+    const auto i = std::min(draws.size() - 1, static_cast<std::size_t>(rng.uniform() * n));
+    const BankDraw& d = draws[i];
+    GradientDraw g;
+    g.g_u = d.g_u;
+    g.g_v = d.g_v;
+    g.g_w_sq = d.g_w_sq;
+    if (recentre_) {
+        const double s = std::sqrt(std::max(0.0, 1 - rho * rho));
+        const double u = (rho + 1) * (kGrid / 2.0);
+        const auto c = static_cast<std::size_t>(std::clamp(u, 0.0, kGrid - 1.0));
+        const double dj = dj_[c] + (u - static_cast<double>(c)) * (dj_[c + 1] - dj_[c]);
+        g.g_v += s * dj - bank_.mean_g_v[node];
+    }
+    const double next = updated_rho(rho, eta, g, rule_);
+    if (!std::isfinite(next))
+        throw NumericalError(fmt::format("resampled chain at rho = {}: the step eta = {} overflows", format_number(rho),
+                                         format_number(eta)));
+    return next;
+}
+
+EffectivePrediction predict_resampled(const ResampledChain& chain, const StepSchedule& schedule, std::int64_t steps,
+                                      const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
+                                      std::int64_t d, double hit_eps, const PredictionParams& params) {
+    params.validate();
+    require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
+    std::vector<double> eta, t = {0.0};
+    for (std::int64_t k = 0; k < steps; ++k) {
+        eta.push_back(schedule.eta(k));
+        t.push_back(t.back() + eta.back());
+    }
+    auto advance = [&](std::size_t k, std::vector<double>& x, RandomStream& rng) {
+        for (auto& r : x) r = chain.step(r, eta[k], rng);
+    };
+    return detail::run_paths(t, steps, record_steps, rho0, d, hit_eps, params, StreamPurpose::effective_chain, advance);
+}
+
+RHOFLOW_JSON_HOOKS(GradientBankParams, nodes, samples, seed, sub, threads)
+
+}  // namespace rhoflow
