@@ -1,0 +1,72 @@
+// The vector kernels of core/normal_block.cpp, written once over a vector type V and included
+// once per instruction-set variant, each time inside its own `#pragma GCC target` region and
+// namespace (so no include guard). V has N 64-bit lanes and provides set1, iota, add, mul32 (the
+// full 64-bit products of the lanes' low 32 bits), srl32, shl32, and_, or_, xor3,
+// store_interleaved and zig (the ziggurat's fast path on N draws, returning the mask of the
+// lanes it rejects). Only integer arithmetic and exact IEEE operations: every variant gives the
+// same bits.
+
+// Philox4x32-10 of the U * N blocks b0 + u * N + lane (Random123's rounds: ctr = {hi1 ^ c1 ^
+// k0, lo1, hi0 ^ c3 ^ k1, lo0}). One 32-bit word per 64-bit lane; the upper halves carry garbage
+// that mul32 ignores and the final masking drops.
+[[gnu::always_inline]] inline void philox_group(const NormalBlockKey& key, std::uint64_t b0, std::uint64_t* out) noexcept {
+    constexpr int U = V::U;
+    typename V::I c0[U], c1[U], c2[U], c3[U];
+    const auto h0 = V::set1(key.ctr_hi[0]), h1 = V::set1(key.ctr_hi[1]);
+    for (int u = 0; u < U; ++u) {
+        const auto b = V::add(V::set1(b0 + static_cast<std::uint64_t>(u * V::N)), V::iota());
+        c0[u] = b;
+        c1[u] = V::srl32(b);
+        c2[u] = h0;
+        c3[u] = h1;
+    }
+    const auto m0 = V::set1(kPhiloxM0), m1 = V::set1(kPhiloxM1);
+    std::uint32_t k0 = key.key[0], k1 = key.key[1];
+    for (int r = 0; r < 10; ++r) {
+        const auto vk0 = V::set1(k0), vk1 = V::set1(k1);
+        for (int u = 0; u < U; ++u) {
+            const auto p0 = V::mul32(c0[u], m0), p1 = V::mul32(c2[u], m1);
+            c0[u] = V::xor3(V::srl32(p1), c1[u], vk0);
+            c2[u] = V::xor3(V::srl32(p0), c3[u], vk1);
+            c1[u] = p1;
+            c3[u] = p0;
+        }
+        k0 += kPhiloxW0;
+        k1 += kPhiloxW1;
+    }
+    const auto low = V::set1(0xffffffffu);
+    for (int u = 0; u < U; ++u) {
+        const auto d0 = V::or_(V::and_(c0[u], low), V::shl32(c1[u]));
+        const auto d1 = V::or_(V::and_(c2[u], low), V::shl32(c3[u]));
+        V::store_interleaved(out + 2 * u * V::N, d0, d1);
+    }
+}
+
+// Draws of `blocks` blocks from first_block on: whole groups straight into out, the rest
+// through a scratch group.
+void philox_draws(const NormalBlockKey& key, std::uint64_t first_block, std::uint64_t* out, std::size_t blocks) noexcept {
+    constexpr std::size_t G = static_cast<std::size_t>(V::U * V::N);
+    std::size_t b = 0;
+    for (; b + G <= blocks; b += G) philox_group(key, first_block + b, out + 2 * b);
+    if (b < blocks) {
+        std::uint64_t scratch[2 * G];
+        philox_group(key, first_block + b, scratch);
+        for (std::size_t j = 0; j < 2 * (blocks - b); ++j) out[2 * b + j] = scratch[j];
+    }
+}
+
+// The ziggurat's fast path on r[0..m): out[j] for every j, and the positions the fast path
+// rejects (their out[j] to be replaced by the slow path) in rejected[0..returned).
+std::size_t zig_fast(const std::uint64_t* r, double* out, std::size_t m, std::uint32_t* rejected) noexcept {
+    std::size_t nrej = 0, j = 0;
+    for (; j + V::N <= m; j += V::N) {
+        unsigned rej = V::zig(r + j, out + j);
+        while (rej != 0) {
+            rejected[nrej++] = static_cast<std::uint32_t>(j + static_cast<std::size_t>(std::countr_zero(rej)));
+            rej &= rej - 1;
+        }
+    }
+    for (; j < m; ++j)
+        if (!zig_fast_scalar(r[j], out[j])) rejected[nrej++] = static_cast<std::uint32_t>(j);
+    return nrej;
+}
