@@ -20,6 +20,8 @@
 #include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/ode/ode.hpp"
+#include "rhoflow/core/detail/simd.hpp"
+#include "rhoflow/core/normal_block.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "rhoflow/version.hpp"
@@ -136,6 +138,47 @@ void bench_moments(bool quick) {
                best[0] * 1e3, best[1] * 1e3, best[1] / best[0], best[2] * 1e3, best[2] / best[0]);
 }
 
+// The block normal generator (core/normal_block.hpp) under each variant the CPU runs, against
+// RandomStream::fill_normal in the same run; both fill the same 4096-double buffer (in cache,
+// as the samplers' blocks are), so neither is timed on memory bandwidth.
+void bench_normal_block(bool quick) {
+    using detail::SimdVariant;
+    fmt::print("\n== block normal generator (Philox4x32-10 + ziggurat, core/normal_block.hpp), 1 core, fills of 4096\n");
+    const std::size_t chunk = 4096, chunks = quick ? 250 : 5000;
+    const double count = static_cast<double>(chunk * chunks);
+    std::vector<double> x(chunk);
+    std::vector<std::uint64_t> bits(chunk);
+    RandomStream rng(1, 1);
+    const double t_old = timed(5, [&] {
+        for (std::size_t c = 0; c < chunks; ++c) rng.fill_normal(x.data(), chunk);
+        sink = x[0];
+    }).first;
+    const double old_rate = count / t_old;
+    fmt::print("RandomStream::fill_normal (Philox4x64-10 + ziggurat): {:.0f} M normals/s\n", old_rate / 1e6);
+    const std::pair<SimdVariant, const char*> variants[] = {
+        {SimdVariant::baseline, "baseline"}, {SimdVariant::avx2, "avx2"}, {SimdVariant::avx512, "avx512"}};
+    for (const auto& [v, name] : variants) {
+        if (!detail::simd_variant_available(v)) {
+            fmt::print("{:>8}: not available on this CPU\n", name);
+            continue;
+        }
+        detail::force_simd_variant(v);
+        NormalBlockStream s({1, StreamPurpose::sga_trial, 0, 0});
+        const double t_new = timed(5, [&] {
+            for (std::size_t c = 0; c < chunks; ++c) s.fill(x.data(), chunk);
+            sink = x[0];
+        }).first;
+        const NormalBlockKey key = s.key();
+        const double t_bits = timed(5, [&] {
+            for (std::size_t c = 0; c < chunks; ++c) detail::philox4x32_draws(key, c * chunk / 2, bits.data(), chunk / 2);
+            sink = static_cast<double>(bits[0]);
+        }).first;
+        fmt::print("{:>8}: {:.0f} M normals/s = {:.2f} x RandomStream::fill_normal; its Philox4x32 alone {:.0f} M 64-bit draws/s\n",
+                   name, count / t_new / 1e6, count / t_new / old_rate, count / t_bits / 1e6);
+    }
+    detail::force_simd_variant(SimdVariant::automatic);
+}
+
 void bench_rng(bool quick) {
     fmt::print("\n== random numbers (Philox4x64-10 + ziggurat), 1 core\n");
     const std::size_t n = quick ? 1000000 : 20000000;
@@ -149,6 +192,7 @@ void bench_rng(bool quick) {
     const auto [tn, tnm] = timed(5, [&] { rng.fill_normal(x.data(), n); });
     const double count = static_cast<double>(n);
     fmt::print("{:.0f} M 64-bit draws/s, {:.0f} M normals/s\n", count / tu / 1e6, count / tn / 1e6);
+    bench_normal_block(quick);
 }
 
 void bench_reduced(bool quick) {

@@ -45,7 +45,9 @@ struct V {
     static I iota() noexcept { return _mm_set_epi64x(1, 0); }
     static I add(I a, I b) noexcept { return _mm_add_epi64(a, b); }
     static I mul32(I a, I b) noexcept { return _mm_mul_epu32(a, b); }
+    static I loadu(const std::uint64_t* p) noexcept { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
     static I srl32(I a) noexcept { return _mm_srli_epi64(a, 32); }
+    static I swap32(I a) noexcept { return _mm_shuffle_epi32(a, 0xb1); }
     static I shl32(I a) noexcept { return _mm_slli_epi64(a, 32); }
     static I and_(I a, I b) noexcept { return _mm_and_si128(a, b); }
     static I or_(I a, I b) noexcept { return _mm_or_si128(a, b); }
@@ -76,7 +78,9 @@ struct V {
     static I iota() noexcept { return _mm256_set_epi64x(3, 2, 1, 0); }
     static I add(I a, I b) noexcept { return _mm256_add_epi64(a, b); }
     static I mul32(I a, I b) noexcept { return _mm256_mul_epu32(a, b); }
+    static I loadu(const std::uint64_t* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
     static I srl32(I a) noexcept { return _mm256_srli_epi64(a, 32); }
+    static I swap32(I a) noexcept { return _mm256_shuffle_epi32(a, 0xb1); }
     static I shl32(I a) noexcept { return _mm256_slli_epi64(a, 32); }
     static I and_(I a, I b) noexcept { return _mm256_and_si256(a, b); }
     static I or_(I a, I b) noexcept { return _mm256_or_si256(a, b); }
@@ -123,7 +127,9 @@ struct V {
     static I iota() noexcept { return _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0); }
     static I add(I a, I b) noexcept { return _mm512_add_epi64(a, b); }
     static I mul32(I a, I b) noexcept { return _mm512_maskz_mul_epu32(kAll, a, b); }
+    static I loadu(const std::uint64_t* p) noexcept { return _mm512_loadu_si512(p); }
     static I srl32(I a) noexcept { return reinterpret_cast<I>(reinterpret_cast<__v8du>(a) >> 32); }
+    static I swap32(I a) noexcept { return _mm512_maskz_shuffle_epi32(0xffff, a, _MM_PERM_CDAB); }
     static I shl32(I a) noexcept { return reinterpret_cast<I>(reinterpret_cast<__v8du>(a) << 32); }
     static I and_(I a, I b) noexcept { return _mm512_and_si512(a, b); }
     static I or_(I a, I b) noexcept { return _mm512_or_si512(a, b); }
@@ -173,6 +179,16 @@ std::size_t zig_fast(const std::uint64_t* r, double* out, std::size_t m, std::ui
         if (!zig_fast_scalar(r[j], out[j])) rejected[nrej++] = static_cast<std::uint32_t>(j);
     return nrej;
 }
+void philox_slow_first(const NormalBlockKey& key, const std::uint64_t* idx, std::size_t n, std::uint64_t* out) noexcept {
+    const r123::Philox4x32 gen;
+    const r123::Philox4x32::key_type k = {{key.slow_key[0], key.slow_key[1]}};
+    for (std::size_t j = 0; j < n; ++j) {
+        const auto w = gen(r123::Philox4x32::ctr_type{{0, static_cast<std::uint32_t>(idx[j]), static_cast<std::uint32_t>(idx[j] >> 32),
+                                                      key.slow_ctr}}, k);
+        out[2 * j] = w[0] | (std::uint64_t{w[1]} << 32);
+        out[2 * j + 1] = w[2] | (std::uint64_t{w[3]} << 32);
+    }
+}
 }  // namespace portable
 #endif
 
@@ -180,26 +196,33 @@ std::size_t zig_fast(const std::uint64_t* r, double* out, std::size_t m, std::ui
 struct Kernels {
     void (*philox)(const NormalBlockKey&, std::uint64_t, std::uint64_t*, std::size_t) noexcept;
     std::size_t (*zig)(const std::uint64_t*, double*, std::size_t, std::uint32_t*) noexcept;
+    void (*slow_first)(const NormalBlockKey&, const std::uint64_t*, std::size_t, std::uint64_t*) noexcept;
+    std::size_t group;  // slow_first takes a multiple of this many normals
 };
 
 Kernels active_kernels() noexcept {
 #ifdef RHOFLOW_NORMAL_BLOCK_X86
     switch (detail::active_simd_variant()) {
-    case detail::SimdVariant::avx512: return {avx512::philox_draws, avx512::zig_fast};
-    case detail::SimdVariant::avx2: return {avx2::philox_draws, avx2::zig_fast};
-    default: return {sse2::philox_draws, sse2::zig_fast};
+    case detail::SimdVariant::avx512:
+        return {avx512::philox_draws, avx512::zig_fast, avx512::philox_slow_first, avx512::V::N * avx512::V::U};
+    case detail::SimdVariant::avx2: return {avx2::philox_draws, avx2::zig_fast, avx2::philox_slow_first, avx2::V::N * avx2::V::U};
+    default: return {sse2::philox_draws, sse2::zig_fast, sse2::philox_slow_first, sse2::V::N * sse2::V::U};
     }
 #else
-    return {portable::philox_draws, portable::zig_fast};
+    return {portable::philox_draws, portable::zig_fast, portable::philox_slow_first, 1};
 #endif
 }
 
-// The slow path's extra draws for normal i: Philox4x32-10 keyed {s0, s1} at {j, lo32(i), hi32(i), s2}.
+// The slow path's extra draws for normal i: Philox4x32-10 keyed {s0, s1} at {j, lo32(i), hi32(i), s2},
+// the block j = 0 computed beforehand (first[0..2), by the vector kernel, for all of a chunk's
+// rejected draws at once).
 class SlowDraws {
 public:
-    SlowDraws(const NormalBlockKey& key, std::uint64_t i) noexcept
+    SlowDraws(const NormalBlockKey& key, std::uint64_t i, const std::uint64_t* first) noexcept
         : key_{{key.slow_key[0], key.slow_key[1]}},
-          ctr_{{0, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32), key.slow_ctr}} {}
+          ctr_{{1, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i >> 32), key.slow_ctr}},
+          buf_{first[0], first[1]},
+          pos_(0) {}
     std::uint64_t next_u64() noexcept {
         if (pos_ == 2) {
             const auto w = r123::Philox4x32()(ctr_, key_);
@@ -215,15 +238,15 @@ public:
 private:
     r123::Philox4x32::key_type key_;
     r123::Philox4x32::ctr_type ctr_;
-    std::uint64_t buf_[2] = {0, 0};
-    unsigned pos_ = 2;
+    std::uint64_t buf_[2];
+    unsigned pos_;
 };
 
 // RandomStream::normal_slow's algorithm for the fast path's rejected draw r of normal i (one
 // scalar function for every variant).
-double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r) noexcept {
+double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r, const std::uint64_t* first) noexcept {
     const auto& z = detail::ziggurat;
-    SlowDraws d(key, i);
+    SlowDraws d(key, i, first);
     for (;;) {
         const unsigned idx = static_cast<unsigned>(r & 0xff);
         const std::uint64_t mag = (r >> 9) & kMag;
@@ -268,16 +291,22 @@ void fill_normals(const StreamId& id, std::uint64_t first, double* out, std::siz
 
 void fill_normals(const NormalBlockKey& key, std::uint64_t first, double* out, std::size_t n) noexcept {
     constexpr std::size_t kChunk = 1024;  // normals per pass: the draws stay in L1
-    alignas(64) std::uint64_t draws[kChunk + 2];
+    constexpr std::size_t kMaxGroup = 32;  // the largest variant's U * N
+    alignas(64) std::uint64_t draws[kChunk + 2], slow_index[kChunk + kMaxGroup], slow_draws[2 * (kChunk + kMaxGroup)];
     std::uint32_t rejected[kChunk];
     const Kernels kern = active_kernels();
     while (n > 0) {
         const std::size_t off = static_cast<std::size_t>(first & 1), m = std::min(n, kChunk);
         kern.philox(key, first / 2, draws, (off + m + 1) / 2);
         const std::size_t nrej = kern.zig(draws + off, out, m, rejected);
+        if (nrej > 0) {
+            const std::size_t padded = (nrej + kern.group - 1) / kern.group * kern.group;
+            for (std::size_t j = 0; j < padded; ++j) slow_index[j] = first + (j < nrej ? rejected[j] : 0);
+            kern.slow_first(key, slow_index, padded, slow_draws);
+        }
         for (std::size_t j = 0; j < nrej; ++j) {
             const std::uint32_t p = rejected[j];
-            out[p] = slow_normal(key, first + p, draws[off + p]);
+            out[p] = slow_normal(key, first + p, draws[off + p], slow_draws + 2 * j);
         }
         first += m;
         out += m;
