@@ -139,44 +139,53 @@ void bench_moments(bool quick) {
 }
 
 // The block normal generator (core/normal_block.hpp) under each variant the CPU runs, against
-// RandomStream::fill_normal in the same run; both fill the same 4096-double buffer (in cache,
-// as the samplers' blocks are), so neither is timed on memory bandwidth.
+// RandomStream::fill_normal in the same run: both fill the same 4096-double buffer (in cache,
+// as the samplers' blocks are, so neither is timed on memory bandwidth), the runs interleaved
+// round by round (a shared machine's load falls on all alike) and the best round kept.
 void bench_normal_block(bool quick) {
     using detail::SimdVariant;
     fmt::print("\n== block normal generator (Philox4x32-10 + ziggurat, core/normal_block.hpp), 1 core, fills of 4096\n");
-    const std::size_t chunk = 4096, chunks = quick ? 250 : 5000;
+    const std::size_t chunk = 4096, chunks = quick ? 50 : 500;
+    const int rounds = quick ? 3 : 15;
     const double count = static_cast<double>(chunk * chunks);
     std::vector<double> x(chunk);
     std::vector<std::uint64_t> bits(chunk);
     RandomStream rng(1, 1);
-    const double t_old = timed(5, [&] {
+    NormalBlockStream s({1, StreamPurpose::sga_trial, 0, 0});
+    const NormalBlockKey key = s.key();
+    std::vector<std::function<void()>> runs = {[&] {
         for (std::size_t c = 0; c < chunks; ++c) rng.fill_normal(x.data(), chunk);
         sink = x[0];
-    }).first;
-    const double old_rate = count / t_old;
-    fmt::print("RandomStream::fill_normal (Philox4x64-10 + ziggurat): {:.0f} M normals/s\n", old_rate / 1e6);
-    const std::pair<SimdVariant, const char*> variants[] = {
-        {SimdVariant::baseline, "baseline"}, {SimdVariant::avx2, "avx2"}, {SimdVariant::avx512, "avx512"}};
-    for (const auto& [v, name] : variants) {
+    }};
+    std::vector<std::pair<SimdVariant, const char*>> variants;
+    for (const auto& [v, name] : {std::pair{SimdVariant::baseline, "baseline"}, std::pair{SimdVariant::avx2, "avx2"},
+                                  std::pair{SimdVariant::avx512, "avx512"}}) {
         if (!detail::simd_variant_available(v)) {
             fmt::print("{:>8}: not available on this CPU\n", name);
             continue;
         }
-        detail::force_simd_variant(v);
-        NormalBlockStream s({1, StreamPurpose::sga_trial, 0, 0});
-        const double t_new = timed(5, [&] {
+        variants.emplace_back(v, name);
+        runs.push_back([&, v = v] {
+            detail::force_simd_variant(v);
             for (std::size_t c = 0; c < chunks; ++c) s.fill(x.data(), chunk);
             sink = x[0];
-        }).first;
-        const NormalBlockKey key = s.key();
-        const double t_bits = timed(5, [&] {
+        });
+        runs.push_back([&, v = v] {
+            detail::force_simd_variant(v);
             for (std::size_t c = 0; c < chunks; ++c) detail::philox4x32_draws(key, c * chunk / 2, bits.data(), chunk / 2);
             sink = static_cast<double>(bits[0]);
-        }).first;
-        fmt::print("{:>8}: {:.0f} M normals/s = {:.2f} x RandomStream::fill_normal; its Philox4x32 alone {:.0f} M 64-bit draws/s\n",
-                   name, count / t_new / 1e6, count / t_new / old_rate, count / t_bits / 1e6);
+        });
     }
+    const std::vector<double> best = timed_interleaved(rounds, runs);
     detail::force_simd_variant(SimdVariant::automatic);
+    const double old_rate = count / best[0];
+    fmt::print("RandomStream::fill_normal (Philox4x64-10 + ziggurat): {:.0f} M normals/s\n", old_rate / 1e6);
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const double rate = count / best[1 + 2 * i], bits_rate = count / best[2 + 2 * i];
+        fmt::print("{:>8}: {:.0f} M normals/s = {:.2f} x RandomStream::fill_normal; its Philox4x32 alone {:.0f} M 64-bit draws/s\n",
+                   variants[i].second, rate / 1e6, rate / old_rate, bits_rate / 1e6);
+    }
+    fmt::print("automatic choice on this CPU: {}\n", variants.back().second);
 }
 
 void bench_rng(bool quick) {

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 
+#include "rhoflow/core/detail/exp_nonpositive.hpp"
 #include "rhoflow/core/detail/simd.hpp"
 #include "rhoflow/core/detail/ziggurat.hpp"
 
@@ -35,6 +36,23 @@ constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
     return mag < z.k[idx];
 }
 
+// Appends j + l for each set bit l of mask (4 lanes at most) to out, writing 4 entries: the
+// lanes of each 4-bit mask in order, from a table.
+struct LaneTable {
+    std::uint32_t lanes[16][4];
+    constexpr LaneTable() : lanes{} {
+        for (unsigned m = 0; m < 16; ++m) {
+            unsigned c = 0;
+            for (unsigned l = 0; l < 4; ++l)
+                if ((m >> l) & 1u) lanes[m][c++] = l;
+        }
+    }
+};
+constexpr LaneTable kLanes;
+[[gnu::always_inline]] inline void append_lanes4(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept {
+    for (int l = 0; l < 4; ++l) out[l] = j + kLanes.lanes[mask][l];
+}
+
 // ---------------------------------------------------------------- x86-64 baseline (SSE2)
 #ifdef RHOFLOW_NORMAL_BLOCK_X86
 namespace sse2 {
@@ -56,6 +74,7 @@ struct V {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi64(d0, d1));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2), _mm_unpackhi_epi64(d0, d1));
     }
+    static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept { append_lanes4(out, j, mask); }
     // No 64-bit compare nor gather in SSE2: the fast path lane by lane.
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
         unsigned rej = 0;
@@ -90,6 +109,7 @@ struct V {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute2x128_si256(lo, hi, 0x20));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_permute2x128_si256(lo, hi, 0x31));
     }
+    static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept { append_lanes4(out, j, mask); }
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
         const auto& z = detail::ziggurat;
         const I x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
@@ -139,6 +159,11 @@ struct V {
         _mm512_storeu_si512(out, _mm512_permutex2var_epi64(d0, lo, d1));
         _mm512_storeu_si512(out + 8, _mm512_permutex2var_epi64(d0, hi, d1));
     }
+    // The rejected lanes' positions packed by a compress into one 8-entry store.
+    static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept {
+        const __m256i lanes = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(j)), _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), lanes));
+    }
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
         const auto& z = detail::ziggurat;
         const I x = _mm512_loadu_si512(r);
@@ -147,10 +172,11 @@ struct V {
         const I k = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), kAll, idx, z.k.data(), 8);
         const __m512d w = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), kAll, idx, z.w.data(), 8);
         const __mmask8 accept = _mm512_cmplt_epu64_mask(mag, k);
-        const __m512d m = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(mag, set1(0x4330000000000000))),
-                                        _mm512_set1_pd(0x1.0p52));
-        const I sign = reinterpret_cast<I>(reinterpret_cast<__v8du>(_mm512_and_si512(x, set1(0x100))) << 55);
-        const __m512d y = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(_mm512_mul_pd(m, w)), sign));
+        // mag < 2^52 converts exactly; the sign bit 8 moved to bit 63 and xored in one ternary op.
+        const __m512d m = _mm512_maskz_cvtepi64_pd(kAll, mag);
+        const I sign = reinterpret_cast<I>(reinterpret_cast<__v8du>(x) << 55);
+        const __m512d y = _mm512_castsi512_pd(
+            _mm512_ternarylogic_epi64(_mm512_castpd_si512(_mm512_mul_pd(m, w)), sign, set1(0x8000000000000000), 0x78));  // A ^ (B & C)
         _mm512_storeu_pd(out, y);
         return ~static_cast<unsigned>(accept) & 0xffu;
     }
@@ -213,6 +239,9 @@ Kernels active_kernels() noexcept {
 #endif
 }
 
+// Uniform on (0, 1) from 53 bits, as RandomStream::uniform.
+double to_uniform(std::uint64_t r) noexcept { return (static_cast<double>(r >> 11) + 0.5) * 0x1.0p-53; }
+
 // The slow path's extra draws for normal i: Philox4x32-10 keyed {s0, s1} at {j, lo32(i), hi32(i), s2},
 // the block j = 0 computed beforehand (first[0..2), by the vector kernel, for all of a chunk's
 // rejected draws at once).
@@ -233,7 +262,7 @@ public:
         }
         return buf_[pos_++];
     }
-    double uniform() noexcept { return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53; }
+    double uniform() noexcept { return to_uniform(next_u64()); }
 
 private:
     r123::Philox4x32::key_type key_;
@@ -242,8 +271,16 @@ private:
     unsigned pos_;
 };
 
+// e^{-x^2/2} of the wedge test: rhoflow's own exp (the same bits with every variant and libm).
+double wedge_exp(double x) noexcept {
+    const double a = -0.5 * x * x;
+    double e;
+    detail::exp_nonpositive(&a, &e, 1);
+    return e;
+}
+
 // RandomStream::normal_slow's algorithm for the fast path's rejected draw r of normal i (one
-// scalar function for every variant).
+// scalar function for every variant), its wedge test with rhoflow's exp.
 double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r, const std::uint64_t* first) noexcept {
     const auto& z = detail::ziggurat;
     SlowDraws d(key, i, first);
@@ -264,8 +301,36 @@ double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r, 
                 }
             }
         }
-        if (z.f[idx] + d.uniform() * (z.f[idx - 1] - z.f[idx]) < std::exp(-0.5 * x * x)) return negative ? -x : x;
+        if (z.f[idx] + d.uniform() * (z.f[idx - 1] - z.f[idx]) < wedge_exp(x)) return negative ? -x : x;
         r = d.next_u64();
+    }
+}
+
+// The slow path of a chunk's rejected draws r[rejected[j]], j < nrej, with their first extra
+// blocks in first_blocks[2j, 2j + 2): the wedge test of all at once (its exps in one vector
+// call), then slow_normal from scratch for the few it rejects and the tail (layer 0), which
+// gives the same bits as slow_normal for all.
+void slow_path(const NormalBlockKey& key, std::uint64_t first, const std::uint64_t* r, const std::uint64_t* first_blocks,
+               const std::uint32_t* rejected, std::size_t nrej, double* out) noexcept {
+    constexpr std::size_t kBatch = 256;
+    const auto& z = detail::ziggurat;
+    double x[kBatch], bound[kBatch], e[kBatch];
+    for (std::size_t j0 = 0; j0 < nrej; j0 += kBatch) {
+        const std::size_t nb = std::min(kBatch, nrej - j0);
+        for (std::size_t j = 0; j < nb; ++j) {
+            const std::uint64_t rj = r[rejected[j0 + j]];
+            const unsigned idx = static_cast<unsigned>(rj & 0xff);
+            x[j] = static_cast<double>(static_cast<std::int64_t>((rj >> 9) & kMag)) * z.w[idx];
+            e[j] = -0.5 * x[j] * x[j];
+            const double u = to_uniform(first_blocks[2 * (j0 + j)]);
+            bound[j] = idx == 0 ? 2.0 : z.f[idx] + u * (z.f[idx - 1] - z.f[idx]);  // layer 0: never here
+        }
+        detail::exp_nonpositive(e, e, nb);
+        for (std::size_t j = 0; j < nb; ++j) {
+            const std::uint32_t p = rejected[j0 + j];
+            if (bound[j] < e[j]) out[p] = (r[p] & 0x100) != 0 ? -x[j] : x[j];
+            else out[p] = slow_normal(key, first + p, r[p], first_blocks + 2 * (j0 + j));
+        }
     }
 }
 
@@ -290,10 +355,10 @@ void fill_normals(const StreamId& id, std::uint64_t first, double* out, std::siz
 }
 
 void fill_normals(const NormalBlockKey& key, std::uint64_t first, double* out, std::size_t n) noexcept {
-    constexpr std::size_t kChunk = 1024;  // normals per pass: the draws stay in L1
+    constexpr std::size_t kChunk = 2048;  // normals per pass: the draws stay in L1
     constexpr std::size_t kMaxGroup = 32;  // the largest variant's U * N
     alignas(64) std::uint64_t draws[kChunk + 2], slow_index[kChunk + kMaxGroup], slow_draws[2 * (kChunk + kMaxGroup)];
-    std::uint32_t rejected[kChunk];
+    std::uint32_t rejected[kChunk + kMaxGroup];  // zig_fast writes up to N entries past the count
     const Kernels kern = active_kernels();
     while (n > 0) {
         const std::size_t off = static_cast<std::size_t>(first & 1), m = std::min(n, kChunk);
@@ -304,10 +369,7 @@ void fill_normals(const NormalBlockKey& key, std::uint64_t first, double* out, s
             for (std::size_t j = 0; j < padded; ++j) slow_index[j] = first + (j < nrej ? rejected[j] : 0);
             kern.slow_first(key, slow_index, padded, slow_draws);
         }
-        for (std::size_t j = 0; j < nrej; ++j) {
-            const std::uint32_t p = rejected[j];
-            out[p] = slow_normal(key, first + p, draws[off + p], slow_draws + 2 * j);
-        }
+        slow_path(key, first, draws + off, slow_draws, rejected, nrej, out);
         first += m;
         out += m;
         n -= m;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <vector>
 
+#include "rhoflow/core/detail/exp_nonpositive.hpp"
 #include "rhoflow/core/detail/simd.hpp"
 #include "rhoflow/core/detail/ziggurat.hpp"
 #include "rhoflow/core/stats.hpp"
@@ -89,7 +90,10 @@ double reference_normal(const NormalBlockKey& k, std::uint64_t i) {
                 if (yy + yy > xx * xx) return sign * (detail::ZigguratTables::r + xx);
             }
         }
-        if (z.f[layer] + uniform() * (z.f[layer - 1] - z.f[layer]) < std::exp(-0.5 * x * x)) return sign * x;
+        const double a = -0.5 * x * x;
+        double e;
+        detail::exp_nonpositive(&a, &e, 1);  // the wedge test's exp is rhoflow's own
+        if (z.f[layer] + uniform() * (z.f[layer - 1] - z.f[layer]) < e) return sign * x;
         r = next();
     }
 }

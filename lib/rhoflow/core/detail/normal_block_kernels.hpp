@@ -2,7 +2,7 @@
 // once per instruction-set variant, each time inside its own `#pragma GCC target` region and
 // namespace (so no include guard). V has N 64-bit lanes, processed U registers at a time, and
 // provides set1, iota, loadu, add, mul32 (the full 64-bit products of the lanes' low 32 bits),
-// srl32, shl32, swap32 (the two halves of each lane exchanged), and_, or_, xor3,
+// srl32, shl32, swap32 (the two halves of each lane exchanged), and_, or_, xor3, append,
 // store_interleaved and zig (the ziggurat's fast path on N draws, returning the mask of the
 // lanes it rejects). Only integer arithmetic and exact IEEE operations: every variant gives the
 // same bits.
@@ -85,15 +85,15 @@ void philox_draws(const NormalBlockKey& key, std::uint64_t first_block, std::uin
 }
 
 // The ziggurat's fast path on r[0..m): out[j] for every j, and the positions the fast path
-// rejects (their out[j] to be replaced by the slow path) in rejected[0..returned).
+// rejects (their out[j] to be replaced by the slow path) in rejected[0..returned), without a
+// branch per register (V::append writes N entries and the count moves by the rejected lanes';
+// rejected has room for N more than m).
 std::size_t zig_fast(const std::uint64_t* r, double* out, std::size_t m, std::uint32_t* rejected) noexcept {
     std::size_t nrej = 0, j = 0;
     for (; j + V::N <= m; j += V::N) {
-        unsigned rej = V::zig(r + j, out + j);
-        while (rej != 0) {
-            rejected[nrej++] = static_cast<std::uint32_t>(j + static_cast<std::size_t>(std::countr_zero(rej)));
-            rej &= rej - 1;
-        }
+        const unsigned rej = V::zig(r + j, out + j);
+        V::append(rejected + nrej, static_cast<std::uint32_t>(j), rej);
+        nrej += static_cast<std::size_t>(std::popcount(rej));
     }
     for (; j < m; ++j)
         if (!zig_fast_scalar(r[j], out[j])) rejected[nrej++] = static_cast<std::uint32_t>(j);
