@@ -8,7 +8,7 @@
 
 #include "rhoflow/core/detail/exp_nonpositive.hpp"
 #include "rhoflow/core/detail/simd.hpp"
-#include "rhoflow/core/detail/ziggurat.hpp"
+#include "rhoflow/core/detail/block_ziggurat.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define RHOFLOW_NORMAL_BLOCK_X86 1
@@ -17,22 +17,52 @@
 
 namespace rhoflow {
 
+namespace detail {
+
+BlockZigguratTables::BlockZigguratTables() {
+    constexpr double m = 0x1.0p52;
+    constexpr int n = layers;
+    double dn = r, tn = r;
+    const double q = v / std::exp(-0.5 * dn * dn);
+    k[0] = static_cast<std::uint64_t>((dn / q) * m);
+    k[1] = 0;
+    w[0] = q / m;
+    w[n - 1] = dn / m;
+    f[0] = 1.0;
+    f[n - 1] = std::exp(-0.5 * dn * dn);
+    for (int i = n - 2; i >= 1; --i) {
+        dn = std::sqrt(-2.0 * std::log(v / dn + std::exp(-0.5 * dn * dn)));
+        k[i + 1] = static_cast<std::uint64_t>((dn / tn) * m);
+        tn = dn;
+        f[i] = std::exp(-0.5 * dn * dn);
+        w[i] = dn / m;
+    }
+    top_area = dn * (1.0 - f[1]);
+}
+
+const BlockZigguratTables block_ziggurat;
+
+}  // namespace detail
+
 namespace {
 
 constexpr std::uint32_t kPhiloxM0 = PHILOX_M4x32_0, kPhiloxM1 = PHILOX_M4x32_1;
 constexpr std::uint32_t kPhiloxW0 = PHILOX_W32_0, kPhiloxW1 = PHILOX_W32_1;
 constexpr std::uint64_t kMag = (std::uint64_t{1} << 52) - 1;
+// A draw's bits: layer 0..9, sign 10, magnitude 11..62 (bit 63 unused).
+constexpr std::uint64_t kLayer = 0x3ff, kSign = 0x400;
+constexpr int kMagShift = 11, kSignToTop = 53;
 // Counter word 3 of the key derivation ("normal32"); RandomStream's counters have word 3 = 0.
 constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
 
-// The ziggurat's fast path on one draw, exactly RandomStream::normal's: x = m w[i] with the
-// sign of bit 8; true when accepted (m < k[i]).
+// The ziggurat's fast path on one draw: x = m w[i] with the sign of bit 10; true when accepted
+// (m < k[i]).
 [[gnu::always_inline]] inline bool zig_fast_scalar(std::uint64_t r, double& out) noexcept {
-    const auto& z = detail::ziggurat;
-    const unsigned idx = static_cast<unsigned>(r & 0xff);
-    const std::uint64_t mag = (r >> 9) & kMag;
+    const auto& z = detail::block_ziggurat;
+    const unsigned idx = static_cast<unsigned>(r & kLayer);
+    const std::uint64_t mag = (r >> kMagShift) & kMag;
     const double x = static_cast<double>(static_cast<std::int64_t>(mag)) * z.w[idx];
-    out = std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((r & 0x100) << 55));
+    out = std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((r & kSign) << kSignToTop));
     return mag < z.k[idx];
 }
 
@@ -111,10 +141,10 @@ struct V {
     }
     static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept { append_lanes4(out, j, mask); }
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
-        const auto& z = detail::ziggurat;
+        const auto& z = detail::block_ziggurat;
         const I x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
-        const I idx = _mm256_and_si256(x, set1(0xff));
-        const I mag = _mm256_and_si256(_mm256_srli_epi64(x, 9), set1(kMag));
+        const I idx = _mm256_and_si256(x, set1(kLayer));
+        const I mag = _mm256_and_si256(_mm256_srli_epi64(x, kMagShift), set1(kMag));
         const I k = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(z.k.data()), idx, 8);
         const __m256d w = _mm256_i64gather_pd(z.w.data(), idx, 8);
         // mag < k: both below 2^63, so the signed compare is the unsigned one.
@@ -122,7 +152,7 @@ struct V {
         // mag < 2^52 exactly as a double: (2^52 + mag) - 2^52.
         const __m256d m = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(mag, set1(0x4330000000000000))),
                                         _mm256_set1_pd(0x1.0p52));
-        const I sign = _mm256_slli_epi64(_mm256_and_si256(x, set1(0x100)), 55);
+        const I sign = _mm256_slli_epi64(_mm256_and_si256(x, set1(kSign)), kSignToTop);
         const __m256d y = _mm256_castsi256_pd(_mm256_xor_si256(_mm256_castpd_si256(_mm256_mul_pd(m, w)), sign));
         _mm256_storeu_pd(out, y);
         return ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(accept))) & 0xfu;
@@ -165,16 +195,16 @@ struct V {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), lanes));
     }
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
-        const auto& z = detail::ziggurat;
+        const auto& z = detail::block_ziggurat;
         const I x = _mm512_loadu_si512(r);
-        const I idx = _mm512_and_si512(x, set1(0xff));
-        const I mag = _mm512_and_si512(reinterpret_cast<I>(reinterpret_cast<__v8du>(x) >> 9), set1(kMag));
+        const I idx = _mm512_and_si512(x, set1(kLayer));
+        const I mag = _mm512_and_si512(reinterpret_cast<I>(reinterpret_cast<__v8du>(x) >> kMagShift), set1(kMag));
         const I k = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), kAll, idx, z.k.data(), 8);
         const __m512d w = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), kAll, idx, z.w.data(), 8);
         const __mmask8 accept = _mm512_cmplt_epu64_mask(mag, k);
-        // mag < 2^52 converts exactly; the sign bit 8 moved to bit 63 and xored in one ternary op.
+        // mag < 2^52 converts exactly; the sign bit 10 moved to bit 63 and xored in one ternary op.
         const __m512d m = _mm512_maskz_cvtepi64_pd(kAll, mag);
-        const I sign = reinterpret_cast<I>(reinterpret_cast<__v8du>(x) << 55);
+        const I sign = reinterpret_cast<I>(reinterpret_cast<__v8du>(x) << kSignToTop);
         const __m512d y = _mm512_castsi512_pd(
             _mm512_ternarylogic_epi64(_mm512_castpd_si512(_mm512_mul_pd(m, w)), sign, set1(0x8000000000000000), 0x78));  // A ^ (B & C)
         _mm512_storeu_pd(out, y);
@@ -279,24 +309,24 @@ double wedge_exp(double x) noexcept {
     return e;
 }
 
-// RandomStream::normal_slow's algorithm for the fast path's rejected draw r of normal i (one
+// RandomStream::normal_slow's algorithm (on the 1024-layer tables) for the fast path's rejected draw r of normal i (one
 // scalar function for every variant), its wedge test with rhoflow's exp.
 double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r, const std::uint64_t* first) noexcept {
-    const auto& z = detail::ziggurat;
+    const auto& z = detail::block_ziggurat;
     SlowDraws d(key, i, first);
     for (;;) {
-        const unsigned idx = static_cast<unsigned>(r & 0xff);
-        const std::uint64_t mag = (r >> 9) & kMag;
-        const bool negative = (r & 0x100) != 0;
+        const unsigned idx = static_cast<unsigned>(r & kLayer);
+        const std::uint64_t mag = (r >> kMagShift) & kMag;
+        const bool negative = (r & kSign) != 0;
         double x = static_cast<double>(static_cast<std::int64_t>(mag)) * z.w[idx];
         if (mag < z.k[idx]) return negative ? -x : x;
         if (idx == 0) {
             // Tail beyond r: Marsaglia's exact method.
             for (;;) {
-                const double xx = -std::log(d.uniform()) / detail::ZigguratTables::r;
+                const double xx = -std::log(d.uniform()) / detail::BlockZigguratTables::r;
                 const double yy = -std::log(d.uniform());
                 if (yy + yy > xx * xx) {
-                    x = detail::ZigguratTables::r + xx;
+                    x = detail::BlockZigguratTables::r + xx;
                     return negative ? -x : x;
                 }
             }
@@ -313,14 +343,14 @@ double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r, 
 void slow_path(const NormalBlockKey& key, std::uint64_t first, const std::uint64_t* r, const std::uint64_t* first_blocks,
                const std::uint32_t* rejected, std::size_t nrej, double* out) noexcept {
     constexpr std::size_t kBatch = 256;
-    const auto& z = detail::ziggurat;
+    const auto& z = detail::block_ziggurat;
     double x[kBatch], bound[kBatch], e[kBatch];
     for (std::size_t j0 = 0; j0 < nrej; j0 += kBatch) {
         const std::size_t nb = std::min(kBatch, nrej - j0);
         for (std::size_t j = 0; j < nb; ++j) {
             const std::uint64_t rj = r[rejected[j0 + j]];
-            const unsigned idx = static_cast<unsigned>(rj & 0xff);
-            x[j] = static_cast<double>(static_cast<std::int64_t>((rj >> 9) & kMag)) * z.w[idx];
+            const unsigned idx = static_cast<unsigned>(rj & kLayer);
+            x[j] = static_cast<double>(static_cast<std::int64_t>((rj >> kMagShift) & kMag)) * z.w[idx];
             e[j] = -0.5 * x[j] * x[j];
             const double u = to_uniform(first_blocks[2 * (j0 + j)]);
             bound[j] = idx == 0 ? 2.0 : z.f[idx] + u * (z.f[idx - 1] - z.f[idx]);  // layer 0: never here
@@ -328,7 +358,7 @@ void slow_path(const NormalBlockKey& key, std::uint64_t first, const std::uint64
         detail::exp_nonpositive(e, e, nb);
         for (std::size_t j = 0; j < nb; ++j) {
             const std::uint32_t p = rejected[j0 + j];
-            if (bound[j] < e[j]) out[p] = (r[p] & 0x100) != 0 ? -x[j] : x[j];
+            if (bound[j] < e[j]) out[p] = (r[p] & kSign) != 0 ? -x[j] : x[j];
             else out[p] = slow_normal(key, first + p, r[p], first_blocks + 2 * (j0 + j));
         }
     }
