@@ -46,8 +46,6 @@ const BlockZigguratTables block_ziggurat;
 
 namespace {
 
-constexpr std::uint32_t kPhiloxM0 = PHILOX_M4x32_0, kPhiloxM1 = PHILOX_M4x32_1;
-constexpr std::uint32_t kPhiloxW0 = PHILOX_W32_0, kPhiloxW1 = PHILOX_W32_1;
 constexpr std::uint64_t kMag = (std::uint64_t{1} << 52) - 1;
 // A draw's bits: layer 0..9, sign 10, magnitude 11..62 (bit 63 unused).
 constexpr std::uint64_t kLayer = 0x3ff, kSign = 0x400;
@@ -65,6 +63,11 @@ constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
     out = std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((r & kSign) << kSignToTop));
     return mag < z.k[idx];
 }
+
+#ifdef RHOFLOW_NORMAL_BLOCK_X86
+// Random123's Philox4x32 multipliers and Weyl key increments, for the vector rounds.
+constexpr std::uint32_t kPhiloxM0 = PHILOX_M4x32_0, kPhiloxM1 = PHILOX_M4x32_1;
+constexpr std::uint32_t kPhiloxW0 = PHILOX_W32_0, kPhiloxW1 = PHILOX_W32_1;
 
 // Appends j + l for each set bit l of mask (4 lanes at most) to out, writing 4 entries: the
 // lanes of each 4-bit mask in order, from a table.
@@ -84,7 +87,6 @@ constexpr LaneTable kLanes;
 }
 
 // ---------------------------------------------------------------- x86-64 baseline (SSE2)
-#ifdef RHOFLOW_NORMAL_BLOCK_X86
 namespace sse2 {
 struct V {
     using I = __m128i;

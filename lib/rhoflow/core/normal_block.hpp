@@ -14,23 +14,29 @@
 //   RandomStream never uses (its word 3 is 0). Philox4x64 is a bijection of the counter, so two
 //   purposes or subs of one (seed, index) never get the same 256 bits; two streams share their
 //   main draws only if their 128 bits (k0, k1, h0, h1) coincide, probability 2^-128 per pair.
-// - Transform: the 256-layer ziggurat of RandomStream::normal (detail/ziggurat.hpp, Marsaglia &
-//   Tsang, J. Stat. Softw. 5(8), 2000; 8 bits layer, 1 bit sign, 52 bits magnitude). Its fast
-//   path (about 99% of draws) is integer compares, an exact integer-to-double conversion and one
-//   IEEE multiply, vectorised with table gathers on AVX2 and AVX-512; a rejected draw goes to
-//   the scalar slow path (wedge test, Marsaglia's 1964 exact tail), which takes its extra draws
-//   from Philox4x32-10 keyed {s0, s1} at the counter {j, lo32(i), hi32(i), s2}, j = 0, 1, ...
+// - Transform: a 1024-layer ziggurat (Marsaglia & Tsang, J. Stat. Softw. 5(8), 2000; tables in
+//   detail/block_ziggurat.hpp, RandomStream's 256-layer construction with four times the layers)
+//   on one 64-bit draw: bits 0-9 layer, bit 10 sign, bits 11-62 magnitude m. Its fast path
+//   (99.57% of draws: m < k[layer], then x = m w[layer]) is integer compares, an exact
+//   integer-to-double conversion and one IEEE multiply, vectorised with table gathers on AVX2
+//   and AVX-512. A rejected draw goes to the slow path: the wedge test (its exp is rhoflow's
+//   detail/exp_nonpositive, the same bits everywhere) and Marsaglia's (1964) exact tail beyond
+//   r = 4.0388, with extra draws from Philox4x32-10 keyed {s0, s1} at the counter
+//   {j, lo32(i), hi32(i), s2}, j = 0, 1, ...; the wedge tests of a chunk run together, the rest
+//   is one scalar function for every variant.
 // - Variants: the Philox rounds and the fast path are compiled for the x86-64 baseline (SSE2),
 //   AVX2 and AVX-512 (F, DQ, BW, VL) and chosen at run time (detail/simd.hpp); integer
-//   arithmetic and exact double operations without FMA contraction give the same bits on every
-//   variant, and the slow path is one scalar function for all of them (tests force each variant
-//   and pin the same golden values).
+//   arithmetic and exact double operations without FMA contraction (the file is compiled with
+//   -ffp-contract=off) give the same bits on every variant (tests force each variant against a
+//   scalar reference and pinned golden values).
 // When it fails: the law is the ziggurat's, exact up to the 52-bit magnitude grid (|x| is a
-//   multiple of w[layer] ~ 2^-52 x_layer) and the 53-bit uniforms of the tail (|x| < 9.5 or so);
-//   the slow path's wedge test and tail use libm's exp and log, so (like RandomStream) the bits
-//   of the ~1% slow-path variates could differ between C libraries, never between variants.
-//   Statistical quality is Philox4x32-10's: it passes TestU01's BigCrush (Salmon et al. 2011);
-//   docs/theory.md, "Reproducibility: the block normal generator", says what is tested here.
+//   multiple of w[layer], about 2^-52 of the layer's edge) and the tail's 53-bit uniforms (so
+//   |x| < r + 37.5 / r, about 13.3). The tail uses libm's log, and the tables are computed at
+//   start-up with libm's exp and log (as RandomStream's): the bits could differ between C
+//   libraries, never between variants. A stream has 2^64 normals; indices wrap beyond.
+//   Statistical quality is Philox4x32-10's: Crush-resistant, it passes TestU01's BigCrush
+//   (Salmon et al. 2011); TestU01 is not packaged by Debian 12, so docs/cli.md, "Reproducibility",
+//   says why that suffices and what the tests check.
 #pragma once
 
 #include <array>

@@ -3,7 +3,7 @@
 // Tsang 2000) with four times the layers, so that the fast path rejects 0.4% of the draws
 // instead of 1.5% (the slow path is what costs). Layer 0 is the base strip with the tail beyond
 // r; layers 1..1023 are rectangles of equal area v; r and v solve the closing condition (the
-// top layer's area is v too) to 60 digits (mpmath bisection, see docs/cli.md, "Reproducibility").
+// top layer's area is v too) to 60 digits (scripts/ziggurat_constants.py, mpmath bisection).
 // For a draw with layer i and magnitude m (< 2^52): x = m * w[i]; accept at once if m < k[i];
 // otherwise the wedge test with f = exp(-x^2/2). Computed once at start-up with libm's exp and
 // log, like RandomStream's tables (the same on every variant).
