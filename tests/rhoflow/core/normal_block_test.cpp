@@ -186,7 +186,7 @@ TEST_CASE("normal_block: normal i does not depend on where a fill starts or how 
     CHECK(std::equal(tail.begin(), tail.end(), whole.begin() + 4321));
 }
 
-TEST_CASE("normal_block: moments and KS on 1e7 draws; the KS test flips on a 0.5% scale error") {
+TEST_CASE("normal_block: moments and KS on 1e7 draws, and the KS test flips on a 0.5% scale error") {
     // Each moment's z-score against its standard error under N(0,1) (n = 1e7): mean 1/sqrt(n),
     // variance sqrt(2/n), skewness sqrt(6/n), excess kurtosis sqrt(24/n); |z| < 4 each
     // (false alarm 6.3e-5 each, 2.5e-4 for the four). KS: p > 1e-3 (false alarm 1e-3).
