@@ -124,7 +124,7 @@ struct V {
 namespace avx2 {
 struct V {
     using I = __m256i;
-    static constexpr int N = 4, U = 2;
+    static constexpr int N = 4, U = 4;
     static I set1(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
     static I iota() noexcept { return _mm256_set_epi64x(3, 2, 1, 0); }
     static I add(I a, I b) noexcept { return _mm256_add_epi64(a, b); }
@@ -388,7 +388,11 @@ void fill_normals(const StreamId& id, std::uint64_t first, double* out, std::siz
 
 void fill_normals(const NormalBlockKey& key, std::uint64_t first, double* out, std::size_t n) noexcept {
     constexpr std::size_t kChunk = 2048;  // normals per pass: the draws stay in L1
-    constexpr std::size_t kMaxGroup = 32;  // the largest variant's U * N
+    constexpr std::size_t kMaxGroup = 32;  // the largest variant's U * N (AVX-512: 4 x 8)
+#ifdef RHOFLOW_NORMAL_BLOCK_X86
+    static_assert(avx512::V::U * avx512::V::N <= kMaxGroup && avx2::V::U * avx2::V::N <= kMaxGroup &&
+                  sse2::V::U * sse2::V::N <= kMaxGroup);
+#endif
     alignas(64) std::uint64_t draws[kChunk + 2], slow_index[kChunk + kMaxGroup], slow_draws[2 * (kChunk + kMaxGroup)];
     std::uint32_t rejected[kChunk + kMaxGroup];  // zig_fast writes up to N entries past the count
     const Kernels kern = active_kernels();
