@@ -15,7 +15,7 @@
 namespace rhoflow::detail {
 
 struct BlockZigguratTables {
-    static constexpr int layers = 1024;
+    static constexpr int layers = 1024;   ///< number of layers (layer 0: the base strip with the tail)
     std::array<std::uint64_t, layers> k;  ///< acceptance thresholds on the magnitude
     std::array<double, layers> w;         ///< magnitude -> x scale of each layer
     std::array<double, layers> f;         ///< exp(-x_i^2/2) at each layer's edge
