@@ -139,6 +139,14 @@ TEST_CASE("normal_block: every variant's vector Philox4x32-10 is Random123's phi
             REQUIRE(out[2 * j] == join(w[0], w[1]));
             REQUIRE(out[2 * j + 1] == join(w[2], w[3]));
         }
+        // An answer known from outside Random123: C++26's std::philox4x32 (the same rounds and
+        // constants), default-seeded (key {20111115, 0}, counter from 0), must give 1955073260 as
+        // its 10000th value, word 3 of block 2499 ([rand.predef]).
+        NormalBlockKey standard;
+        standard.key = {20111115, 0};
+        std::uint64_t kat[2];
+        detail::philox4x32_draws(standard, 2499, kat, 1);
+        CHECK(static_cast<std::uint32_t>(kat[1] >> 32) == 1955073260u);
     }
 }
 
