@@ -20,6 +20,8 @@
 #include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/ode/ode.hpp"
+#include "rhoflow/core/detail/simd.hpp"
+#include "rhoflow/core/normal_block.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "rhoflow/version.hpp"
@@ -136,6 +138,70 @@ void bench_moments(bool quick) {
                best[0] * 1e3, best[1] * 1e3, best[1] / best[0], best[2] * 1e3, best[2] / best[0]);
 }
 
+// The block normal generator (core/normal_block.hpp) under each variant the CPU runs, against
+// RandomStream::fill_normal in the same run: both fill the same 4096-double buffer (in cache,
+// as the samplers' blocks are, so neither is timed on memory bandwidth), the runs interleaved
+// round by round (a shared machine's load falls on all alike), each after 2 ms of scalar work,
+// and the best round kept.
+void bench_normal_block(bool quick) {
+    using detail::SimdVariant;
+    fmt::print("\n== block normal generator (Philox4x32-10 + ziggurat, core/normal_block.hpp), 1 core, fills of 4096\n");
+    // Short runs (1M normals, a few ms) and many rounds: the best round is a quiet one.
+    const std::size_t chunk = 4096, chunks = quick ? 50 : 250;
+    const int rounds = quick ? 3 : 41;
+    const double count = static_cast<double>(chunk * chunks);
+    std::vector<double> x(chunk);
+    std::vector<std::uint64_t> bits(chunk);
+    RandomStream rng(1, 1);
+    NormalBlockStream s({1, StreamPurpose::sga_trial, 0, 0});
+    const NormalBlockKey key = s.key();
+    std::vector<std::function<void()>> runs = {[&] {
+        for (std::size_t c = 0; c < chunks; ++c) rng.fill_normal(x.data(), chunk);
+        sink = x[0];
+    }};
+    std::vector<std::pair<SimdVariant, const char*>> variants;
+    for (const auto& [v, name] : {std::pair{SimdVariant::baseline, "baseline"}, std::pair{SimdVariant::avx2, "avx2"},
+                                  std::pair{SimdVariant::avx512, "avx512"}}) {
+        if (!detail::simd_variant_available(v)) {
+            fmt::print("{:>8}: not available on this CPU\n", name);
+            continue;
+        }
+        variants.emplace_back(v, name);
+        runs.push_back([&, v = v] {
+            detail::force_simd_variant(v);
+            for (std::size_t c = 0; c < chunks; ++c) s.fill(x.data(), chunk);
+            sink = x[0];
+        });
+        runs.push_back([&, v = v] {
+            detail::force_simd_variant(v);
+            for (std::size_t c = 0; c < chunks; ++c) detail::philox4x32_draws(key, c * chunk / 2, bits.data(), chunk / 2);
+            sink = static_cast<double>(bits[0]);
+        });
+    }
+    // Before each timed run, 2 ms of scalar work: a core that has just run AVX-512 code may run
+    // slower for a while, which would bill one variant's clock to the next run.
+    std::vector<double> best(runs.size(), 1e300);
+    for (int r = 0; r < rounds; ++r)
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const auto settle = Clock::now();
+            std::uint64_t spin = 1;
+            while (seconds_since(settle) < 2e-3) spin = spin * 6364136223846793005u + 1442695040888963407u;
+            sink = static_cast<double>(spin);
+            const auto t0 = Clock::now();
+            runs[i]();
+            best[i] = std::min(best[i], seconds_since(t0));
+        }
+    detail::force_simd_variant(SimdVariant::automatic);
+    const double old_rate = count / best[0];
+    fmt::print("RandomStream::fill_normal (Philox4x64-10 + ziggurat): {:.0f} M normals/s\n", old_rate / 1e6);
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const double rate = count / best[1 + 2 * i], bits_rate = count / best[2 + 2 * i];
+        fmt::print("{:>8}: {:.0f} M normals/s = {:.2f} x RandomStream::fill_normal; its Philox4x32 alone {:.0f} M 64-bit draws/s\n",
+                   variants[i].second, rate / 1e6, rate / old_rate, bits_rate / 1e6);
+    }
+    fmt::print("automatic choice on this CPU: {}\n", variants.back().second);
+}
+
 void bench_rng(bool quick) {
     fmt::print("\n== random numbers (Philox4x64-10 + ziggurat), 1 core\n");
     const std::size_t n = quick ? 1000000 : 20000000;
@@ -149,6 +215,7 @@ void bench_rng(bool quick) {
     const auto [tn, tnm] = timed(5, [&] { rng.fill_normal(x.data(), n); });
     const double count = static_cast<double>(n);
     fmt::print("{:.0f} M 64-bit draws/s, {:.0f} M normals/s\n", count / tu / 1e6, count / tn / 1e6);
+    bench_normal_block(quick);
 }
 
 void bench_reduced(bool quick) {

@@ -13,6 +13,7 @@
 #include "rhoflow/core/cancel.hpp"
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/normal_block.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/core/stats.hpp"
 

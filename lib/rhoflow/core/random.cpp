@@ -105,7 +105,7 @@ void philox_baseline(const Philox::ctr_type& ctr, const Philox::key_type& key, s
 
 void RandomStream::refill() noexcept {
 #ifdef RHOFLOW_HAVE_HASWELL_VARIANT
-    if (detail::active_simd_variant() == detail::SimdVariant::avx2)
+    if (detail::simd_uses_avx2(detail::active_simd_variant()))
         philox_haswell(ctr_, key_, buf_.data(), kBlocks);
     else
 #endif

@@ -24,6 +24,9 @@ std::vector<SimdVariant> compiled_variants() {
     std::vector<SimdVariant> v = {SimdVariant::baseline};
     if (detail::simd_variant_available(SimdVariant::avx2)) v.push_back(SimdVariant::avx2);
     else MESSAGE("AVX2 variant not available here: only the baseline is checked");
+    // Under avx512 these kernels run their AVX2 code (only the block normal generator has an
+    // AVX-512 variant): forced, they must still give the pinned bits.
+    if (detail::simd_variant_available(SimdVariant::avx512)) v.push_back(SimdVariant::avx512);
     return v;
 }
 }  // namespace

@@ -50,7 +50,7 @@ void exp_baseline(const double* in, double* out, std::size_t n) noexcept { exp_k
 
 void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept {
 #ifdef RHOFLOW_HAVE_AVX2_VARIANT
-    if (active_simd_variant() == SimdVariant::avx2) return exp_avx2(in, out, n);
+    if (simd_uses_avx2(active_simd_variant())) return exp_avx2(in, out, n);
 #endif
     exp_baseline(in, out, n);
 }

@@ -19,10 +19,23 @@ bool cpu_has_avx2() noexcept {
     return false;
 #endif
 }
+
+bool cpu_has_avx512() noexcept {
+#if defined(__GNUC__) && defined(__x86_64__)
+    return cpu_has_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+    return false;
+#endif
+}
 }  // namespace
 
 bool simd_variant_available(SimdVariant v) noexcept {
-    return v != SimdVariant::avx2 || (kAvx2Compiled && cpu_has_avx2());
+    switch (v) {
+    case SimdVariant::avx2: return kAvx2Compiled && cpu_has_avx2();
+    case SimdVariant::avx512: return kAvx2Compiled && cpu_has_avx512();
+    default: return true;
+    }
 }
 
 void force_simd_variant(SimdVariant v) noexcept { forced = v; }
@@ -30,7 +43,9 @@ void force_simd_variant(SimdVariant v) noexcept { forced = v; }
 SimdVariant active_simd_variant() noexcept {
     const SimdVariant f = forced.load(std::memory_order_relaxed);
     if (f != SimdVariant::automatic) return f;
-    static const SimdVariant best = simd_variant_available(SimdVariant::avx2) ? SimdVariant::avx2 : SimdVariant::baseline;
+    static const SimdVariant best = simd_variant_available(SimdVariant::avx512) ? SimdVariant::avx512
+                                    : simd_variant_available(SimdVariant::avx2) ? SimdVariant::avx2
+                                                                                 : SimdVariant::baseline;
     return best;
 }
 
