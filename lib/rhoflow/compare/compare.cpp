@@ -217,9 +217,13 @@ std::optional<GapFit> fit_gap(const std::vector<GapAnchor>& anchors, double t_fi
             }
     };
     collect(t_fit);
-    if (fx.size() < 3) collect(-INFINITY);
+    double from = t_fit;
+    if (fx.size() < 3 && !anchors.empty()) {  // too few after the hit: every anchor, and say so
+        from = anchors.front().t;
+        collect(from);
+    }
     if (fx.size() < 3 || sch.gamma == 0) return std::nullopt;
-    return GapFit{fit_line(fx, fy), t_fit};
+    return GapFit{fit_line(fx, fy), from};
 }
 
 std::vector<CompareRow> table_rows(const ComparePlan& plan, const EnsembleResult& ens, const std::vector<TrialTracking>& slots,
@@ -381,6 +385,18 @@ void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
             throw InvalidArgument("ensemble.trials", fmt::format("trial {} has {} records of rho and the ensemble {} "
                                                                  "record steps (accepted: one record per step)",
                                                                  tr.trial, tr.rho.size(), rec.size()));
+        const auto n_index = static_cast<std::int64_t>(&tr - ens.trials.data());
+        if (tr.seed != p.sga.seed || tr.trial != p.sga.first_trial + n_index)
+            throw InvalidArgument("sga.seed", fmt::format("trial {} of the ensemble is stream (seed {}, trial {}), not "
+                                                          "(seed {}, trial {}) (accepted: the ensemble run with the "
+                                                          "options' sga, trials in order)", n_index, tr.seed, tr.trial,
+                                                          p.sga.seed, p.sga.first_trial + n_index));
+        if (tr.rho.front() != tr.rho0 || tr.rho.back() != tr.rho_final || (p.sga.rho0 && tr.rho0 != *p.sga.rho0))
+            throw InvalidArgument("sga.rho0", fmt::format("trial {} starts at rho0 = {} and records {} at step 0{} "
+                                                          "(accepted: the ensemble run with the options' sga)",
+                                                          tr.trial, format_number(tr.rho0), format_number(tr.rho.front()),
+                                                          p.sga.rho0 ? ", the options' rho0 = " + format_number(*p.sga.rho0)
+                                                                     : std::string()));
         // An ensemble read back from a file is untrusted: every number in its range.
         auto in = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
         bool ok = in(tr.rho0, -1, 1) && in(tr.rho_final, -1, 1) && (!tr.hit_step || (*tr.hit_step >= 0 && *tr.hit_step <= p.sga.steps));
@@ -398,11 +414,16 @@ void check_tracking(const std::vector<TrialTracking>& tracking, const EnsembleRe
         throw InvalidArgument("tracking", fmt::format("tracking holds {} entries and the ensemble {} trials "
                                                       "(accepted: one entry per trial, or none)",
                                                       tracking.size(), ens.trials.size()));
+    auto bad = [](const TrialTracking& t) {
+        bool b = !std::isfinite(t.sup_tracking) || t.sup_tracking < 0 || t.sup_tracking > 2;
+        for (const auto& g : t.gaps) b = b || (g && !(*g >= 0 && *g <= 2));
+        for (double r : t.ode_records) b = b || !(r >= -1 && r <= 1);
+        return b;
+    };
     for (const auto& t : tracking)
-        if (t.gaps.size() != plan.anchors.size() || t.ode_records.size() != ens.record_steps.size() ||
-            !std::isfinite(t.sup_tracking) || t.sup_tracking < 0)
+        if (t.gaps.size() != plan.anchors.size() || t.ode_records.size() != ens.record_steps.size() || bad(t))
             throw InvalidArgument("tracking", fmt::format("a trial's tracking has {} gaps and {} ODE records (accepted: "
-                                                          "{} and {}, from tracking_observers on this plan)",
+                                                          "{} and {}, in their ranges, from tracking_observers on this plan)",
                                                           t.gaps.size(), t.ode_records.size(), plan.anchors.size(),
                                                           ens.record_steps.size()));
 }
@@ -455,14 +476,14 @@ CompareResult statistics(const CompareParams& p, const ComparePlan& plan, const 
     const std::vector<double> sups = sups_of(slots);
     out.tracking_error = mean_ci_within(sups, 0, 2);
     out.tracking_error_max = *std::max_element(sups.begin(), sups.end());
-    out.summary = ens.summary;
+    out.summary = summarise(ens.trials);  // from the trials, not from what a file says of them
     std::vector<double> rho_finals;  // ens.trials holds every trial (check_ensemble)
     for (const auto& t : ens.trials) rho_finals.push_back(t.rho_final);
     out.outcomes = outcome_summary(out.phase, rho_finals, sg.rho0, p.model.d);
     out.rho_ode_final = out.table.back().rho_ode;
     out.trajectory = trajectory(ens, slots);
     out.field_curve = field_curve(F);
-    out.warning = ens.warning;
+    out.warning = sg.schedule.warning();
     return out;
 }
 
@@ -485,12 +506,19 @@ CompareResult compare(const EnsembleResult& ens, const DriftField& field, const 
     ComparePlan plan = compare_plan(p);
     plan.rows = rows_among(plan.rows, ens.record_steps);
     const DriftField F = theory_field(field, p.field_scale);
+    CompareResult out;
     if (!tracking.empty()) {
         check_tracking(tracking, ens, plan);
-        return statistics(p, plan, F, ens, tracking);
+        out = statistics(p, plan, F, ens, tracking);
+    } else {
+        // D_T at the record steps nearest to the plan's anchors (so every row whose window fits
+        // has one); its slope against eta is not fitted: windows sampled at record steps bias it.
+        plan.anchors = rows_among(plan.anchors, ens.record_steps);
+        out = statistics(p, plan, F, ens, track_records(ens, F, gap_config(p, plan)));
+        out.every_step = false;
+        out.gap_fit.reset();
     }
-    CompareResult out = statistics(p, plan, F, ens, track_records(ens, F, gap_config(p, plan)));
-    out.every_step = false;
+    out.params.study_eta0.clear();  // no study here (run_compare adds it)
     return out;
 }
 
@@ -742,6 +770,7 @@ CompareResult CompareUnits::finish() const {
                     tables[e].nodes.insert(tables[e].nodes.end(), block->at(e).nodes.begin(), block->at(e).nodes.end());
         }
     CompareResult out = compare(ens, c.base, m.p, slots);
+    out.params = m.p;
     if (!c.study.empty()) out.study = study_result(m.p, c.study, sups, c.study_rho0, c.study_t);
     if (m.p.effective.enabled) add_effective_prediction(out, ens, c.base, std::move(tables));
     return out;

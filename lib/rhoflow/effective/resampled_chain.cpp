@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "rhoflow/core/cancel.hpp"
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
@@ -33,6 +34,7 @@ GradientBank sample_gradient_bank(const ModelParams& model, const GradientBankPa
         auto& out = bank.draws[nodes.size() - 1 - ku];  // ascending in rho
         double sum = 0;
         for (std::int64_t i = 0; i < params.samples; ++i) {
+            if ((i & 1023) == 0) throw_if_cancelled();
             const GradientDraw g = sampler.draw(nodes[ku], rng);
             out.push_back({g.g_u, g.g_v, g.g_w_sq});
             sum += g.g_v;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "rhoflow/core/cancel.hpp"
 #include "rhoflow/core/chebyshev.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
@@ -38,6 +39,7 @@ std::vector<StepMomentNode> measure_node(ReducedSampler& sampler, double rho, do
     const std::int64_t per_batch = std::max<std::int64_t>(2, samples / kBatches);
     std::vector<NodeSums> sums(etas.size());
     for (int b = 0; b < kBatches; ++b) {
+        throw_if_cancelled();  // a node of 1e6 samples takes seconds: stop on request
         for (std::int64_t i = 0; i < per_batch; ++i) {
             const GradientDraw g = sampler.draw(rho, rng);
             for (std::size_t e = 0; e < etas.size(); ++e) {

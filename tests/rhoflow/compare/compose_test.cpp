@@ -66,6 +66,11 @@ TEST_CASE("compare composed: the ensemble with its tracking, compare() and the p
         const CompareResult r = run_compare(p);
         REQUIRE(r.verdict.has_value());
         CHECK(nlohmann::json(c) == nlohmann::json(r));
+        // The fit says which anchors it used: those at or after from_t.
+        REQUIRE(r.gap_fit.has_value());
+        const auto used = std::count_if(r.gap.begin(), r.gap.end(),
+                                        [&](const GapAnchor& a) { return a.t >= r.gap_fit->from_t && a.mean > 0; });
+        CHECK(r.gap_fit->fit.n == used);
     }
 }
 
@@ -100,16 +105,23 @@ TEST_CASE("compare composed: from the record steps alone, the gaps are lower bou
     CHECK(c.tracking_error.mean > 0.2 * r.tracking_error.mean);  // not empty either
     CHECK(c.tracking_error_max <= r.tracking_error_max + 1e-9);
     REQUIRE_FALSE(c.gap.empty());
-    CHECK(c.gap.size() < r.gap.size());  // only the anchors that are record steps
+    CHECK_FALSE(c.gap_fit.has_value());  // windows sampled at record steps would bias the slope
+    REQUIRE(r.gap_fit.has_value());
     const auto& rec = ens.record_steps;
-    for (const auto& g : c.gap) {
+    int same = 0;
+    for (const auto& g : c.gap) {  // at the record steps nearest to the plan's anchors
         CAPTURE(g.step);
         CHECK(std::binary_search(rec.begin(), rec.end(), g.step));
-        const auto it = std::find_if(r.gap.begin(), r.gap.end(), [&](const GapAnchor& a) { return a.step == g.step; });
-        REQUIRE(it != r.gap.end());
-        CHECK(g.max <= it->max + 1e-7);
         CHECK(g.mean > 0);
+        const auto it = std::find_if(r.gap.begin(), r.gap.end(), [&](const GapAnchor& a) { return a.step == g.step; });
+        if (it == r.gap.end()) continue;
+        CHECK(g.max <= it->max + 1e-7);
+        ++same;
     }
+    CHECK(same >= 5);
+    for (std::size_t i = 0; i < c.table.size(); ++i)  // every row whose window fits has its D_T
+        CHECK(c.table[i].gap_mean.has_value() == r.table[i].gap_mean.has_value());
+    CHECK(c.params.study_eta0.empty());  // no study in a composed comparison, and its params say so
     // The result says how it was computed, also after a round trip through its JSON.
     const nlohmann::json doc = c;
     CHECK(doc.at("every_step") == false);
@@ -148,10 +160,28 @@ TEST_CASE("compare composed: an ensemble that is not the options' is refused, na
     crafted = ens;
     crafted.trials[0].nuisance_mass[1] = -0.1;
     CHECK(refused(crafted, p) == "ensemble.trials");
+    crafted = ens;  // another seed's trials
+    for (auto& tr : crafted.trials) tr.seed = 2;
+    CHECK(refused(crafted, p) == "sga.seed");
+    crafted = ens;  // trials out of order
+    std::swap(crafted.trials[0], crafted.trials[1]);
+    CHECK(refused(crafted, p) == "sga.seed");
+    q = p;
+    q.sga.rho0 = 0.2;  // the options say another start
+    CHECK(refused(ens, q) == "sga.rho0");
+    crafted = ens;  // a summary that does not describe the trials is recomputed, not copied
+    crafted.summary.hits = 999;
+    crafted.summary.abs_rho_final.mean = 7;
+    const CompareResult honest = compare(crafted, F, p);
+    CHECK(nlohmann::json(honest.summary) == nlohmann::json(summarise(ens.trials)));
     std::vector<TrialTracking> short_tracking(ens.trials.size() - 1);
     CHECK(refused(ens, p, short_tracking) == "tracking");
     std::vector<TrialTracking> shapeless(ens.trials.size());
     CHECK(refused(ens, p, shapeless) == "tracking");
+    std::vector<TrialTracking> tracked;
+    const EnsembleResult with_tracking = tracked_ensemble(p, F, tracked);
+    tracked[2].ode_records[1] = 5;  // out of [-1, 1]
+    CHECK(refused(with_tracking, p, tracked) == "tracking");
     std::vector<TrialTracking> one_short(ens.trials.size() - 1);
     CHECK(test::invalid_param([&] { tracking_observers(F, p, one_short); }) == "tracking");
     CompareResult c = compare(ens, F, p);

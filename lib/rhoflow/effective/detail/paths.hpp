@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "rhoflow/core/cancel.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/effective/effective.hpp"
 #include "rhoflow/exec/parallel.hpp"
@@ -46,6 +47,7 @@ EffectivePrediction run_paths(const std::vector<double>& t, std::int64_t steps,
             for (std::size_t i = 0; i < x.size(); ++i)
                 if (hit[first + i] < 0 && std::abs(x[i]) >= level) hit[first + i] = t[ks];
             if (k == steps) break;
+            if ((k & 1023) == 0) throw_if_cancelled();  // a long schedule takes seconds: stop on request
             advance(ks, x, rng);
         }
         for (std::size_t i = 0; i < x.size(); ++i) final_rho[first + i] = x[i];
