@@ -418,6 +418,7 @@ def compare(model: Model = ...,
             study_horizon: float = 0.0,
             field_scale: float = 1.0,
             no_effective: bool = False,
+            effective_chain: str = 'resampled',
             effective_ratio: float = 1.5,
             effective_samples: int = 2000,
             effective_paths: int = 4000,
@@ -505,6 +506,9 @@ def compare(model: Model = ...,
     no_effective : bool, default False
         skip the effective-dynamics prediction and the verdict (plain ODE comparison only)
         [effective.enabled] predict and give a verdict (false: the plain ODE comparison only)
+    effective_chain : str, default 'resampled'
+        the chain that predicts the ensemble: resampled (the real chain's one-step law, tails included) | gaussian (one-step mean and variance only)
+        [effective.chain] the chain that predicts the ensemble (documents without this key: gaussian, what they were computed with)
     effective_ratio : float, default 1.5
         largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
         [effective.level_ratio] largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
@@ -550,6 +554,7 @@ def compare_ensemble(ensemble: SgaResult,
                      study_horizon: float = 0.0,
                      field_scale: float = 1.0,
                      no_effective: bool = False,
+                     effective_chain: str = 'resampled',
                      effective_ratio: float = 1.5,
                      effective_samples: int = 2000,
                      effective_paths: int = 4000,
@@ -594,6 +599,8 @@ def compare_ensemble(ensemble: SgaResult,
         multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
     no_effective : bool, default False
         skip the effective-dynamics prediction and the verdict (plain ODE comparison only)
+    effective_chain : str, default 'resampled'
+        the chain that predicts the ensemble: resampled (the real chain's one-step law, tails included) | gaussian (one-step mean and variance only)
     effective_ratio : float, default 1.5
         largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
     effective_samples : int, default 2000

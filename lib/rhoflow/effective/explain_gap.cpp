@@ -12,6 +12,7 @@
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/effective/effective.hpp"
+#include "rhoflow/effective/resampled_chain.hpp"
 
 namespace rhoflow {
 
@@ -24,7 +25,27 @@ void EffectiveParams::validate() const {
     require(std::isfinite(alpha) && alpha >= 1e-6 && alpha <= 0.5, "alpha", alpha, "1e-6 <= alpha <= 0.5");
 }
 
-RHOFLOW_JSON_HOOKS(EffectiveParams, enabled, level_ratio, moments, prediction, bootstrap, alpha)
+std::string_view to_string(EffectiveChain c) { return c == EffectiveChain::resampled ? "resampled" : "gaussian"; }
+
+EffectiveChain parse_effective_chain(std::string_view s, const std::string& field) {
+    if (s == "resampled") return EffectiveChain::resampled;
+    if (s == "gaussian") return EffectiveChain::gaussian;
+    throw InvalidArgument(field, fmt::format("{} = '{}' is not an effective chain (accepted: resampled, gaussian)",
+                                             field, s));
+}
+
+RHOFLOW_JSON_ENUM_HOOKS(EffectiveChain, parse_effective_chain)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(effective_params_to_json, effective_params_from_json, EffectiveParams, enabled, chain,
+                         level_ratio, moments, prediction, bootstrap, alpha)
+}  // namespace
+void to_json(nlohmann::json& j, const EffectiveParams& v) { effective_params_to_json(j, v); }
+void from_json(const nlohmann::json& j, EffectiveParams& v) {
+    if (j.contains("chain")) return effective_params_from_json(j, v);
+    nlohmann::json with = j;  // written before the resampled chain: predicted by the Gaussian one
+    with["chain"] = EffectiveChain::gaussian;
+    effective_params_from_json(with, v);
+}
 RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
                    detectable_field_error, method)
 RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
@@ -185,6 +206,18 @@ void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const
     }
 }
 
+// The chain's prediction of the ensemble at the record steps: the resampled chain from a bank
+// of the tables' own first draws (same seed, streams and nodes), or the Gaussian chain.
+EffectivePrediction predict(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
+                            const DriftField& F, const EffectiveDrift& D, const std::vector<std::int64_t>& records) {
+    if (ep.chain == EffectiveChain::gaussian)
+        return predict_ensemble(D, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction);
+    const GradientBankParams bank{ep.moments.nodes, std::clamp<std::int64_t>(ep.moments.samples, 100, 1000000),
+                                  ep.moments.seed, 0, ep.moments.threads};
+    const ResampledChain chain(sample_gradient_bank(model, bank), F, sg.update);
+    return predict_resampled(chain, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction);
+}
+
 }  // namespace
 
 std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep) {
@@ -216,8 +249,7 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
     eff.tables = std::move(tables);
     const EffectiveDrift D(F, eff.tables);
     const StepSchedule& eta = sg.schedule;
-    const EffectivePrediction pred =
-        predict_ensemble(D, eta, sg.steps, records, sg.rho0, model.d, sg.hit_eps, eff.params.prediction);
+    const EffectivePrediction pred = predict(model, sg, eff.params, F, D, records);
 
     std::vector<double> times;
     for (const auto& r : rows) times.push_back(r.t);  // the last row is the run's end

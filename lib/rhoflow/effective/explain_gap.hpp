@@ -1,6 +1,7 @@
 // The SGA-ODE gap explained by the effective dynamics (docs/theory.md section 9): one-step
 // moment tables at step sizes spanning the run's (geometric, consecutive ones at most
-// level_ratio apart, from the same draws), the effective ODE and the effective chain predict
+// level_ratio apart, from the same draws), the effective ODE and the effective chain (by
+// default the resampled one, whose steps have the real chain's law: resampled_chain.hpp) predict
 // the SGA ensemble's mean, its 10-90% band and its hitting time at the given rows. Each row's
 // residual z = (SGA mean - predicted mean) / (predicted standard error of a trials-mean,
 // combined with the chain's own Monte Carlo error and the tables' systematic error from a
@@ -18,6 +19,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rhoflow/core/stats.hpp"
@@ -29,9 +31,24 @@
 
 namespace rhoflow {
 
+/// The chain that predicts the ensemble.
+enum class EffectiveChain {
+    resampled,  ///< the real chain's one-step law, tails included (resampled_chain.hpp, docs/theory.md (9.4'))
+    gaussian    ///< Gaussian steps with the one-step mean and variance ((9.4); right means and bands, wrong tails)
+};
+/// "resampled" or "gaussian".
+std::string_view to_string(EffectiveChain c);
+/// Parses a chain's name; throws InvalidArgument naming `field` otherwise.
+EffectiveChain parse_effective_chain(std::string_view s, const std::string& field = "effective.chain");
+/// The chain's name.
+void to_json(nlohmann::json& j, const EffectiveChain& c);
+/// Parses a chain's name.
+void from_json(const nlohmann::json& j, EffectiveChain& c);
+
 /// How the comparator predicts the SGA ensemble from the effective dynamics.
 struct EffectiveParams {
     bool enabled = true;          ///< predict and give a verdict (false: the plain ODE comparison only)
+    EffectiveChain chain = EffectiveChain::resampled;  ///< the chain that predicts the ensemble (documents without this key: gaussian, what they were computed with)
     double level_ratio = 1.5;     ///< largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
     StepMomentParams moments = {32, 2000, 1, 0};  ///< the tables (their seed is the ensemble's)
     PredictionParams prediction = {4000, 1, 0};   ///< the effective chain (its seed is the ensemble's)

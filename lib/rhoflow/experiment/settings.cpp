@@ -597,6 +597,13 @@ std::vector<Setting> compare_settings() {
                           "skip the effective-dynamics prediction and the verdict (plain ODE comparison only)", e,
                           [](J& j) { j.compare.effective.enabled = false; },
                           [](J& j) { return !j.compare.effective.enabled; }));
+    s.push_back(text_setting<J>("effective-chain", "effective.chain",
+                                "the chain that predicts the ensemble: resampled (the real chain's one-step law, tails "
+                                "included) | gaussian (one-step mean and variance only)", e, "TEXT",
+                                [](J& j, const std::string& t) {
+                                    j.compare.effective.chain = parse_effective_chain(t, "effective.chain");
+                                },
+                                [](J& j) { return std::string(to_string(j.compare.effective.chain)); }));
     s.push_back(real<J>("effective-ratio", "effective.level_ratio",
                         "largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), "
                         "1.05 ... 10", e, [](J& j) -> double& { return j.compare.effective.level_ratio; }));

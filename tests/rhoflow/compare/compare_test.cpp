@@ -208,3 +208,25 @@ TEST_CASE("compare: CompareParams{} is the embedded default experiment (an embed
     CHECK(p.sga.rho0 == 0.1);
     CHECK(p.sga.seed == 1);
 }
+
+TEST_CASE("compare: effective.chain chooses the chain that predicts, the result records it, old documents read back as gaussian") {
+    CompareParams p = small();
+    p.study_eta0.clear();
+    const CompareResult r = run_compare(p);
+    p.effective.chain = EffectiveChain::gaussian;
+    const CompareResult g = run_compare(p);
+    REQUIRE(r.effective.has_value());
+    REQUIRE(g.effective.has_value());
+    CHECK(r.effective->params.chain == EffectiveChain::resampled);
+    CHECK(g.effective->params.chain == EffectiveChain::gaussian);
+    // Two chains, other streams: other numbers, and the same mean within their errors.
+    const CompareRow &a = r.table.back(), &b = g.table.back();
+    CHECK(*a.pred_mean != *b.pred_mean);
+    CHECK(std::abs(*a.pred_mean - *b.pred_mean) < 3 * std::hypot(*a.pred_se, *b.pred_se));
+    // The effective ODE does not depend on the chain.
+    CHECK(a.rho_eff_ode == b.rho_eff_ode);
+    nlohmann::json older = r.effective->params;
+    older.erase("chain");
+    CHECK(older.get<EffectiveParams>().chain == EffectiveChain::gaussian);
+    CHECK(test::invalid_param([] { parse_effective_chain("normal"); }) == "effective.chain");
+}

@@ -452,7 +452,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     check_round_trip(*r.effective, {"params", "tables", "abs_rho_final", "abs_rho_final_err", "hit_time",
                                     "hit_fraction", "plateau"});
     check_header_members(*r.effective, "effective/explain_gap.hpp", "EffectiveSummary");
-    check_round_trip(r.effective->params, {"enabled", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
+    check_round_trip(r.effective->params, {"enabled", "chain", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
     check_header_members(r.effective->params, "effective/explain_gap.hpp", "EffectiveParams");
     for (const auto& pl : r.effective->plateau) check_round_trip(pl, {"eta", "rho_star", "rho_star_err"});
     check_header_members(r.effective->plateau[0], "effective/explain_gap.hpp", "PlateauPoint");
