@@ -626,7 +626,8 @@ check = _job_function("check")
 
 def _compare_ensemble_function():
     names, sig = _signature("compare")
-    kept = [(name, s) for name, s in names if not s["field"].startswith(("sga.", "model."))]
+    # the ensemble's own settings, and the step-size study (it needs ensembles of its own)
+    kept = [(name, s) for name, s in names if not s["field"].startswith(("sga.", "model.", "study"))]
     kinds = dict(kept)
     P = _inspect.Parameter
     params = [P("ensemble", P.POSITIONAL_OR_KEYWORD, annotation="SgaResult")]

@@ -548,10 +548,6 @@ def compare_ensemble(ensemble: SgaResult,
                      anchors: int = 24,
                      rows: int = 14,
                      table_columns: list[str] = [],
-                     study_eta0: list[float] = [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025],
-                     no_study: bool = False,
-                     study_trials: int = 100,
-                     study_horizon: float = 0.0,
                      field_scale: float = 1.0,
                      no_effective: bool = False,
                      effective_chain: str = 'resampled',
@@ -587,14 +583,6 @@ def compare_ensemble(ensemble: SgaResult,
         rows of the ODE-vs-SGA table, 3 ... 1000
     table_columns : list[str], default []
         columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)
-    study_eta0 : list[float], default [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025]
-        eta0 values of the step-size study (comma-separated, >= 3)
-    no_study : bool, default False
-        skip the step-size study
-    study_trials : int, default 100
-        trials per eta0 in the study, 2 ... 1e6
-    study_horizon : float, default 0.0
-        ODE time of the study runs (0 = 3 x the ODE hitting time, >= 5)
     field_scale : float, default 1.0
         multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
     no_effective : bool, default False

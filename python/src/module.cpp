@@ -406,18 +406,26 @@ py::tuple compare_ensemble(const Result& ensemble, const Pairs& settings) {
         CompareParams& p = std::get<CompareJob>(j).compare;
         p.model = sga_job->model;
         p.sga = sga_job->sga;
+        p.study_eta0.clear();  // no study: it needs ensembles of its own
     });
     const CompareParams& p = std::get<CompareJob>(job).compare;
     const EnsembleResult& ens = sga_result->ensemble;
     Reporter reporter{py::none(), py::none()};
-    CompareResult r = watch(
-        [&](ProgressCounter*) {
-            const DriftField F = DriftField::make(p.model, p.field, p.table);
-            CompareResult c = compare(ens, F, p);
-            if (p.effective.enabled) add_effective_prediction(c, ens, F);
-            return c;
-        },
-        reporter);
+    auto composed = [&](ProgressCounter*) {
+        const DriftField F = DriftField::make(p.model, p.field, p.table);
+        CompareResult c = compare(ens, F, p);
+        if (p.effective.enabled) add_effective_prediction(c, ens, F);
+        return c;
+    };
+    CompareResult r;
+    try {
+        r = watch(composed, reporter);
+    } catch (const InvalidArgument& e) {  // what the ensemble holds is not a keyword: name it
+        const bool of_ensemble = e.field().starts_with("sga.") || e.field().starts_with("ensemble.") ||
+                              e.field() == "model" || e.field().starts_with("model.");
+        if (!of_ensemble) throw;
+        raise_invalid(std::string("the ensemble: ") + e.what(), e.field(), "ensemble");
+    }
     return wrap(std::move(job), JobResult(std::move(r)), python_provenance("compare"));
 }
 

@@ -60,3 +60,20 @@ def test_a_saved_ensemble_compares_as_the_one_in_memory(both, tmp_path):
     assert again.to_json() != ""  # a document like compare's: load and save it like one
     back = rhoflow.from_json(again.to_json())
     assert isinstance(back, rhoflow.CompareResult) and back.every_step is False
+
+
+def test_the_study_is_not_offered_and_a_crafted_file_names_the_ensemble(both, tmp_path):
+    import json
+    ensemble, composed, _ = both
+    with pytest.raises(TypeError, match="no_study"):
+        rhoflow.compare_ensemble(ensemble, no_study=True)
+    assert composed.params["study_eta0"] == []
+    ensemble.save(tmp_path / "sga")
+    path = tmp_path / "sga" / "result.json"
+    doc = json.loads(path.read_text())
+    doc["trials"][2]["rho"][3] = 1.5  # not an alignment
+    path.write_text(json.dumps(doc))
+    with pytest.raises(rhoflow.InvalidArgument) as e:
+        rhoflow.compare_ensemble(rhoflow.load(tmp_path / "sga"), **COMPARE)
+    assert e.value.parameter == "ensemble"
+    assert "out of its range" in str(e.value)

@@ -365,10 +365,10 @@ void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
                                                         "the ensemble run with the options' sga, every trial kept)",
                                                         n, p.sga.trials));
     const std::vector<std::int64_t>& rec = ens.record_steps;
-    if (rec.empty() || rec.front() != 0 || !std::is_sorted(rec.begin(), rec.end()) ||
+    if (rec.empty() || rec.front() != 0 || std::adjacent_find(rec.begin(), rec.end(), std::greater_equal<>()) != rec.end() ||
         ens.record_times.size() != rec.size())
         throw InvalidArgument("sga.record_steps", "the ensemble's record steps do not start at step 0 in ascending "
-                                                  "order with one time each (accepted: an ensemble from run_ensemble)");
+                                                  "order, each once, with one time each (accepted: an ensemble from run_ensemble)");
     if (rec.back() != p.sga.steps)
         throw InvalidArgument("sga.steps", fmt::format("the ensemble's last record is step {} and sga.steps = {} "
                                                        "(accepted: the ensemble run with the options' sga)",
@@ -423,7 +423,8 @@ void check_tracking(const std::vector<TrialTracking>& tracking, const EnsembleRe
     for (const auto& t : tracking)
         if (t.gaps.size() != plan.anchors.size() || t.ode_records.size() != ens.record_steps.size() || bad(t))
             throw InvalidArgument("tracking", fmt::format("a trial's tracking has {} gaps and {} ODE records (accepted: "
-                                                          "{} and {}, in their ranges, from tracking_observers on this plan)",
+                                                          "{} and {}, in their ranges, from tracking_observers on an "
+                                                          "ensemble run with sga.record_steps = compare_plan(options).rows)",
                                                           t.gaps.size(), t.ode_records.size(), plan.anchors.size(),
                                                           ens.record_steps.size()));
 }
@@ -523,7 +524,7 @@ CompareResult compare(const EnsembleResult& ens, const DriftField& field, const 
 }
 
 void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field,
-                              std::vector<StepMomentTable> tables) {
+                              GapTables tables) {
     const CompareParams& p = r.params;
     p.validate();
     check_ensemble(ens, p);
@@ -531,9 +532,9 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
         throw InvalidArgument("result", "the comparison's rows and trajectory are not those of this ensemble "
                                         "(accepted: compare()'s result for it)");
     const std::size_t want = table_etas(p.sga, p.effective).size();
-    if (tables.size() != want)
+    if (tables.tables.size() != want)
         throw InvalidArgument("tables", fmt::format("{} moment tables given (accepted: {}, one per step size of "
-                                                    "table_etas)", tables.size(), want));
+                                                    "table_etas)", tables.tables.size(), want));
     r.params.effective.enabled = true;
     detail::explain_gap(r.params, theory_field(field, p.field_scale), ens.record_steps, ens, std::move(tables), r);
 }
@@ -601,7 +602,7 @@ struct CompareUnits::Impl {
     std::vector<std::vector<TrialResult>> main_trials;
     std::vector<std::vector<TrialTracking>> main_gaps;
     std::vector<std::vector<std::vector<double>>> study_sups;  // [run][block]
-    std::vector<std::vector<std::optional<std::vector<StepMomentTable>>>> table_out;  // [0][node block]
+    std::vector<std::vector<std::optional<GapTables>>> table_out;  // [0][node block]
 
     ProgressCounter* progress = nullptr;  // rank 0's: the study's steps are added once they are known
     const Context& context() const {
@@ -657,7 +658,7 @@ CompareUnits::CompareUnits(const CompareParams& p, const DriftField* field, std:
     m.main_gaps.resize(m.main_first.size());
     m.study_sups.assign(p.study_eta0.size(), std::vector<std::vector<double>>(m.study_first.size()));
     m.table_out.assign(static_cast<std::size_t>(m.tables),
-                       std::vector<std::optional<std::vector<StepMomentTable>>>(m.node_first.size()));
+                       std::vector<std::optional<GapTables>>(m.node_first.size()));
 }
 
 CompareUnits::~CompareUnits() = default;
@@ -737,7 +738,7 @@ void CompareUnits::accept(std::int64_t u, const nlohmann::json& j) {
             m.main_gaps[a] = j.at(1).get<std::vector<TrialTracking>>();
             break;
         case 1: m.study_sups[a][b] = j.get<std::vector<double>>(); break;
-        default: m.table_out[a][b] = j.get<std::vector<StepMomentTable>>();
+        default: m.table_out[a][b] = j.get<GapTables>();
     }
 }
 
@@ -760,14 +761,16 @@ CompareResult CompareUnits::finish() const {
         sups.emplace_back();
         for (const auto& block : run) sups.back().insert(sups.back().end(), block.begin(), block.end());
     }
-    std::vector<StepMomentTable> tables;  // the node blocks of every step size's table, in order
+    GapTables tables;  // the node blocks of every step size's table, and their draws, in order
     for (const auto& group : m.table_out)
         for (const auto& block : group) {
             if (!block) throw std::runtime_error("compare: a moment table block is missing");
-            if (tables.empty()) tables = *block;
+            if (tables.tables.empty()) tables.tables = block->tables;
             else
-                for (std::size_t e = 0; e < tables.size(); ++e)
-                    tables[e].nodes.insert(tables[e].nodes.end(), block->at(e).nodes.begin(), block->at(e).nodes.end());
+                for (std::size_t e = 0; e < tables.tables.size(); ++e)
+                    tables.tables[e].nodes.insert(tables.tables[e].nodes.end(), block->tables.at(e).nodes.begin(),
+                                                  block->tables.at(e).nodes.end());
+            tables.draws.insert(tables.draws.end(), block->draws.begin(), block->draws.end());
         }
     CompareResult out = compare(ens, c.base, m.p, slots);
     out.params = m.p;

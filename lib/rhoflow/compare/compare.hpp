@@ -220,7 +220,7 @@ struct CompareResult {
 };
 
 /// The comparison of an ensemble already run against the field `field` (multiplied by
-/// options.field_scale, as run_compare does): every statistic and the figure data, without the
+/// options.field_scale, as run_compare does: pass the field unscaled): every statistic and the figure data, without the
 /// step-size study (it needs ensembles of its own; `study` stays empty) and without the
 /// effective prediction (add_effective_prediction). `options` must describe how `ensemble` was
 /// run (options.sga.trials trials, all kept, options.sga.steps steps of options.sga's
@@ -240,9 +240,10 @@ CompareResult compare(const EnsembleResult& ensemble, const DriftField& field, c
 /// result.params.effective's settings (and records effective.enabled = true).
 void add_effective_prediction(CompareResult& result, const EnsembleResult& ensemble, const DriftField& field);
 /// The same from tables already measured (effective/explain_gap.hpp's measure_gap_tables, in
-/// table_etas order, with the field multiplied by field_scale).
+/// table_etas order, with the field multiplied by field_scale; their draws, if kept, are the
+/// resampled chain's bank).
 void add_effective_prediction(CompareResult& result, const EnsembleResult& ensemble, const DriftField& field,
-                              std::vector<StepMomentTable> tables);
+                              GapTables tables);
 
 /// Runs the comparison: its units (CompareUnits) through the executor (exec/units.hpp), then
 /// compare() with every trial's tracking, the step-size study and add_effective_prediction.

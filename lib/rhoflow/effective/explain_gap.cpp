@@ -51,6 +51,7 @@ RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold
 RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
 RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
 RHOFLOW_JSON_HOOKS(GapRow, step, t, sga_mean)
+RHOFLOW_JSON_HOOKS(GapTables, tables, draws)
 RHOFLOW_JSON_HOOKS(RowPrediction, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se, residual_z, p_value)
 RHOFLOW_JSON_HOOKS(GapExplanation, summary, verdict, rows, trajectory)
 
@@ -209,12 +210,21 @@ void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const
 // The chain's prediction of the ensemble at the record steps: the resampled chain from a bank
 // of the tables' own first draws (same seed, streams and nodes), or the Gaussian chain.
 EffectivePrediction predict(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
-                            const DriftField& F, const EffectiveDrift& D, const std::vector<std::int64_t>& records) {
+                            const DriftField& F, const EffectiveDrift& D, const std::vector<std::int64_t>& records,
+                            const std::vector<StepMomentTable>& tables, std::vector<std::vector<BankDraw>> draws) {
     if (ep.chain == EffectiveChain::gaussian)
         return predict_ensemble(D, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction);
-    const GradientBankParams bank{ep.moments.nodes, std::clamp<std::int64_t>(ep.moments.samples, 100, 1000000),
-                                  ep.moments.seed, 0, ep.moments.threads};
-    const ResampledChain chain(sample_gradient_bank(model, bank), F, sg.update);
+    GradientBank bank;
+    if (draws.empty()) {
+        const GradientBankParams bp{ep.moments.nodes, std::clamp<std::int64_t>(ep.moments.samples, 100, 1000000),
+                                    ep.moments.seed, 0, ep.moments.threads};
+        bank = sample_gradient_bank(model, bp);
+    } else {
+        std::vector<double> rho;
+        for (const auto& n : tables.front().nodes) rho.push_back(n.rho);
+        bank = bank_from_draws(rho, std::move(draws));
+    }
+    const ResampledChain chain(std::move(bank), F, sg.update);
     return predict_resampled(chain, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction);
 }
 
@@ -224,32 +234,38 @@ std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep) 
     return level_etas(sga.schedule, sga.steps, ep.level_ratio);
 }
 
-std::vector<StepMomentTable> measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga,
-                                                     const EffectiveParams& ep, const DriftField& F, std::size_t first,
-                                                     std::size_t count) {
+GapTables measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                                  const DriftField& F, std::size_t first, std::size_t count) {
     StepMomentParams moments = ep.moments;
     moments.seed = sga.seed;
-    return measure_step_moment_nodes(model, F, table_etas(sga, ep), sga.update, moments, 0, first, count);
+    GapTables out;
+    out.tables = measure_step_moment_nodes(model, F, table_etas(sga, ep), sga.update, moments, 0, first, count,
+                                           ep.chain == EffectiveChain::resampled ? &out.draws : nullptr);
+    return out;
 }
 
-std::vector<StepMomentTable> measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
-                                                const DriftField& F) {
+GapTables measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                             const DriftField& F) {
     return measure_gap_table_nodes(model, sga, ep, F, 0, static_cast<std::size_t>(ep.moments.nodes) + 1);
 }
 
 GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
                            double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
                            const std::vector<double>& starts, const std::vector<GapRow>& rows,
-                           const std::vector<double>& trajectory_times, std::vector<StepMomentTable> tables) {
+                           const std::vector<double>& trajectory_times, GapTables tables) {
     GapExplanation out;
     EffectiveSummary& eff = out.summary;
     eff.params = ep;
     eff.params.moments.seed = eff.params.prediction.seed = sg.seed;
     const std::vector<double> etas = table_etas(sg, ep);
-    eff.tables = std::move(tables);
+    if (!tables.draws.empty() && (tables.tables.empty() || tables.draws.size() != tables.tables.front().nodes.size()))
+        throw InvalidArgument("draws", fmt::format("{} lists of draws for {} nodes (accepted: one per node, or none)",
+                                                   tables.draws.size(),
+                                                   tables.tables.empty() ? 0 : tables.tables.front().nodes.size()));
+    eff.tables = std::move(tables.tables);
     const EffectiveDrift D(F, eff.tables);
     const StepSchedule& eta = sg.schedule;
-    const EffectivePrediction pred = predict(model, sg, eff.params, F, D, records);
+    const EffectivePrediction pred = predict(model, sg, eff.params, F, D, records, eff.tables, std::move(tables.draws));
 
     std::vector<double> times;
     for (const auto& r : rows) times.push_back(r.t);  // the last row is the run's end

@@ -117,18 +117,25 @@ struct GapExplanation {
     std::vector<RowPrediction> trajectory;  ///< one per trajectory point (no pred_se)
 };
 
+/// The one-step moment tables of a run and the gradient draws they were measured from.
+struct GapTables {
+    std::vector<StepMomentTable> tables;       ///< at table_etas, nodes from rho = +1 down
+    std::vector<std::vector<BankDraw>> draws;  ///< every draw of each node, in the tables' node order (the resampled chain's bank; empty for the Gaussian chain)
+};
+
 /// The step sizes of the one-step moment tables for the run `sga`.
 std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep);
-/// Nodes [first, first + count) of every table at table_etas (seed: the ensemble's): the unit
-/// in which the tables are spread over MPI ranks; the same numbers as measure_gap_tables.
-std::vector<StepMomentTable> measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga,
-                                                     const EffectiveParams& ep, const DriftField& F, std::size_t first,
-                                                     std::size_t count);
-/// The one-step moment tables at table_etas, from the same draws.
-std::vector<StepMomentTable> measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
-                                                const DriftField& F);
+/// Nodes [first, first + count) of every table at table_etas (seed: the ensemble's), with their
+/// draws when ep.chain is resampled: the unit in which the tables are spread over MPI ranks;
+/// the same numbers as measure_gap_tables.
+GapTables measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                                  const DriftField& F, std::size_t first, std::size_t count);
+/// The one-step moment tables at table_etas, from the same draws (kept for the resampled chain).
+GapTables measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
+                             const DriftField& F);
 
-/// From the tables (table_etas order), predicts the ensemble `sga` of `model` at `rows` (among
+/// From the tables (table_etas order; the resampled chain's bank from their draws, or drawn
+/// afresh with the tables' streams when there are none), predicts the ensemble `sga` of `model` at `rows` (among
 /// `records`, the ensemble's record steps, which must start at step 0 and hold each trajectory
 /// point's step after it) and at the trajectory points `trajectory_times` (the record steps
 /// after step 0), the effective ODE starting from each of `starts` (the trials' distinct
@@ -136,8 +143,12 @@ std::vector<StepMomentTable> measure_gap_tables(const ModelParams& model, const 
 GapExplanation explain_gap(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
                            double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
                            const std::vector<double>& starts, const std::vector<GapRow>& rows,
-                           const std::vector<double>& trajectory_times, std::vector<StepMomentTable> tables);
+                           const std::vector<double>& trajectory_times, GapTables tables);
 
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GapTables& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GapTables& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const EffectiveParams& v);
 /// Reads what to_json writes.

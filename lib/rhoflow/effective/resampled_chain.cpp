@@ -23,26 +23,39 @@ void GradientBankParams::validate() const {
 GradientBank sample_gradient_bank(const ModelParams& model, const GradientBankParams& params) {
     model.validate();
     params.validate();
-    std::vector<double> nodes = Chebyshev::lobatto_points(params.nodes);  // from +1 down, as the tables
-    GradientBank bank;
-    bank.draws.resize(nodes.size());
-    bank.mean_g_v.resize(nodes.size());
+    const std::vector<double> nodes = Chebyshev::lobatto_points(params.nodes);  // from +1 down, as the tables
+    std::vector<std::vector<BankDraw>> draws(nodes.size());
     parallel_for(static_cast<std::int64_t>(nodes.size()), params.threads, [&](std::int64_t k) {
         const auto ku = static_cast<std::size_t>(k);
         ReducedSampler sampler(model);
         RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(k), params.sub});
-        auto& out = bank.draws[nodes.size() - 1 - ku];  // ascending in rho
-        double sum = 0;
         for (std::int64_t i = 0; i < params.samples; ++i) {
             if ((i & 1023) == 0) throw_if_cancelled();
             const GradientDraw g = sampler.draw(nodes[ku], rng);
-            out.push_back({g.g_u, g.g_v, g.g_w_sq});
+            draws[ku].push_back({g.g_u, g.g_v, g.g_w_sq});
+        }
+    });
+    return bank_from_draws(nodes, std::move(draws));
+}
+
+GradientBank bank_from_draws(const std::vector<double>& rho, std::vector<std::vector<BankDraw>> draws) {
+    if (rho.size() < 2 || draws.size() != rho.size())
+        throw InvalidArgument("draws", fmt::format("{} nodes and {} lists of draws (accepted: one list per node, at "
+                                                   "least 2 nodes)", rho.size(), draws.size()));
+    GradientBank bank;
+    for (std::size_t k = rho.size(); k-- > 0;) {  // ascending in rho
+        const std::vector<BankDraw>& d = draws[k];
+        double sum = 0;
+        for (const BankDraw& g : d) {
+            if (!std::isfinite(g.g_u) || !std::isfinite(g.g_v) || !std::isfinite(g.g_w_sq) || g.g_w_sq < 0)
+                throw InvalidArgument("draws", "a gradient draw is not finite (accepted: finite g_u, g_v, g_w_sq >= 0)");
             sum += g.g_v;
         }
-        bank.mean_g_v[nodes.size() - 1 - ku] = sum / static_cast<double>(params.samples);
-    });
-    std::reverse(nodes.begin(), nodes.end());
-    bank.rho = std::move(nodes);
+        if (d.empty()) throw InvalidArgument("draws", "a node holds no gradient draw");
+        bank.rho.push_back(rho[k]);
+        bank.mean_g_v.push_back(sum / static_cast<double>(d.size()));
+        bank.draws.push_back(std::move(draws[k]));
+    }
     bank.rho.front() = -1.0;  // the Lobatto end points, exactly
     bank.rho.back() = 1.0;
     return bank;

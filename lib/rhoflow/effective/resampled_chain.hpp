@@ -31,6 +31,7 @@
 
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/effective/effective.hpp"
+#include "rhoflow/effective/step_moments.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/model/update_rule.hpp"
@@ -49,13 +50,6 @@ struct GradientBankParams {
     void validate() const;
 };
 
-/// One stored draw of the per-sample gradient in the reduced frame.
-struct BankDraw {
-    double g_u = 0;     ///< <g, q>
-    double g_v = 0;     ///< <g, e>
-    double g_w_sq = 0;  ///< |g orthogonal to q and e|^2
-};
-
 /// Stored gradient draws at the nodes.
 struct GradientBank {
     std::vector<double> rho;                   ///< the nodes, ascending from -1 to 1
@@ -65,6 +59,10 @@ struct GradientBank {
 
 /// Draws the bank of `model` with the exact reduced sampler.
 GradientBank sample_gradient_bank(const ModelParams& model, const GradientBankParams& params = {});
+/// The bank of draws already made, e.g. by the moment tables (measure_step_moment_nodes' `draws`):
+/// `rho` the nodes in the tables' order (from +1 down), draws[j] those at rho[j]. Throws
+/// InvalidArgument when the sizes differ, a node holds no draw or a draw is not finite.
+GradientBank bank_from_draws(const std::vector<double>& rho, std::vector<std::vector<BankDraw>> draws);
 
 /// The resampled chain: steps from any (rho, eta) with a stored draw.
 class ResampledChain {

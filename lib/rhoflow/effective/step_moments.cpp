@@ -34,7 +34,8 @@ struct NodeSums {
 // One node at every step size, from the same draws (the draw is the cost; the update is not):
 // the control-variate residual for a, and batch variances of the scaled step for v.
 std::vector<StepMomentNode> measure_node(ReducedSampler& sampler, double rho, double F, const std::vector<double>& etas,
-                                         UpdateRule rule, std::int64_t samples, RandomStream& rng) {
+                                         UpdateRule rule, std::int64_t samples, RandomStream& rng,
+                                         std::vector<BankDraw>* keep) {
     const double s = std::sqrt(std::max(0.0, 1 - rho * rho));
     const std::int64_t per_batch = std::max<std::int64_t>(2, samples / kBatches);
     std::vector<NodeSums> sums(etas.size());
@@ -42,6 +43,7 @@ std::vector<StepMomentNode> measure_node(ReducedSampler& sampler, double rho, do
         throw_if_cancelled();  // a node of 1e6 samples takes seconds: stop on request
         for (std::int64_t i = 0; i < per_batch; ++i) {
             const GradientDraw g = sampler.draw(rho, rng);
+            if (keep) keep->push_back({g.g_u, g.g_v, g.g_w_sq});
             for (std::size_t e = 0; e < etas.size(); ++e) {
                 const double next = ReducedSampler::step(rho, etas[e], g, rule);
                 if (!std::isfinite(next))
@@ -70,7 +72,8 @@ std::vector<StepMomentNode> measure_node(ReducedSampler& sampler, double rho, do
 std::vector<StepMomentTable> measure_step_moment_nodes(const ModelParams& model, const DriftField& field,
                                                        const std::vector<double>& etas, UpdateRule rule,
                                                        const StepMomentParams& params, std::uint64_t sub,
-                                                       std::size_t first, std::size_t count) {
+                                                       std::size_t first, std::size_t count,
+                                                       std::vector<std::vector<BankDraw>>* draws) {
     model.validate();
     params.validate();
     require(!etas.empty(), "eta", 0, "at least one step size");
@@ -84,11 +87,13 @@ std::vector<StepMomentTable> measure_step_moment_nodes(const ModelParams& model,
         tables[e].rule = rule;
         tables[e].nodes.resize(count);
     }
+    if (draws) draws->assign(count, {});
     parallel_for(static_cast<std::int64_t>(count), params.threads, [&](std::int64_t j) {
         const std::size_t k = first + static_cast<std::size_t>(j);
         ReducedSampler sampler(model);
         RandomStream rng({params.seed, StreamPurpose::one_step_moments, static_cast<std::uint64_t>(k), sub});
-        const auto nodes = measure_node(sampler, rho[k], field.drift(rho[k]), etas, rule, params.samples, rng);
+        const auto nodes = measure_node(sampler, rho[k], field.drift(rho[k]), etas, rule, params.samples, rng,
+                                        draws ? &(*draws)[static_cast<std::size_t>(j)] : nullptr);
         for (std::size_t e = 0; e < etas.size(); ++e) tables[e].nodes[static_cast<std::size_t>(j)] = nodes[e];
     });
     return tables;
@@ -114,6 +119,12 @@ StepMomentTable perturbed_within_errors(const StepMomentTable& table, RandomStre
         n.v = std::max(0.05 * n.v, n.v + n.v_err * rng.normal());
     }
     return p;
+}
+
+void to_json(nlohmann::json& j, const BankDraw& v) { j = nlohmann::json::array({v.g_u, v.g_v, v.g_w_sq}); }
+void from_json(const nlohmann::json& j, BankDraw& v) {
+    v = {j.at(0).get<double>(), j.at(1).get<double>(), j.at(2).get<double>()};
+    if (j.size() != 3) throw nlohmann::json::other_error::create(501, "a gradient draw is [g_u, g_v, g_w_sq]", &j);
 }
 
 RHOFLOW_JSON_HOOKS(StepMomentParams, nodes, samples, seed, threads)

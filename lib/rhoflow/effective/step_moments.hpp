@@ -55,6 +55,14 @@ struct StepMomentTable {
     std::vector<StepMomentNode> nodes;    ///< on the Lobatto nodes, from rho = +1 down to -1
 };
 
+/// One stored draw of the per-sample gradient in the reduced frame (what the resampled chain of
+/// resampled_chain.hpp resamples; its law depends on rho, not on eta).
+struct BankDraw {
+    double g_u = 0;     ///< <g, q>
+    double g_v = 0;     ///< <g, e>
+    double g_w_sq = 0;  ///< |g orthogonal to q and e|^2
+};
+
 /// Measures a and v at step `eta` on the nodes; `field` gives F (the theory's drift); `sub`
 /// separates the streams of different step sizes (the counter word of the purpose).
 StepMomentTable measure_step_moments(const ModelParams& model, const DriftField& field, double eta, UpdateRule rule,
@@ -68,17 +76,23 @@ std::vector<StepMomentTable> measure_step_moments(const ModelParams& model, cons
                                                   const StepMomentParams& params = {}, std::uint64_t sub = 0);
 
 /// Nodes [first, first + count) of the tables the previous function gives, the same numbers
-/// (each node has its own stream): for spreading the tables over several processes.
+/// (each node has its own stream): for spreading the tables over several processes. With
+/// `draws`, (*draws)[j] receives every gradient draw node first + j was measured from.
 std::vector<StepMomentTable> measure_step_moment_nodes(const ModelParams& model, const DriftField& field,
                                                        const std::vector<double>& etas, UpdateRule rule,
                                                        const StepMomentParams& params, std::uint64_t sub,
-                                                       std::size_t first, std::size_t count);
+                                                       std::size_t first, std::size_t count,
+                                                       std::vector<std::vector<BankDraw>>* draws = nullptr);
 
 /// The table with every node's a and v moved by its standard error times a normal variate from
 /// `rng` (v kept above 5% of itself): one replica of a parametric bootstrap over the table's
 /// Monte Carlo error.
 StepMomentTable perturbed_within_errors(const StepMomentTable& table, RandomStream& rng);
 
+/// JSON hooks: a draw as the array [g_u, g_v, g_w_sq] (unit payloads hold thousands).
+void to_json(nlohmann::json& j, const BankDraw& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, BankDraw& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const StepMomentParams& v);
 /// Reads what to_json writes.

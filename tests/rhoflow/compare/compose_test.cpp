@@ -194,7 +194,7 @@ TEST_CASE("compare composed: an ensemble that is not the options' is refused, na
 TEST_CASE("compare composed: an ensemble recorded only where sga puts its records is compared at the nearest records") {
     const CompareParams p = small();
     const DriftField F = DriftField::make(p.model, p.field, p.table);
-    const EnsembleResult ens = run_ensemble(p.model, p.sga);  // 10 records a decade, not the plan's rows
+    const EnsembleResult ens = run_ensemble(p.model, p.sga);  // 20 records a decade, not the plan's rows
     const std::vector<std::int64_t> rows = compare_plan(p).rows;
     const CompareResult c = compare(ens, F, p);
     REQUIRE(c.table.size() >= 3);

@@ -18,13 +18,12 @@ void take_prediction(Point& t, const RowPrediction& e) {
 }
 }  // namespace
 
-std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
-                                                 std::size_t count) {
+GapTables measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first, std::size_t count) {
     return measure_gap_table_nodes(p.model, p.sga, p.effective, F, first, count);
 }
 
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
-                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out) {
+                 const EnsembleResult& ens, GapTables tables, CompareResult& out) {
     std::vector<double> starts, times;
     for (const auto& tr : ens.trials)
         if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);

@@ -13,12 +13,11 @@ namespace rhoflow::detail {
 
 /// Nodes [first, first + count) of every one-step moment table of the comparison `p`
 /// (effective/explain_gap.hpp's measure_gap_table_nodes): a unit of the comparison.
-std::vector<StepMomentTable> measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first,
-                                                 std::size_t count);
+GapTables measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first, std::size_t count);
 
 /// From the tables, explains the gap (explain_gap) and fills the rows' prediction columns, the
 /// trajectory's, out.effective and out.verdict. `records` are the ensemble's record steps (rows among them).
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
-                 const EnsembleResult& ens, std::vector<StepMomentTable> tables, CompareResult& out);
+                 const EnsembleResult& ens, GapTables tables, CompareResult& out);
 
 }  // namespace rhoflow::detail
