@@ -9,8 +9,9 @@
 // makes, while means and 10-90% bands (CLT-scale) agree.
 //
 // Method: a bank of the per-sample gradient components (g_u, g_v, |g_w|^2) drawn with the exact
-// reduced sampler at the Chebyshev-Lobatto nodes (their law depends on rho, not on eta; with
-// the moment tables' seed and `sub` they are the first draws those tables make). A path at
+// reduced sampler at the Chebyshev-Lobatto nodes (their law depends on rho, not on eta): the
+// comparator keeps the moment tables' own draws (bank_from_draws); sample_gradient_bank draws
+// them with the tables' streams (the same seed and `sub` give the tables' first draws). A path at
 // (rho, eta) takes the bracketing node nearer in probability (node j + 1 with the linear weight
 // of rho between the nodes), a stored draw uniformly at random, and applies the exact projected
 // update (model/update_rule.hpp) at its own rho and eta. So each step is bounded, skewed and
