@@ -10,7 +10,10 @@
 #include <vector>
 #include <unistd.h>
 
+#include <doctest/doctest.h>
+
 #include "rhoflow/compare/compare.hpp"
+#include "rhoflow/core/detail/simd.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/model/model.hpp"
 
@@ -93,6 +96,43 @@ inline CompareParams small_compare() {
     p.effective.bootstrap = 4;
     p.effective.level_ratio = 4;
     return p;
+}
+
+// The comparator's test model (d = 10, L = 400, R = 60, theta = 1.5): 16 trials of 4000 steps
+// with eta_k = 0.02/(1 + k/500) (t_final = 10 ln 9 = 22) from rho0 = 0.1, and a 3-run study.
+inline CompareParams small_comparison() {
+    CompareParams p = default_compare_params();
+    p.model = ModelParams{10, 400, 60, 1.5, 1.0, 1.0};
+    p.sga.steps = 4000;
+    p.sga.trials = 16;
+    p.sga.schedule = {0.02, 500, 1.0};
+    p.sga.rho0 = 0.1;
+    p.horizon = 4;
+    p.anchors = 8;
+    p.rows = 8;
+    p.study_eta0 = {0.04, 0.02, 0.01};
+    p.study_trials = 20;
+    return p;
+}
+
+// Forces an instruction-set variant of the hot kernels for a test case's scope, and restores the
+// automatic choice when it ends, whatever happens.
+struct ForceSimdVariant {
+    explicit ForceSimdVariant(detail::SimdVariant v) { detail::force_simd_variant(v); }
+    ~ForceSimdVariant() { detail::force_simd_variant(detail::SimdVariant::automatic); }
+    ForceSimdVariant(const ForceSimdVariant&) = delete;
+    ForceSimdVariant& operator=(const ForceSimdVariant&) = delete;
+};
+
+// Every variant compiled in that this CPU runs: the baseline, then AVX2 and AVX-512 where
+// available (a message names those that are not).
+inline std::vector<detail::SimdVariant> available_simd_variants() {
+    std::vector<detail::SimdVariant> v = {detail::SimdVariant::baseline};
+    for (const detail::SimdVariant s : {detail::SimdVariant::avx2, detail::SimdVariant::avx512}) {
+        if (detail::simd_variant_available(s)) v.push_back(s);
+        else MESSAGE("variant " << static_cast<int>(s) << " not available here: not checked");
+    }
+    return v;
 }
 
 }  // namespace rhoflow::test

@@ -17,20 +17,7 @@
 using namespace rhoflow;
 
 namespace {
-CompareParams small() {
-    CompareParams p = default_compare_params();
-    p.model = ModelParams{10, 400, 60, 1.5, 1.0, 1.0};
-    p.sga.steps = 4000;
-    p.sga.trials = 16;
-    p.sga.schedule = {0.02, 500, 1.0};  // t_final = 10 ln 9 = 22
-    p.sga.rho0 = 0.1;
-    p.horizon = 4;
-    p.anchors = 8;
-    p.rows = 8;
-    p.study_eta0 = {0.04, 0.02, 0.01};
-    p.study_trials = 20;
-    return p;
-}
+CompareParams small() { return test::small_comparison(); }
 }  // namespace
 
 TEST_CASE("compare: SGA tracks the ODE through the transient, tables and JSON are complete") {

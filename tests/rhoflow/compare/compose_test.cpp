@@ -14,16 +14,10 @@
 using namespace rhoflow;
 
 namespace {
+// The comparator's test model with fewer trials, no study and smaller moment tables.
 CompareParams small() {
-    CompareParams p = default_compare_params();
-    p.model = ModelParams{10, 400, 60, 1.5, 1.0, 1.0};
-    p.sga.steps = 4000;
+    CompareParams p = test::small_comparison();
     p.sga.trials = 12;
-    p.sga.schedule = {0.02, 500, 1.0};  // t_final = 10 ln 9 = 22
-    p.sga.rho0 = 0.1;
-    p.horizon = 4;
-    p.anchors = 8;
-    p.rows = 8;
     p.study_eta0.clear();
     p.effective.moments.nodes = 16;
     p.effective.moments.samples = 4000;

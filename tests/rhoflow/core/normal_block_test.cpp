@@ -18,25 +18,15 @@
 #include "rhoflow/core/detail/simd.hpp"
 #include "rhoflow/core/detail/block_ziggurat.hpp"
 #include "rhoflow/core/stats.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 using detail::SimdVariant;
 
 namespace {
 
-struct ForceVariant {
-    explicit ForceVariant(SimdVariant v) { detail::force_simd_variant(v); }
-    ~ForceVariant() { detail::force_simd_variant(SimdVariant::automatic); }
-};
-
-std::vector<SimdVariant> variants() {
-    std::vector<SimdVariant> v = {SimdVariant::baseline};
-    for (const SimdVariant s : {SimdVariant::avx2, SimdVariant::avx512}) {
-        if (detail::simd_variant_available(s)) v.push_back(s);
-        else MESSAGE("variant " << static_cast<int>(s) << " not available here: not checked");
-    }
-    return v;
-}
+using test::ForceSimdVariant;
+using test::available_simd_variants;
 
 std::uint64_t join(std::uint32_t lo, std::uint32_t hi) { return lo | (std::uint64_t{hi} << 32); }
 
@@ -126,8 +116,8 @@ TEST_CASE("normal_block: every variant's vector Philox4x32-10 is Random123's phi
     // counter's carry into counter word 1 is crossed.
     const std::uint64_t first = (std::uint64_t{1} << 32) - 150;
     const std::size_t blocks = 301;
-    for (const SimdVariant v : variants()) {
-        ForceVariant force(v);
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
         CAPTURE(static_cast<int>(v));
         std::vector<std::uint64_t> out(2 * blocks);
         detail::philox4x32_draws(key, first, out.data(), blocks);
@@ -163,8 +153,8 @@ TEST_CASE("normal_block: every variant gives the header's definition (scalar ref
     CHECK(ref[1] == -0x1.07314987a3b9ap-3);
     CHECK(ref[99999] == -0x1.fb0acbbb1e3c4p-1);
     CHECK(fingerprint(ref) == 17483548146674086879u);
-    for (const SimdVariant v : variants()) {
-        ForceVariant force(v);
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
         CAPTURE(static_cast<int>(v));
         std::vector<double> x(n);
         fill_normals(id, 0, x.data(), n);

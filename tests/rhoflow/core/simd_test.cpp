@@ -10,33 +10,22 @@
 #include "rhoflow/core/detail/exp_nonpositive.hpp"
 #include "rhoflow/core/random.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 using detail::SimdVariant;
 
-namespace {
-// Restores the automatic choice when a test case ends, whatever happens.
-struct ForceVariant {
-    explicit ForceVariant(SimdVariant v) { detail::force_simd_variant(v); }
-    ~ForceVariant() { detail::force_simd_variant(SimdVariant::automatic); }
-};
-std::vector<SimdVariant> compiled_variants() {
-    std::vector<SimdVariant> v = {SimdVariant::baseline};
-    if (detail::simd_variant_available(SimdVariant::avx2)) v.push_back(SimdVariant::avx2);
-    else MESSAGE("AVX2 variant not available here: only the baseline is checked");
-    // Under avx512 these kernels run their AVX2 code (only the block normal generator has an
-    // AVX-512 variant): forced, they must still give the pinned bits.
-    if (detail::simd_variant_available(SimdVariant::avx512)) v.push_back(SimdVariant::avx512);
-    return v;
-}
-}  // namespace
+// Under avx512 the two kernels here run their AVX2 code (only the block normal generator has an
+// AVX-512 variant): forced, they must still give the pinned bits.
+using test::ForceSimdVariant;
+using test::available_simd_variants;
 
 TEST_CASE("simd: every compiled variant gives the pinned golden reduced-sampler trajectory") {
     // 300 normalized steps of eta = 0.01 from rho = 0.1 on the default model, stream
     // (2026, sga_trial, 0). The pinned value was produced by this code on x86-64 and must not
     // change with the instruction set (nor, without a documented reason, ever).
-    for (const SimdVariant v : compiled_variants()) {
-        ForceVariant force(v);
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
         CAPTURE(static_cast<int>(v));
         REQUIRE(detail::active_simd_variant() == v);
         ReducedSampler s(ModelParams{50, 1000, 100, 1.0, 1.0, 1.0});
@@ -50,8 +39,8 @@ TEST_CASE("simd: every compiled variant gives the pinned golden reduced-sampler 
 TEST_CASE("simd: every variant's Philox refill is Random123's generator, and its exp the same bits") {
     std::vector<double> x(4099), baseline;
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = -750.0 * static_cast<double>(i) / 4098.0;
-    for (const SimdVariant v : compiled_variants()) {
-        ForceVariant force(v);
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
         RandomStream s(42, 3, 5);
         const r123::Philox4x64 ref;
         for (std::uint64_t block = 0; block < 130; ++block) {  // crosses two refills
