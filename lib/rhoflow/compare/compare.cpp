@@ -357,6 +357,34 @@ StepSizeStudy study_result(const CompareParams& p, const std::vector<SgaParams>&
 
 namespace {
 
+// Trial n of an ensemble of `p` with `records` record steps: its stream, its start and end, and
+// (an ensemble read back from a file is untrusted) every number in its range.
+void check_trial(const TrialResult& tr, std::int64_t n, const CompareParams& p, std::size_t records) {
+    if (tr.rho.size() != records || tr.nuisance_mass.size() != records)
+        throw InvalidArgument("ensemble.trials", fmt::format("trial {} has {} records of rho and the ensemble {} "
+                                                             "record steps (accepted: one record per step)",
+                                                             tr.trial, tr.rho.size(), records));
+    if (tr.seed != p.sga.seed || tr.trial != p.sga.first_trial + n)
+        throw InvalidArgument("sga.seed", fmt::format("trial {} of the ensemble is stream (seed {}, trial {}), not "
+                                                      "(seed {}, trial {}) (accepted: the ensemble run with the "
+                                                      "options' sga, trials in order)", n, tr.seed, tr.trial,
+                                                      p.sga.seed, p.sga.first_trial + n));
+    if (tr.rho.front() != tr.rho0 || tr.rho.back() != tr.rho_final || (p.sga.rho0 && tr.rho0 != *p.sga.rho0))
+        throw InvalidArgument("sga.rho0", fmt::format("trial {} starts at rho0 = {} and records {} at step 0{} "
+                                                      "(accepted: the ensemble run with the options' sga)",
+                                                      tr.trial, format_number(tr.rho0), format_number(tr.rho.front()),
+                                                      p.sga.rho0 ? ", the options' rho0 = " + format_number(*p.sga.rho0)
+                                                                 : std::string()));
+    auto in = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
+    bool ok = in(tr.rho0, -1, 1) && in(tr.rho_final, -1, 1) &&
+              (!tr.hit_step || (*tr.hit_step >= 0 && *tr.hit_step <= p.sga.steps));
+    for (std::size_t j = 0; j < records; ++j) ok = ok && in(tr.rho[j], -1, 1) && in(tr.nuisance_mass[j], 0, 1);
+    if (!ok)
+        throw InvalidArgument("ensemble.trials", fmt::format("trial {} holds a number out of its range (accepted: "
+                                                             "rho in [-1, 1], nuisance mass in [0, 1], hit step in "
+                                                             "[0, sga.steps])", tr.trial));
+}
+
 // The ensemble must be the one `p` describes, recorded where the comparison reads it.
 void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
     const auto n = static_cast<std::int64_t>(ens.trials.size());
@@ -365,10 +393,11 @@ void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
                                                         "the ensemble run with the options' sga, every trial kept)",
                                                         n, p.sga.trials));
     const std::vector<std::int64_t>& rec = ens.record_steps;
-    if (rec.empty() || rec.front() != 0 || std::adjacent_find(rec.begin(), rec.end(), std::greater_equal<>()) != rec.end() ||
-        ens.record_times.size() != rec.size())
+    const bool ascending = std::adjacent_find(rec.begin(), rec.end(), std::greater_equal<>()) == rec.end();
+    if (rec.empty() || rec.front() != 0 || !ascending || ens.record_times.size() != rec.size())
         throw InvalidArgument("sga.record_steps", "the ensemble's record steps do not start at step 0 in ascending "
-                                                  "order, each once, with one time each (accepted: an ensemble from run_ensemble)");
+                                                  "order, each once, with one time each (accepted: an ensemble from "
+                                                  "run_ensemble)");
     if (rec.back() != p.sga.steps)
         throw InvalidArgument("sga.steps", fmt::format("the ensemble's last record is step {} and sga.steps = {} "
                                                        "(accepted: the ensemble run with the options' sga)",
@@ -380,32 +409,8 @@ void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
                                                               "puts it at t = {} (accepted: the schedule the ensemble "
                                                               "was run with)", rec[i], format_number(ens.record_times[i]),
                                                               format_number(t[i])));
-    for (const auto& tr : ens.trials) {
-        if (tr.rho.size() != rec.size() || tr.nuisance_mass.size() != rec.size())
-            throw InvalidArgument("ensemble.trials", fmt::format("trial {} has {} records of rho and the ensemble {} "
-                                                                 "record steps (accepted: one record per step)",
-                                                                 tr.trial, tr.rho.size(), rec.size()));
-        const auto n_index = static_cast<std::int64_t>(&tr - ens.trials.data());
-        if (tr.seed != p.sga.seed || tr.trial != p.sga.first_trial + n_index)
-            throw InvalidArgument("sga.seed", fmt::format("trial {} of the ensemble is stream (seed {}, trial {}), not "
-                                                          "(seed {}, trial {}) (accepted: the ensemble run with the "
-                                                          "options' sga, trials in order)", n_index, tr.seed, tr.trial,
-                                                          p.sga.seed, p.sga.first_trial + n_index));
-        if (tr.rho.front() != tr.rho0 || tr.rho.back() != tr.rho_final || (p.sga.rho0 && tr.rho0 != *p.sga.rho0))
-            throw InvalidArgument("sga.rho0", fmt::format("trial {} starts at rho0 = {} and records {} at step 0{} "
-                                                          "(accepted: the ensemble run with the options' sga)",
-                                                          tr.trial, format_number(tr.rho0), format_number(tr.rho.front()),
-                                                          p.sga.rho0 ? ", the options' rho0 = " + format_number(*p.sga.rho0)
-                                                                     : std::string()));
-        // An ensemble read back from a file is untrusted: every number in its range.
-        auto in = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
-        bool ok = in(tr.rho0, -1, 1) && in(tr.rho_final, -1, 1) && (!tr.hit_step || (*tr.hit_step >= 0 && *tr.hit_step <= p.sga.steps));
-        for (std::size_t j = 0; j < rec.size(); ++j) ok = ok && in(tr.rho[j], -1, 1) && in(tr.nuisance_mass[j], 0, 1);
-        if (!ok)
-            throw InvalidArgument("ensemble.trials", fmt::format("trial {} holds a number out of its range (accepted: "
-                                                                 "rho in [-1, 1], nuisance mass in [0, 1], hit step in "
-                                                                 "[0, sga.steps])", tr.trial));
-    }
+    for (std::size_t i = 0; i < ens.trials.size(); ++i)
+        check_trial(ens.trials[i], static_cast<std::int64_t>(i), p, rec.size());
 }
 
 // Tracking given by the caller must be one per trial, shaped as the plan and the records say.
