@@ -417,6 +417,7 @@ def compare(model: Model = ...,
             study_trials: int = 100,
             study_horizon: float = 0.0,
             field_scale: float = 1.0,
+            diffusion_scale: float = 1.0,
             no_effective: bool = False,
             effective_chain: str = 'resampled',
             effective_ratio: float = 1.5,
@@ -503,6 +504,9 @@ def compare(model: Model = ...,
     field_scale : float, default 1.0
         multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
         [field_scale] the theory's field is multiplied by this (1: as computed)
+    diffusion_scale : float, default 1.0
+        multiply the effective chain's fluctuations about its one-step mean by this (a deliberately wrong diffusion: the verdict's spread and outcome parts must catch it), 0 < D <= 10
+        [effective.prediction.diffusion_scale] the chain's fluctuations about its one-step mean are multiplied by this (1: as measured; a deliberately wrong diffusion), 0 < D <= 10
     no_effective : bool, default False
         skip the effective-dynamics prediction and the verdict (plain ODE comparison only)
         [effective.enabled] predict and give a verdict (false: the plain ODE comparison only)
@@ -549,6 +553,7 @@ def compare_ensemble(ensemble: SgaResult,
                      rows: int = 14,
                      table_columns: list[str] = [],
                      field_scale: float = 1.0,
+                     diffusion_scale: float = 1.0,
                      no_effective: bool = False,
                      effective_chain: str = 'resampled',
                      effective_ratio: float = 1.5,
@@ -585,6 +590,8 @@ def compare_ensemble(ensemble: SgaResult,
         columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)
     field_scale : float, default 1.0
         multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
+    diffusion_scale : float, default 1.0
+        multiply the effective chain's fluctuations about its one-step mean by this (a deliberately wrong diffusion: the verdict's spread and outcome parts must catch it), 0 < D <= 10
     no_effective : bool, default False
         skip the effective-dynamics prediction and the verdict (plain ODE comparison only)
     effective_chain : str, default 'resampled'

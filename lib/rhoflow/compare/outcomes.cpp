@@ -31,12 +31,6 @@ double uniform_sphere_probability(std::int64_t d, double a, double b) {
     return std::max(0.0, 1.0 - below(a) - above(b));  // a < 0 < b: both tails are at most 1/2
 }
 
-bool in_basin(const Basin& b, double r) noexcept {
-    const bool after = b.from_closed ? r >= b.from : r > b.from;
-    const bool before = b.to_closed ? r <= b.to : r < b.to;
-    return after && before;
-}
-
 namespace {
 
 // The kind of the equilibrium at `rho` in the portrait (attractor if it is not listed).

@@ -88,9 +88,6 @@ void from_json(const nlohmann::json& j, OutcomeSummary& v);
 /// difference of I_{(1+r)/2}((d-1)/2, (d-1)/2) at the ends (its upper tails when a > 0).
 double uniform_sphere_probability(std::int64_t d, double a, double b);
 
-/// Whether r lies in the basin (its ends with their closedness).
-bool in_basin(const Basin& b, double r) noexcept;
-
 /// Assigns every final rho to the basin of `portrait` it lies in and summarises each basin;
 /// `rho0` is the fixed start (empty: uniform on S^{d-1}, whose basin probabilities are given).
 /// Throws InvalidArgument when rho_finals is empty or d < 2.

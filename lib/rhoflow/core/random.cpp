@@ -41,7 +41,7 @@ const detail::ZigguratTables& zig = detail::ziggurat;
 }  // namespace
 
 namespace {
-constexpr std::array<std::pair<StreamPurpose, std::string_view>, 7> kPurposes = {{
+constexpr std::array<std::pair<StreamPurpose, std::string_view>, 8> kPurposes = {{
     {StreamPurpose::sga_trial, "sga_trial"},
     {StreamPurpose::montecarlo_field, "montecarlo_field"},
     {StreamPurpose::step_size_study, "step_size_study"},
@@ -49,6 +49,7 @@ constexpr std::array<std::pair<StreamPurpose, std::string_view>, 7> kPurposes = 
     {StreamPurpose::effective_sde, "effective_sde"},
     {StreamPurpose::bootstrap, "bootstrap"},
     {StreamPurpose::effective_chain, "effective_chain"},
+    {StreamPurpose::verdict, "verdict"},
 }};
 }  // namespace
 

@@ -38,6 +38,7 @@ enum class StreamPurpose : std::uint64_t {
     effective_sde = 4,     ///< path block `index` of the effective-dynamics (1-D SDE) ensemble
     bootstrap = 5,         ///< bootstrap replicas of a Monte Carlo table (index 0)
     effective_chain = 6,   ///< path block `index` of the resampled effective chain (effective/resampled_chain.hpp)
+    verdict = 7,           ///< test `index` of the verdict's Monte Carlo null laws (effective/verdict.hpp)
 };
 
 /// "sga_trial", "montecarlo_field", ...

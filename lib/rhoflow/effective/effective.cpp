@@ -167,6 +167,8 @@ std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepS
 void PredictionParams::validate() const {
     require(paths >= 100 && paths <= 10000000, "paths", static_cast<double>(paths), "100 <= paths <= 1e7");
     require(threads >= 0 && threads <= 1024, "threads", threads, "0 (all cores) <= threads <= 1024");
+    require(std::isfinite(diffusion_scale) && diffusion_scale > 0 && diffusion_scale <= 10, "diffusion_scale",
+            diffusion_scale, "0 < diffusion_scale <= 10");
 }
 
 namespace {
@@ -221,14 +223,52 @@ StepPlan plan_steps(const Lookup& L, const StepSchedule& schedule, std::int64_t 
 
 }  // namespace
 
+EffectivePrediction summarise_paths(const std::vector<double>& t, const std::vector<std::int64_t>& record_steps,
+                                    const PathSamples& s) {
+    if (s.at_records.size() != record_steps.size() || s.rho_final.empty())
+        throw InvalidArgument("samples", "the paths' values do not match the record steps (accepted: one list per "
+                                         "record step, at least one path)");
+    EffectivePrediction out;
+    for (std::size_t r = 0; r < record_steps.size(); ++r) {
+        const std::vector<double>& v = s.at_records[r];
+        const std::int64_t k = record_steps[r];
+        out.records.push_back({k, t.at(static_cast<std::size_t>(k)), mean_ci_within(v, -1, 1), quantile(v, 0.1),
+                               quantile(v, 0.9)});
+    }
+    std::vector<double> absf;
+    for (double x : s.rho_final) absf.push_back(std::abs(x));
+    out.abs_rho_final = mean_ci_within(absf, 0, 1);
+    out.hit_fraction = static_cast<double>(s.hit_times.size()) / static_cast<double>(s.rho_final.size());
+    if (!s.hit_times.empty()) {
+        out.hit_time = mean_ci_within(s.hit_times, 0, t.back());
+        out.hit_time_quantiles = {quantile(s.hit_times, 0.1), quantile(s.hit_times, 0.5), quantile(s.hit_times, 0.9)};
+    }
+    return out;
+}
+
+PathSamples pool_paths(const std::vector<PathSamples>& runs) {
+    PathSamples out;
+    for (const PathSamples& s : runs) {
+        if (out.at_records.empty()) out.at_records.resize(s.at_records.size());
+        if (s.at_records.size() != out.at_records.size())
+            throw InvalidArgument("runs", "runs with different record steps cannot be pooled");
+        for (std::size_t r = 0; r < s.at_records.size(); ++r)
+            out.at_records[r].insert(out.at_records[r].end(), s.at_records[r].begin(), s.at_records[r].end());
+        out.rho_final.insert(out.rho_final.end(), s.rho_final.begin(), s.rho_final.end());
+        out.hit_times.insert(out.hit_times.end(), s.hit_times.begin(), s.hit_times.end());
+    }
+    return out;
+}
+
 EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                      const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
-                                     std::int64_t d, double hit_eps, const PredictionParams& params) {
+                                     std::int64_t d, double hit_eps, const PredictionParams& params,
+                                     PathSamples* samples) {
     params.validate();
     require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
     const Lookup L(drift);
     const StepPlan plan = plan_steps(L, schedule, steps);
-    const double h = 2.0 / kGrid;
+    const double h = 2.0 / kGrid, D = params.diffusion_scale;
     auto advance = [&](std::size_t ks, std::vector<double>& x, RandomStream& rng) {
         const double e = plan.eta[ks], w = plan.w[ks];
         const auto& clo = L.c[plan.lo[ks]], &chi = L.c[plan.hi[ks]];
@@ -239,15 +279,25 @@ EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSche
             const double f = u - static_cast<double>(j);
             auto lerp = [&](const std::vector<double>& tab) { return tab[j] + f * (tab[j + 1] - tab[j]); };
             const double c = (1 - w) * lerp(clo) + w * lerp(chi), sv = (1 - w) * lerp(slo) + w * lerp(shi);
-            r = std::clamp(r + e * (lerp(L.F) + e * c) + e * sv * rng.normal(), -1.0, 1.0);
+            r = std::clamp(r + e * (lerp(L.F) + e * c) + e * D * sv * rng.normal(), -1.0, 1.0);
         }
     };
     return detail::run_paths(plan.t, steps, record_steps, rho0, d, hit_eps, params, StreamPurpose::effective_sde,
-                             advance);
+                             advance, samples);
 }
 
 RHOFLOW_JSON_HOOKS(EffectiveEquilibrium, rho, rho_err, slope, stable, kind)
-RHOFLOW_JSON_HOOKS(PredictionParams, paths, seed, threads)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(prediction_params_to_json, prediction_params_from_json, PredictionParams, paths, seed, threads,
+                         diffusion_scale)
+}  // namespace
+void to_json(nlohmann::json& j, const PredictionParams& v) { prediction_params_to_json(j, v); }
+void from_json(const nlohmann::json& j, PredictionParams& v) {
+    if (j.contains("diffusion_scale")) return prediction_params_from_json(j, v);
+    nlohmann::json with = j;  // written before the option: the diffusion as measured
+    with["diffusion_scale"] = 1.0;
+    prediction_params_from_json(with, v);
+}
 RHOFLOW_JSON_HOOKS(PredictionRecord, step, t, rho, q10, q90)
 RHOFLOW_JSON_HOOKS(EffectivePrediction, records, abs_rho_final, hit_time, hit_fraction, hit_time_quantiles)
 

@@ -99,8 +99,16 @@ struct PredictionParams {
     std::int64_t paths = 4000;  ///< independent paths, 100 ... 1e7
     std::uint64_t seed = 1;     ///< master seed (stream purpose effective_sde, index = block of 256 paths)
     int threads = 0;            ///< worker threads (0 = all cores); results do not depend on it
+    double diffusion_scale = 1; ///< the chain's fluctuations about its one-step mean are multiplied by this (1: as measured; a deliberately wrong diffusion), 0 < D <= 10
     /// Throws InvalidArgument naming the first field out of range.
     void validate() const;
+};
+
+/// Every path's values, for tests of the prediction's law (not written to JSON).
+struct PathSamples {
+    std::vector<std::vector<double>> at_records;  ///< at_records[r][i]: path i at record step r
+    std::vector<double> rho_final;                ///< each path's rho after the last step
+    std::vector<double> hit_times;                ///< the ODE times of the paths that hit, in path order
 };
 
 /// The prediction at one record step.
@@ -121,12 +129,21 @@ struct EffectivePrediction {
     std::vector<double> hit_time_quantiles; ///< 10, 50, 90% quantiles of the hitting time (paths that hit)
 };
 
+/// The prediction's statistics from every path's values: t[k] the ODE time of step k,
+/// record_steps those of samples.at_records (the hit fraction is over samples.rho_final's paths).
+EffectivePrediction summarise_paths(const std::vector<double>& t, const std::vector<std::int64_t>& record_steps,
+                                    const PathSamples& samples);
+/// The paths of several runs as one ensemble (the same record steps), in the order given.
+PathSamples pool_paths(const std::vector<PathSamples>& runs);
+
 /// Runs the effective chain for `steps` steps of the schedule's sizes from rho0 (or, when empty,
 /// from the law of <q, xi> for q uniform on the sphere in dimension d, uniform_sphere_rho),
-/// recording at `record_steps`.
+/// recording at `record_steps`; every path's values go to `samples` when given. A diffusion_scale
+/// D multiplies the step's noise: v becomes D^2 v.
 EffectivePrediction predict_ensemble(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                      const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
-                                     std::int64_t d, double hit_eps, const PredictionParams& params = {});
+                                     std::int64_t d, double hit_eps, const PredictionParams& params = {},
+                                     PathSamples* samples = nullptr);
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const EffectiveEquilibrium& v);

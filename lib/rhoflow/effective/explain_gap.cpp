@@ -4,6 +4,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <fmt/format.h>
+#include <numeric>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
@@ -46,11 +47,24 @@ void from_json(const nlohmann::json& j, EffectiveParams& v) {
     with["chain"] = EffectiveChain::gaussian;
     effective_params_from_json(with, v);
 }
-RHOFLOW_JSON_HOOKS(ConsistencyVerdict, consistent, alpha, rows_tested, threshold_z, max_abs_z, worst_step, min_p_value, field_scale,
-                   detectable_field_error, method)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(verdict_to_json, verdict_from_json, ConsistencyVerdict, consistent, alpha, rows_tested,
+                         threshold_z, max_abs_z, worst_step, min_p_value, field_scale, diffusion_scale,
+                         detectable_field_error, method, parts, tests, explanation)
+}  // namespace
+void to_json(nlohmann::json& j, const ConsistencyVerdict& v) { verdict_to_json(j, v); }
+void from_json(const nlohmann::json& j, ConsistencyVerdict& v) {
+    nlohmann::json with = j;  // written before the verdict in parts: the means only, as tested then
+    if (!with.contains("diffusion_scale")) with["diffusion_scale"] = 1.0;
+    if (!with.contains("parts")) with["parts"] = nlohmann::json::array();
+    if (!with.contains("tests")) with["tests"] = nlohmann::json::array();
+    if (!with.contains("explanation")) with["explanation"] = "";
+    verdict_from_json(with, v);
+}
 RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
 RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
-RHOFLOW_JSON_HOOKS(GapRow, step, t, sga_mean)
+RHOFLOW_JSON_HOOKS(GapRow, step, t, sga_mean, sga_sd)
+RHOFLOW_JSON_HOOKS(GapOutcomes, trials, hits, hit_times, basins, basin_counts)
 RHOFLOW_JSON_HOOKS(GapTables, tables, draws)
 RHOFLOW_JSON_HOOKS(RowPrediction, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se, residual_z, p_value)
 RHOFLOW_JSON_HOOKS(GapExplanation, summary, verdict, rows, trajectory)
@@ -88,11 +102,16 @@ std::vector<double> systematic_errors(const DriftField& F, const std::vector<Ste
                                       const EffectiveParams& ep, std::uint64_t seed, const StepSchedule& eta,
                                       std::int64_t steps, const std::vector<double>& starts,
                                       const std::vector<double>& times) {
-    RandomStream rng({seed, StreamPurpose::bootstrap, 1});
     std::vector<RunningStats> spread(times.size());
     for (int b = 0; b < ep.bootstrap; ++b) {
+        // The levels share their draws, so their errors move together: every level of a replica
+        // is perturbed with the same deviates, node by node.
+        const RandomStream replica({seed, StreamPurpose::bootstrap, 1, static_cast<std::uint64_t>(b)});
         std::vector<StepMomentTable> q;
-        for (const auto& t : tables) q.push_back(perturbed_within_errors(t, rng));
+        for (const auto& t : tables) {
+            RandomStream rng = replica;
+            q.push_back(perturbed_within_errors(t, rng));
+        }
         const std::vector<double> path = effective_ode_rows(EffectiveDrift(F, q), eta, steps, starts, times);
         for (std::size_t i = 0; i < times.size(); ++i) spread[i].add(path[i]);
     }
@@ -120,43 +139,187 @@ std::vector<PlateauPoint> plateau(const EffectiveDrift& D, const std::vector<dou
     return out;
 }
 
-// Fills each row's prediction and residual; returns the verdict's row statistics.
-ConsistencyVerdict judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out,
-                              const EffectivePrediction& pred, const std::vector<double>& eff,
-                              const std::vector<double>& syst, std::int64_t trials, double alpha) {
-    ConsistencyVerdict v;
-    v.alpha = alpha;
+// The chain's paths: the prediction pooled over them, and each replica's paths at every record.
+struct ChainRun {
+    EffectivePrediction pred;          // over all paths
+    std::vector<PathSamples> replicas; // the resampled chain: one per bootstrap bank; the Gaussian chain: one
+};
+
+// t_k, the ODE time of step k, for k = 0 ... steps.
+std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps) {
+    std::vector<double> t = {0.0};
+    for (std::int64_t k = 0; k < steps; ++k) t.push_back(t.back() + schedule.eta(k));
+    return t;
+}
+
+// Bootstrap replicas of the bank the resampled chain runs on: enough for the verdict's null
+// laws to carry the bank's sampling error, with at least 250 paths each (8 of 500 by default).
+int bank_replicas(std::int64_t paths) { return static_cast<int>(std::clamp<std::int64_t>(paths / 250, 1, 8)); }
+
+// The chain's prediction of the ensemble at the record steps: the resampled chain on bootstrap
+// replicas of a bank of the tables' own first draws (same seed, streams and nodes), or the
+// Gaussian chain.
+ChainRun predict(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep, const DriftField& F,
+                 const EffectiveDrift& D, const std::vector<std::int64_t>& records,
+                 const std::vector<StepMomentTable>& tables, std::vector<std::vector<BankDraw>> draws) {
+    ChainRun out;
+    if (ep.chain == EffectiveChain::gaussian) {
+        out.replicas.resize(1);
+        out.pred = predict_ensemble(D, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction,
+                                    &out.replicas[0]);
+        return out;
+    }
+    GradientBank bank;
+    if (draws.empty()) {
+        const GradientBankParams bp{ep.moments.nodes, std::clamp<std::int64_t>(ep.moments.samples, 100, 1000000),
+                                    ep.moments.seed, 0, ep.moments.threads};
+        bank = sample_gradient_bank(model, bp);
+    } else {
+        std::vector<double> rho;
+        for (const auto& n : tables.front().nodes) rho.push_back(n.rho);
+        bank = bank_from_draws(rho, std::move(draws));
+    }
+    const int K = bank_replicas(ep.prediction.paths);
+    PredictionParams pp = ep.prediction;
+    pp.paths = (ep.prediction.paths + K - 1) / K;
+    out.replicas.resize(static_cast<std::size_t>(K));
+    for (int r = 0; r < K; ++r) {
+        RandomStream rng({sg.seed, StreamPurpose::bootstrap, 2, static_cast<std::uint64_t>(r)});
+        const ResampledChain chain(bootstrap_bank(bank, rng), F, sg.update);
+        predict_resampled(chain, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, pp,
+                          &out.replicas[static_cast<std::size_t>(r)], static_cast<std::uint64_t>(r));
+    }
+    out.pred = summarise_paths(step_times(sg.schedule, sg.steps), records, pool_paths(out.replicas));
+    return out;
+}
+
+// Each replica's paths at record r.
+Replicas at_record(const ChainRun& run, std::size_t r) {
+    Replicas out;
+    for (const auto& s : run.replicas) out.push_back(s.at_records[r]);
+    return out;
+}
+
+// The spread of the replicas' means at record r: the resampled chain's systematic error there
+// (its bank's sampling error, with the replicas' own Monte Carlo error: an upper bound).
+double replica_spread(const Replicas& v) {
+    RunningStats means;
+    for (const auto& x : v) {
+        RunningStats s;
+        for (double y : x) s.add(y);
+        means.add(s.mean());
+    }
+    return v.size() > 1 ? std::sqrt(means.variance()) : 0.0;
+}
+
+// Replicas of a row's Monte Carlo null laws: 20000 resolve p = 1e-4 (alpha / m for 500 tests);
+// fewer for large ensembles (at most about 2e7 draws a row), where the laws are close to normal.
+int null_replicas(std::int64_t trials) {
+    return static_cast<int>(std::clamp<std::int64_t>(20000000 / std::max<std::int64_t>(1, trials), 2000, 20000));
+}
+
+// Fills each row's prediction, residual and p-value, and adds the tests of its mean and spread
+// (verdict.hpp) against the chain's paths at that row.
+void judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out, const ChainRun& run,
+                const std::vector<double>& eff, const std::vector<double>& syst, std::int64_t trials,
+                std::uint64_t seed, ConsistencyVerdict& v) {
+    const EffectivePrediction& pred = run.pred;
     const double n = static_cast<double>(trials);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const GapRow& row = rows[i];
         RowPrediction& r = out[i];
         const auto it = std::find_if(pred.records.begin(), pred.records.end(), [&](const auto& x) { return x.step == row.step; });
+        const Replicas paths = at_record(run, static_cast<std::size_t>(it - pred.records.begin()));
         const double spread = it->rho.se * std::sqrt(static_cast<double>(it->rho.n));
+        const double used = std::max(spread, row.sga_sd);  // Welch: the larger spread
         r.rho_eff_ode = eff[i];
         r.pred_mean = it->rho.mean;
         r.pred_q10 = it->q10;
         r.pred_q90 = it->q90;
-        r.pred_se = std::sqrt(spread * spread / n + it->rho.se * it->rho.se + syst[i] * syst[i]);
-        const double resid = row.sga_mean - it->rho.mean;
-        if (*r.pred_se > 0) {
-            r.residual_z = resid / *r.pred_se;
-            r.p_value = std::erfc(std::abs(*r.residual_z) / std::sqrt(2.0));
-            ++v.rows_tested;
-            if (std::abs(*r.residual_z) > v.max_abs_z) {
-                v.max_abs_z = std::abs(*r.residual_z);
-                v.worst_step = row.step;
-            }
-            v.min_p_value = std::min(v.min_p_value, *r.p_value);
+        // The prediction's own error: the chain's Monte Carlo error and, for the Gaussian chain,
+        // the tables' (the resampled chain's bank error is in its replicas, hence in the null).
+        const double own = run.replicas.size() > 1 ? it->rho.se : std::hypot(it->rho.se, syst[i]);
+        const double shown = run.replicas.size() > 1 ? std::hypot(it->rho.se, replica_spread(paths)) : own;
+        r.pred_se = std::sqrt(used * used / n + shown * shown);
+        if (!(*r.pred_se > 0)) continue;
+        r.residual_z = (row.sga_mean - it->rho.mean) / *r.pred_se;
+        RandomStream rng({seed, StreamPurpose::verdict, i});
+        const ResampledStats null = resample_mean_sd(paths, trials, null_replicas(trials), rng);
+        r.p_value = trials >= 2 ? mean_p_value(row.sga_mean, row.sga_sd, paths, null, own, rng)
+                                : std::erfc(std::abs(*r.residual_z) / std::sqrt(2.0));
+        v.tests.push_back({"mean",
+                           fmt::format("mean at t = {:.4g}: SGA {:.5f} against {:.5f} predicted (z = {:.2f})", row.t,
+                                       row.sga_mean, it->rho.mean, *r.residual_z),
+                           row.sga_mean, it->rho.mean, *r.p_value, false});
+        ++v.rows_tested;
+        if (std::abs(*r.residual_z) > v.max_abs_z) {
+            v.max_abs_z = std::abs(*r.residual_z);
+            v.worst_step = row.step;
         }
+        v.min_p_value = std::min(v.min_p_value, *r.p_value);
+        if (spread > 1e-12 && trials >= 3)
+            v.tests.push_back({"spread",
+                               fmt::format("sd at t = {:.4g}: SGA {:.4g} against {:.4g} predicted", row.t, row.sga_sd,
+                                           spread),
+                               row.sga_sd, spread, two_sided_p(null.sds, row.sga_sd), false});
     }
-    const double m = static_cast<double>(std::max<std::int64_t>(1, v.rows_tested));
+}
+
+// The tests of the outcomes: hit fraction, hit times and basin fractions against the chain's paths.
+void judge_outcomes(const GapOutcomes& o, const ChainRun& run, std::uint64_t seed, std::vector<VerdictTest>& tests) {
+    if (o.trials <= 0 || run.replicas.empty()) return;
+    std::vector<std::int64_t> paths, hits;
+    Replicas times;
+    for (const auto& s : run.replicas) {
+        paths.push_back(static_cast<std::int64_t>(s.rho_final.size()));
+        hits.push_back(static_cast<std::int64_t>(s.hit_times.size()));
+        times.push_back(s.hit_times);
+    }
+    const double f = run.pred.hit_fraction;
+    tests.push_back({"hit_fraction", fmt::format("hit fraction {}/{} against {:.3g} predicted", o.hits, o.trials, f),
+                     static_cast<double>(o.hits) / static_cast<double>(o.trials), f,
+                     proportion_p_value(o.hits, o.trials, hits, paths), false});
+    const auto chain_hits = std::accumulate(hits.begin(), hits.end(), std::int64_t{0});
+    if (o.hit_times.size() >= 5 && chain_hits >= 5) {
+        RandomStream rng({seed, StreamPurpose::verdict, 1u << 20});
+        const KSResult ks = hit_time_test(o.hit_times, times, 2000, rng);
+        const double med = quantile(o.hit_times, 0.5), pmed = run.pred.hit_time_quantiles.at(1);
+        tests.push_back({"hit_times",
+                         fmt::format("hit times: median {:.4g} over {} trials against {:.4g} predicted (KS D = {:.3f})",
+                                     med, o.hit_times.size(), pmed, ks.statistic),
+                         med, pmed, ks.p_value, false});
+    }
+    if (o.basins.size() < 2 || o.basin_counts.size() != o.basins.size()) return;
+    for (std::size_t b = 0; b + 1 < o.basins.size(); ++b) {  // the last basin's count is the rest
+        std::vector<std::int64_t> in;
+        for (const auto& s : run.replicas)
+            in.push_back(static_cast<std::int64_t>(std::count_if(s.rho_final.begin(), s.rho_final.end(),
+                                                                 [&](double r) { return in_basin(o.basins[b], r); })));
+        const double pf = static_cast<double>(std::accumulate(in.begin(), in.end(), std::int64_t{0})) /
+                          static_cast<double>(std::accumulate(paths.begin(), paths.end(), std::int64_t{0}));
+        tests.push_back({"basins",
+                         fmt::format("basin of {:.4g}: {}/{} trials against {:.3g} predicted", o.basins[b].attractor,
+                                     o.basin_counts[b], o.trials, pf),
+                         static_cast<double>(o.basin_counts[b]) / static_cast<double>(o.trials), pf,
+                         proportion_p_value(o.basin_counts[b], o.trials, in, paths), false});
+    }
+}
+
+// The family over every part's tests: Holm's step-down, the parts and the sentence.
+void conclude(ConsistencyVerdict& v, double alpha) {
+    v.alpha = alpha;
+    holm(v.tests, alpha);
+    v.parts = verdict_parts(v.tests);
+    v.explanation = verdict_sentence(v.parts);
+    v.consistent = std::none_of(v.tests.begin(), v.tests.end(), [](const auto& t) { return t.rejected; });
+    const double m = static_cast<double>(std::max<std::size_t>(1, v.tests.size()));
     v.threshold_z = boost::math::quantile(boost::math::complement(boost::math::normal(), alpha / (2 * m)));
-    v.consistent = v.max_abs_z <= v.threshold_z;
-    v.method = fmt::format("residual z = (SGA mean - effective-chain mean) / predicted standard error per row; "
-                           "Holm-Bonferroni over the {} rows tested: consistent unless some |z| > {:.3f} (p < alpha/m, "
-                           "alpha = {}), a family-wise false-alarm rate of at most alpha under any dependence",
-                           v.rows_tested, v.threshold_z, alpha);
-    return v;
+    v.method = fmt::format(
+        "{} tests in one family: per row the SGA mean against the effective chain's (p-value from the chain's own law "
+        "of a mean of as many paths, widened to the observed spread, with the prediction's errors) and the SGA sd "
+        "against the chain's; the hit fraction, hit times (Kolmogorov-Smirnov) and basin fractions against the chain's "
+        "paths. Holm's step-down at alpha = {}: a family-wise false-alarm rate of at most alpha under any dependence",
+        v.tests.size(), alpha);
 }
 
 // The smallest |S - 1| that would move some row's effective ODE by threshold_z predicted errors.
@@ -207,27 +370,6 @@ void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const
     }
 }
 
-// The chain's prediction of the ensemble at the record steps: the resampled chain from a bank
-// of the tables' own first draws (same seed, streams and nodes), or the Gaussian chain.
-EffectivePrediction predict(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
-                            const DriftField& F, const EffectiveDrift& D, const std::vector<std::int64_t>& records,
-                            const std::vector<StepMomentTable>& tables, std::vector<std::vector<BankDraw>> draws) {
-    if (ep.chain == EffectiveChain::gaussian)
-        return predict_ensemble(D, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction);
-    GradientBank bank;
-    if (draws.empty()) {
-        const GradientBankParams bp{ep.moments.nodes, std::clamp<std::int64_t>(ep.moments.samples, 100, 1000000),
-                                    ep.moments.seed, 0, ep.moments.threads};
-        bank = sample_gradient_bank(model, bp);
-    } else {
-        std::vector<double> rho;
-        for (const auto& n : tables.front().nodes) rho.push_back(n.rho);
-        bank = bank_from_draws(rho, std::move(draws));
-    }
-    const ResampledChain chain(std::move(bank), F, sg.update);
-    return predict_resampled(chain, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, ep.prediction);
-}
-
 }  // namespace
 
 std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep) {
@@ -252,7 +394,8 @@ GapTables measure_gap_tables(const ModelParams& model, const SgaParams& sga, con
 GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
                            double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
                            const std::vector<double>& starts, const std::vector<GapRow>& rows,
-                           const std::vector<double>& trajectory_times, GapTables tables) {
+                           const std::vector<double>& trajectory_times, GapTables tables,
+                           const GapOutcomes& outcomes) {
     GapExplanation out;
     EffectiveSummary& eff = out.summary;
     eff.params = ep;
@@ -265,7 +408,8 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
     eff.tables = std::move(tables.tables);
     const EffectiveDrift D(F, eff.tables);
     const StepSchedule& eta = sg.schedule;
-    const EffectivePrediction pred = predict(model, sg, eff.params, F, D, records, eff.tables, std::move(tables.draws));
+    const ChainRun run = predict(model, sg, eff.params, F, D, records, eff.tables, std::move(tables.draws));
+    const EffectivePrediction& pred = run.pred;
 
     std::vector<double> times;
     for (const auto& r : rows) times.push_back(r.t);  // the last row is the run's end
@@ -278,8 +422,11 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
     const std::vector<double> syst = systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, starts, times);
 
     ConsistencyVerdict& v = out.verdict;
-    v = judge_rows(rows, out.rows, pred, eff_ode, syst, sg.trials, ep.alpha);
+    judge_rows(rows, out.rows, run, eff_ode, syst, sg.trials, sg.seed, v);
+    judge_outcomes(outcomes, run, sg.seed, v.tests);
+    conclude(v, ep.alpha);
     v.field_scale = field_scale;
+    v.diffusion_scale = ep.prediction.diffusion_scale;
     v.detectable_field_error = detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.rows, v.threshold_z);
     eff.abs_rho_final = pred.abs_rho_final;
     eff.abs_rho_final_err = syst.back();

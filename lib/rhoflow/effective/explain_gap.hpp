@@ -3,15 +3,20 @@
 // level_ratio apart, from the same draws), the effective ODE and the effective chain (by
 // default the resampled one, whose steps have the real chain's law: resampled_chain.hpp) predict
 // the SGA ensemble's mean, its 10-90% band and its hitting time at the given rows. Each row's
-// residual z = (SGA mean - predicted mean) / (predicted standard error of a trials-mean,
-// combined with the chain's own Monte Carlo error and the tables' systematic error from a
-// parametric bootstrap) and a verdict for the whole run: `consistent` unless some row's
-// two-sided p-value is below alpha / m (Holm-Bonferroni over the m rows tested, valid under any
-// dependence between rows). The result also says the smallest field error the ensemble would
-// detect and the effective attractor rho*(eta) over the run's step sizes.
+// residual z = (SGA mean - predicted mean) / (standard error of a trials-mean with the larger of
+// the observed and predicted spread, combined with the chain's own Monte Carlo error and the
+// tables' systematic error from a parametric bootstrap perturbing the levels jointly, as they
+// share their draws); its p-value comes from the chain's own law of a trials-mean (skew
+// included). The verdict for the whole run tests the means, the spread, the hit fraction, the
+// hit times and the basins (verdict.hpp): `consistent` unless Holm's step-down over all their
+// tests rejects one, a family-wise false-alarm rate of at most alpha under any dependence. The
+// result also says the smallest field error the ensemble would detect and the effective
+// attractor rho*(eta) over the run's step sizes.
 // The comparator (compare/compare.hpp) fills its rows from this; nothing here knows its types.
-// When it fails: as the parts it uses (step_moments.hpp, effective.hpp); the verdict assumes
-// the rows' SGA means are normal (30 trials or more).
+// The verdict is in parts (verdict.hpp): the means (the field), the spread per row, the hit
+// fraction and hit times (the fluctuations) and the basin fractions, against the chain's paths,
+// under one family-wise rate.
+// When it fails: as the parts it uses (step_moments.hpp, effective.hpp, verdict.hpp).
 #pragma once
 
 #include <cstddef>
@@ -25,7 +30,9 @@
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/effective/effective.hpp"
 #include "rhoflow/effective/step_moments.hpp"
+#include "rhoflow/effective/verdict.hpp"
 #include "rhoflow/field/drift_field.hpp"
+#include "rhoflow/ode/phase.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
@@ -58,18 +65,23 @@ struct EffectiveParams {
     void validate() const;
 };
 
-/// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory?
+/// The verdict: is the SGA ensemble consistent with the effective dynamics of the theory, and
+/// if not, which part of it failed (verdict.hpp)?
 struct ConsistencyVerdict {
-    bool consistent = true;       ///< no row rejected at family-wise level alpha
-    double alpha = 0.05;          ///< family-wise false-alarm rate
-    std::int64_t rows_tested = 0; ///< rows with a residual
-    double threshold_z = 0;       ///< |z| beyond which a row rejects (Bonferroni: p < alpha / rows)
-    double max_abs_z = 0;         ///< largest |residual_z|
+    bool consistent = true;       ///< no test of any part rejected at family-wise level alpha
+    double alpha = 0.05;          ///< family-wise false-alarm rate over all tests of all parts
+    std::int64_t rows_tested = 0; ///< rows whose mean was tested
+    double threshold_z = 0;       ///< the normal |z| of p = alpha / (all tests): a guide, the p-values decide
+    double max_abs_z = 0;         ///< largest |residual_z| of the means
     std::int64_t worst_step = 0;  ///< its row's step
-    double min_p_value = 1;       ///< smallest p-value
+    double min_p_value = 1;       ///< smallest p-value of the means
     double field_scale = 1;       ///< the scale applied to the theory's field
+    double diffusion_scale = 1;   ///< the scale applied to the chain's fluctuations
     double detectable_field_error = 0;  ///< smallest relative error of F this ensemble would flag (|S - 1|)
     std::string method;           ///< how the verdict is reached
+    std::vector<VerdictPart> parts;  ///< the parts tested (mean, spread, hit_fraction, hit_times, basins)
+    std::vector<VerdictTest> tests;  ///< every test with its p-value (documents before the parts: none)
+    std::string explanation;         ///< which part of the theory is consistent and which failed, with the worst test
 };
 
 /// One step size of the effective dynamics: the effective attractor rho*(eta).
@@ -95,6 +107,16 @@ struct GapRow {
     std::int64_t step = 0;  ///< step k (one of the record steps)
     double t = 0;           ///< ODE time t_k
     double sga_mean = 0;    ///< the SGA ensemble's mean of rho_k
+    double sga_sd = 0;      ///< the SGA trials' sample sd of rho_k
+};
+
+/// The SGA ensemble's outcomes the verdict tests (besides its rows).
+struct GapOutcomes {
+    std::int64_t trials = 0;                  ///< trials in all (0: no outcome tests)
+    std::int64_t hits = 0;                    ///< trials that hit |rho| >= 1 - hit_eps
+    std::vector<double> hit_times;            ///< the ODE hitting times of the trials that hit (empty: not kept, no hit-time test)
+    std::vector<Basin> basins;                ///< the ODE basins, ascending
+    std::vector<std::int64_t> basin_counts;   ///< trials ending in each basin
 };
 
 /// The effective prediction at one row (or trajectory point).
@@ -140,10 +162,12 @@ GapTables measure_gap_tables(const ModelParams& model, const SgaParams& sga, con
 /// point's step after it) and at the trajectory points `trajectory_times` (the record steps
 /// after step 0), the effective ODE starting from each of `starts` (the trials' distinct
 /// starts). `field_scale` is only recorded in the verdict. The last row is the run's end.
+/// `outcomes` adds the tests of the hit fraction, hit times and basins to the verdict's parts.
 GapExplanation explain_gap(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
                            double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
                            const std::vector<double>& starts, const std::vector<GapRow>& rows,
-                           const std::vector<double>& trajectory_times, GapTables tables);
+                           const std::vector<double>& trajectory_times, GapTables tables,
+                           const GapOutcomes& outcomes = {});
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const GapTables& v);
@@ -165,6 +189,10 @@ void from_json(const nlohmann::json& j, PlateauPoint& v);
 void to_json(nlohmann::json& j, const EffectiveSummary& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, EffectiveSummary& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const GapOutcomes& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, GapOutcomes& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const GapRow& v);
 /// Reads what to_json writes.

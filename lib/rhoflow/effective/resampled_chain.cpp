@@ -45,20 +45,42 @@ GradientBank bank_from_draws(const std::vector<double>& rho, std::vector<std::ve
     GradientBank bank;
     for (std::size_t k = rho.size(); k-- > 0;) {  // ascending in rho
         const std::vector<BankDraw>& d = draws[k];
-        double sum = 0;
+        double sum_u = 0, sum_v = 0;
         for (const BankDraw& g : d) {
             if (!std::isfinite(g.g_u) || !std::isfinite(g.g_v) || !std::isfinite(g.g_w_sq) || g.g_w_sq < 0)
                 throw InvalidArgument("draws", "a gradient draw is not finite (accepted: finite g_u, g_v, g_w_sq >= 0)");
-            sum += g.g_v;
+            sum_u += g.g_u;
+            sum_v += g.g_v;
         }
         if (d.empty()) throw InvalidArgument("draws", "a node holds no gradient draw");
         bank.rho.push_back(rho[k]);
-        bank.mean_g_v.push_back(sum / static_cast<double>(d.size()));
+        bank.mean_g_u.push_back(sum_u / static_cast<double>(d.size()));
+        bank.mean_g_v.push_back(sum_v / static_cast<double>(d.size()));
         bank.draws.push_back(std::move(draws[k]));
     }
     bank.rho.front() = -1.0;  // the Lobatto end points, exactly
     bank.rho.back() = 1.0;
     return bank;
+}
+
+GradientBank bootstrap_bank(const GradientBank& bank, RandomStream& rng) {
+    GradientBank out;
+    out.rho = bank.rho;
+    for (const auto& d : bank.draws) {
+        std::vector<BankDraw> again;
+        again.reserve(d.size());
+        double su = 0, sv = 0;
+        const auto n = static_cast<double>(d.size());
+        for (std::size_t i = 0; i < d.size(); ++i) {
+            again.push_back(d[std::min(d.size() - 1, static_cast<std::size_t>(rng.uniform() * n))]);
+            su += again.back().g_u;
+            sv += again.back().g_v;
+        }
+        out.mean_g_u.push_back(su / n);
+        out.mean_g_v.push_back(sv / n);
+        out.draws.push_back(std::move(again));
+    }
+    return out;
 }
 
 namespace {
@@ -68,6 +90,7 @@ constexpr int kGrid = 4096;  // cells of the j' lookup in rho (spacing 5e-4)
 ResampledChain::ResampledChain(GradientBank bank, const DriftField& field, UpdateRule rule, bool recentre)
     : bank_(std::move(bank)), rule_(rule), recentre_(recentre) {
     if (bank_.rho.size() < 2 || bank_.draws.size() != bank_.rho.size() || bank_.mean_g_v.size() != bank_.rho.size() ||
+        bank_.mean_g_u.size() != bank_.rho.size() ||
         !std::is_sorted(bank_.rho.begin(), bank_.rho.end()))
         throw InvalidArgument("bank", "the gradient bank has no nodes in ascending order with draws at each "
                                       "(accepted: sample_gradient_bank's)");
@@ -76,7 +99,7 @@ ResampledChain::ResampledChain(GradientBank bank, const DriftField& field, Updat
     for (int i = 0; i <= kGrid; ++i) dj_.push_back(field.dj(-1.0 + 2.0 * i / kGrid));
 }
 
-double ResampledChain::step(double rho, double eta, RandomStream& rng) const {
+double ResampledChain::step(double rho, double eta, RandomStream& rng, double diffusion) const {
     // The bracketing nodes and the linear weight of the upper one; node j + 1 with that probability.
     const auto& x = bank_.rho;
     const auto up = std::upper_bound(x.begin() + 1, x.end() - 1, rho);
@@ -93,6 +116,11 @@ double ResampledChain::step(double rho, double eta, RandomStream& rng) const {
     g.g_u = d.g_u;
     g.g_v = d.g_v;
     g.g_w_sq = d.g_w_sq;
+    if (diffusion != 1.0) {  // a wrong diffusion: the draw's deviation from the node's mean scaled
+        g.g_u = bank_.mean_g_u[node] + diffusion * (g.g_u - bank_.mean_g_u[node]);
+        g.g_v = bank_.mean_g_v[node] + diffusion * (g.g_v - bank_.mean_g_v[node]);
+        g.g_w_sq *= diffusion * diffusion;
+    }
     if (recentre_) {
         const double s = std::sqrt(std::max(0.0, 1 - rho * rho));
         const double u = (rho + 1) * (kGrid / 2.0);
@@ -109,7 +137,8 @@ double ResampledChain::step(double rho, double eta, RandomStream& rng) const {
 
 EffectivePrediction predict_resampled(const ResampledChain& chain, const StepSchedule& schedule, std::int64_t steps,
                                       const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
-                                      std::int64_t d, double hit_eps, const PredictionParams& params) {
+                                      std::int64_t d, double hit_eps, const PredictionParams& params,
+                                      PathSamples* samples, std::uint64_t sub) {
     params.validate();
     require(steps >= 1, "steps", static_cast<double>(steps), "steps >= 1");
     std::vector<double> eta, t = {0.0};
@@ -118,9 +147,10 @@ EffectivePrediction predict_resampled(const ResampledChain& chain, const StepSch
         t.push_back(t.back() + eta.back());
     }
     auto advance = [&](std::size_t k, std::vector<double>& x, RandomStream& rng) {
-        for (auto& r : x) r = chain.step(r, eta[k], rng);
+        for (auto& r : x) r = chain.step(r, eta[k], rng, params.diffusion_scale);
     };
-    return detail::run_paths(t, steps, record_steps, rho0, d, hit_eps, params, StreamPurpose::effective_chain, advance);
+    return detail::run_paths(t, steps, record_steps, rho0, d, hit_eps, params, StreamPurpose::effective_chain, advance,
+                             samples, sub);
 }
 
 RHOFLOW_JSON_HOOKS(GradientBankParams, nodes, samples, seed, sub, threads)

@@ -55,6 +55,7 @@ struct GradientBankParams {
 struct GradientBank {
     std::vector<double> rho;                   ///< the nodes, ascending from -1 to 1
     std::vector<std::vector<BankDraw>> draws;  ///< draws[j]: the draws at rho[j]
+    std::vector<double> mean_g_u;              ///< the mean of g_u at each node
     std::vector<double> mean_g_v;              ///< the mean of g_v at each node
 };
 
@@ -65,13 +66,19 @@ GradientBank sample_gradient_bank(const ModelParams& model, const GradientBankPa
 /// InvalidArgument when the sizes differ, a node holds no draw or a draw is not finite.
 GradientBank bank_from_draws(const std::vector<double>& rho, std::vector<std::vector<BankDraw>> draws);
 
+/// A bootstrap replica of the bank: each node's draws drawn again with replacement from its own
+/// (the bank's sampling error, e.g. of the one-step variance, made visible to its users).
+GradientBank bootstrap_bank(const GradientBank& bank, RandomStream& rng);
+
 /// The resampled chain: steps from any (rho, eta) with a stored draw.
 class ResampledChain {
 public:
     /// From a bank, the theory's field (for the recentring; a scaled field scales the drift) and the update rule.
     ResampledChain(GradientBank bank, const DriftField& field, UpdateRule rule, bool recentre = true);
-    /// One step from rho with step eta, its randomness from `rng` (two 64-bit draws).
-    double step(double rho, double eta, RandomStream& rng) const;
+    /// One step from rho with step eta, its randomness from `rng` (two 64-bit draws); `diffusion`
+    /// multiplies the draw's deviation from the node's mean (g_u, g_v about their means, g_w as a
+    /// whole: |g_w|^2 by its square), a deliberately wrong diffusion for D != 1.
+    double step(double rho, double eta, RandomStream& rng, double diffusion = 1.0) const;
     /// The bank.
     const GradientBank& bank() const noexcept { return bank_; }
 
@@ -85,10 +92,12 @@ private:
 /// Runs `params.paths` paths of the resampled chain for `steps` steps of the schedule's sizes
 /// from rho0 (or, when empty, from the sphere's uniform law in dimension d), recording at
 /// `record_steps`: the same statistics as predict_ensemble (effective.hpp), on the streams of
-/// purpose effective_chain.
+/// purpose effective_chain (counter word `sub`: one per bank replica), with every path's values
+/// in `samples` when given; the steps' `diffusion` is params.diffusion_scale.
 EffectivePrediction predict_resampled(const ResampledChain& chain, const StepSchedule& schedule, std::int64_t steps,
                                       const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
-                                      std::int64_t d, double hit_eps, const PredictionParams& params = {});
+                                      std::int64_t d, double hit_eps, const PredictionParams& params = {},
+                                      PathSamples* samples = nullptr, std::uint64_t sub = 0);
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const GradientBankParams& v);

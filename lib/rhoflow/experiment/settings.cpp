@@ -593,6 +593,10 @@ std::vector<Setting> compare_settings() {
     s.push_back(real<J>("field-scale", "field_scale",
                         "multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), "
                         "0 < S <= 1000", e, [](J& j) -> double& { return j.compare.field_scale; }));
+    s.push_back(real<J>("diffusion-scale", "effective.prediction.diffusion_scale",
+                        "multiply the effective chain's fluctuations about its one-step mean by this (a deliberately "
+                        "wrong diffusion: the verdict's spread and outcome parts must catch it), 0 < D <= 10", e,
+                        [](J& j) -> double& { return j.compare.effective.prediction.diffusion_scale; }));
     s.push_back(toggle<J>("no-effective", "effective.enabled",
                           "skip the effective-dynamics prediction and the verdict (plain ODE comparison only)", e,
                           [](J& j) { j.compare.effective.enabled = false; },

@@ -314,6 +314,13 @@ std::string effective_markdown(const CompareResult& r) {
                       v.consistent ? "consistent" : "inconsistent",
                       v.field_scale == 1.0 ? "" : fmt::format(" (field scaled by {})", format_number(v.field_scale)),
                       v.max_abs_z, v.worst_step, v.threshold_z, format_number(v.alpha), 100 * v.detectable_field_error);
+    if (v.parts.empty()) return md;  // a document from before the verdict in parts
+    md += fmt::format("- verdict in parts{}: {}\n",
+                      v.diffusion_scale == 1.0 ? "" : fmt::format(" (diffusion scaled by {})", format_number(v.diffusion_scale)),
+                      v.explanation);
+    for (const VerdictPart& p : v.parts)
+        md += fmt::format("  - {} ({}): {} test{}, {} rejected; smallest p = {:.3g} ({})\n", p.name, p.about, p.tests,
+                          p.tests == 1 ? "" : "s", p.rejected, p.min_p_value, p.worst);
     return md;
 }
 

@@ -227,6 +227,10 @@ HeadlineRow compare_headline(const CompareResult& r) {
         row.push_back({"hit_time_pred", opt_mean(e.hit_time)});
         row.push_back({"verdict", std::string(r.verdict->consistent ? "consistent" : "inconsistent")});
         row.push_back({"max_abs_z", r.verdict->max_abs_z});
+        std::string failed;  // the parts with a rejected test, e.g. "spread,hit_fraction"
+        for (const VerdictPart& p : r.verdict->parts)
+            if (p.rejected > 0) failed += (failed.empty() ? "" : ",") + p.name;
+        row.push_back({"failed_parts", failed});
     }
     return row;
 }

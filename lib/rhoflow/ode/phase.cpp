@@ -14,6 +14,12 @@ void PhaseParams::validate() const {
     require(scan_cells >= 16 && scan_cells <= 10000000, "scan_cells", scan_cells, "16 <= scan_cells <= 1e7");
 }
 
+bool in_basin(const Basin& b, double r) noexcept {
+    const bool after = b.from_closed ? r >= b.from : r > b.from;
+    const bool before = b.to_closed ? r <= b.to : r < b.to;
+    return after && before;
+}
+
 std::string_view to_string(EquilibriumKind k) {
     switch (k) {
         case EquilibriumKind::attractor: return "attractor";

@@ -73,6 +73,9 @@ struct Basin {
     bool to_closed = false;    ///< whether `to` belongs to the basin
 };
 
+/// Whether r lies in the basin (its ends with their closedness).
+bool in_basin(const Basin& b, double r) noexcept;
+
 /// The phase portrait.
 struct PhasePortrait {
     std::vector<Equilibrium> equilibria;  ///< ascending in rho

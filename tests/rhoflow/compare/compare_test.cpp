@@ -102,6 +102,13 @@ TEST_CASE("compare: invalid parameters are named") {
 }
 
 namespace {
+// The number of rejected tests of the verdict's part `name` (0 if it has none).
+std::int64_t rejected_in(const ConsistencyVerdict& v, const std::string& name) {
+    for (const auto& part : v.parts)
+        if (part.name == name) return part.rejected;
+    return 0;
+}
+
 // The embedded default experiment without the step-size study (the verdict does not use it).
 CompareResult default_without_study(double field_scale) {
     CompareParams p = default_compare_params();
@@ -129,6 +136,14 @@ TEST_CASE("compare verdict: the default model is consistent with the theory") {
     CHECK(std::abs(*row.residual_z) < r.verdict->threshold_z);
     // The ensemble would catch a field error of a few percent.
     CHECK(r.verdict->detectable_field_error < 0.06);
+    // Every part is tested and none fails.
+    std::vector<std::string> names;
+    for (const auto& part : r.verdict->parts) {
+        names.push_back(part.name);
+        CHECK(part.rejected == 0);
+    }
+    CHECK(names == std::vector<std::string>{"mean", "spread", "hit_fraction", "hit_times", "basins"});
+    CHECK(r.verdict->explanation.find("the field is consistent; the fluctuations are consistent") == 0);
 }
 
 TEST_CASE("compare verdict: a field 30% too strong is inconsistent") {
@@ -136,6 +151,71 @@ TEST_CASE("compare verdict: a field 30% too strong is inconsistent") {
     REQUIRE(r.verdict.has_value());
     CAPTURE(r.verdict->max_abs_z);
     CHECK_FALSE(r.verdict->consistent);
+    CHECK(rejected_in(*r.verdict, "mean") > 0);
+    CHECK(r.verdict->explanation.find("the field is not") == 0);
+}
+
+namespace {
+// The comparison of `p`'s own ensemble, composed: compare() on the record steps, then the
+// prediction with the effective parameters `effective` (so one ensemble serves several theories).
+CompareResult composed(const CompareParams& p, const EnsembleResult& ens, const EffectiveParams& effective) {
+    const DriftField F = DriftField::make(p.model, p.field, p.table);
+    CompareResult c = compare(ens, F, p);
+    c.params.effective = effective;
+    add_effective_prediction(c, ens, F);
+    return c;
+}
+
+EnsembleResult ensemble_of(const CompareParams& p) {
+    SgaParams s = p.sga;
+    s.record_steps = compare_plan(p).rows;
+    return run_ensemble(p.model, s);
+}
+}  // namespace
+
+TEST_CASE("compare verdict: a wrong diffusion fails the spread part; the right one passes it (default model, seed 1)") {
+    CompareParams p = default_compare_params();
+    p.study_eta0.clear();
+    const EnsembleResult ens = ensemble_of(p);
+    EffectiveParams right = p.effective, wide = p.effective, narrow = p.effective;
+    wide.prediction.diffusion_scale = 1.5;
+    narrow.prediction.diffusion_scale = 0.7;
+    const CompareResult r = composed(p, ens, right), w = composed(p, ens, wide), n = composed(p, ens, narrow);
+    CAPTURE(r.verdict->explanation);
+    CAPTURE(w.verdict->explanation);
+    CAPTURE(n.verdict->explanation);
+    CHECK(r.verdict->consistent);
+    CHECK(rejected_in(*w.verdict, "spread") > 0);
+    CHECK(rejected_in(*n.verdict, "spread") > 0);
+    CHECK(w.verdict->diffusion_scale == 1.5);
+    CHECK(w.verdict->explanation.find("the fluctuations are not") != std::string::npos);
+}
+
+// The case: at eta0 = 0.08 no SGA trial reaches |rho| >= 0.99. The Gaussian chain
+// predicts that most do; the means cannot see it, the hit-fraction part must, and say that the
+// field is fine. The resampled chain predicts the hit fraction within the trials' Wilson interval.
+TEST_CASE("compare verdict: at eta0 = 0.08 the Gaussian chain's fluctuations fail and the field passes; the resampled chain passes") {
+    CompareParams p = default_compare_params();
+    p.study_eta0.clear();
+    p.sga.schedule.eta0 = 0.08;
+    const EnsembleResult ens = ensemble_of(p);
+    EffectiveParams gaussian = p.effective;
+    gaussian.chain = EffectiveChain::gaussian;
+    const CompareResult r = composed(p, ens, p.effective), g = composed(p, ens, gaussian);
+    const ProportionCI observed = wilson_ci(ens.summary.hits, p.sga.trials);
+    MESSAGE("hits: SGA ", ens.summary.hits, " of 30 [", observed.lo, ", ", observed.hi, "], resampled ",
+            r.effective->hit_fraction, ", Gaussian ", g.effective->hit_fraction);
+    CAPTURE(r.verdict->explanation);
+    CAPTURE(g.verdict->explanation);
+    CHECK(r.verdict->consistent);
+    CHECK(r.effective->hit_fraction >= observed.lo);
+    CHECK(r.effective->hit_fraction <= observed.hi);
+    CHECK_FALSE(g.verdict->consistent);
+    CHECK(rejected_in(*g.verdict, "hit_fraction") == 1);
+    CHECK(rejected_in(*g.verdict, "mean") == 0);
+    CHECK(g.verdict->explanation.find("the field is consistent; the fluctuations are not (hit fraction 0/30") == 0);
+    // Their means agree (the Gaussian chain has the right one-step mean and variance).
+    CHECK(std::abs(r.effective->abs_rho_final.mean - g.effective->abs_rho_final.mean) < 0.01);
 }
 
 TEST_CASE("compare verdict: a field 20% too weak is inconsistent") {

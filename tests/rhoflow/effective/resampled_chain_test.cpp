@@ -97,35 +97,3 @@ TEST_CASE("resampled chain: the plateau's upper tail at constant eta = 0.03 is t
     CHECK(resampled.above < 3 * real.above + 1e-4);
     CHECK(gaussian.above > 3 * real.above + 1e-4);
 }
-
-TEST_CASE("resampled chain: at eta0 = 0.08 it predicts the SGA's hit fraction, where the Gaussian chain predicts most paths hit") {
-    // The default comparison with --eta0 0.08: eta_k = 0.08 / (1 + k/5000), 2e4 steps from rho0 = 0.1.
-    const StepSchedule schedule{0.08, 5000, 1.0};
-    const std::int64_t steps = 20000;
-    const double hit_eps = 0.01;
-    SgaParams sga;
-    sga.steps = steps;
-    sga.trials = 30;
-    sga.seed = 1;
-    sga.schedule = schedule;
-    sga.rho0 = 0.1;
-    sga.hit_eps = hit_eps;
-    const EnsembleResult ens = run_ensemble(kDefault, sga, nullptr, EnsembleOutput::summary(0));
-    const ProportionCI observed = wilson_ci(ens.summary.hits, sga.trials);
-    const DriftField F = DriftField::make(kDefault, DriftMethod::exact);
-    PredictionParams paths;
-    paths.paths = 2000;
-    const ResampledChain chain(sample_gradient_bank(kDefault, {32, 2000, 1, 0, 0}), F, UpdateRule::normalized);
-    const EffectivePrediction resampled = predict_resampled(chain, schedule, steps, {steps}, 0.1, kDefault.d, hit_eps, paths);
-    // The Gaussian chain from tables spanning the run's steps (as the comparator builds them).
-    const std::vector<double> etas = {schedule.eta(steps), 0.02, 0.04, 0.08};
-    const EffectiveDrift drift(F, measure_step_moments(kDefault, F, etas, UpdateRule::normalized, {32, 2000, 1, 0}, 0));
-    const EffectivePrediction gaussian = predict_ensemble(drift, schedule, steps, {steps}, 0.1, kDefault.d, hit_eps, paths);
-    MESSAGE("hits: SGA ", ens.summary.hits, " of 30 (Wilson [", observed.lo, ", ", observed.hi, "]), resampled ",
-            resampled.hit_fraction, ", Gaussian ", gaussian.hit_fraction);
-    CHECK(resampled.hit_fraction >= observed.lo);
-    CHECK(resampled.hit_fraction <= observed.hi);
-    CHECK(gaussian.hit_fraction > observed.hi);  // the defect the resampled chain removes
-    // Their means agree (the Gaussian chain has the right one-step mean and variance).
-    CHECK(std::abs(resampled.abs_rho_final.mean - gaussian.abs_rho_final.mean) < 0.01);
-}

@@ -447,12 +447,28 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE(r.verdict.has_value());
     REQUIRE(r.effective.has_value());
     check_round_trip(*r.verdict, {"consistent", "alpha", "rows_tested", "threshold_z", "max_abs_z", "worst_step",
-                                  "min_p_value", "field_scale", "detectable_field_error", "method"});
+                                  "min_p_value", "field_scale", "diffusion_scale", "detectable_field_error", "method",
+                                  "parts", "tests", "explanation"});
     check_header_members(*r.verdict, "effective/explain_gap.hpp", "ConsistencyVerdict");
+    REQUIRE_FALSE(r.verdict->parts.empty());
+    check_round_trip(r.verdict->parts[0], {"name", "about", "tests", "rejected", "min_p_value", "worst"});
+    check_header_members(r.verdict->parts[0], "effective/verdict.hpp", "VerdictPart");
+    check_round_trip(r.verdict->tests[0], {"part", "what", "observed", "predicted", "p_value", "rejected"});
+    check_header_members(r.verdict->tests[0], "effective/verdict.hpp", "VerdictTest");
+    {  // a verdict from before the parts reads back with none, its diffusion as measured
+        json old = *r.verdict;
+        for (const char* k : {"parts", "tests", "explanation", "diffusion_scale"}) old.erase(k);
+        const auto back = old.get<ConsistencyVerdict>();
+        CHECK(back.parts.empty());
+        CHECK(back.diffusion_scale == 1.0);
+        CHECK(back.max_abs_z == r.verdict->max_abs_z);
+    }
     check_round_trip(*r.effective, {"params", "tables", "abs_rho_final", "abs_rho_final_err", "hit_time",
                                     "hit_fraction", "plateau"});
     check_header_members(*r.effective, "effective/explain_gap.hpp", "EffectiveSummary");
     check_round_trip(r.effective->params, {"enabled", "chain", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
+    check_round_trip(r.effective->params.prediction, {"paths", "seed", "threads", "diffusion_scale"});
+    check_header_members(r.effective->params.prediction, "effective/effective.hpp", "PredictionParams");
     check_header_members(r.effective->params, "effective/explain_gap.hpp", "EffectiveParams");
     for (const auto& pl : r.effective->plateau) check_round_trip(pl, {"eta", "rho_star", "rho_star_err"});
     check_header_members(r.effective->plateau[0], "effective/explain_gap.hpp", "PlateauPoint");
@@ -473,8 +489,11 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     for (const auto& row : x.rows) check_round_trip(row, prediction_keys);
     for (const auto& row : x.trajectory) check_round_trip(row, prediction_keys);
     check_header_members(x.rows[0], "effective/explain_gap.hpp", "RowPrediction");
-    const GapRow gr{last.step, last.t, last.rho_sga.mean};
-    check_round_trip(gr, {"step", "t", "sga_mean"});
+    const GapRow gr{last.step, last.t, last.rho_sga.mean, 0.01};
+    check_round_trip(gr, {"step", "t", "sga_mean", "sga_sd"});
+    const GapOutcomes go{30, 2, {9.5, 10.25}, r.phase.basins, {0, 30}};
+    check_round_trip(go, {"trials", "hits", "hit_times", "basins", "basin_counts"});
+    check_header_members(go, "effective/explain_gap.hpp", "GapOutcomes");
     check_header_members(gr, "effective/explain_gap.hpp", "GapRow");
     for (const auto& t : r.effective->tables) check_round_trip(t, {"eta", "rule", "nodes"});
     check_header_members(r.effective->tables[0], "effective/step_moments.hpp", "StepMomentTable");

@@ -1,6 +1,7 @@
 #include "rhoflow/compare/detail/effective_columns.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "rhoflow/effective/explain_gap.hpp"
 
@@ -16,6 +17,22 @@ void take_prediction(Point& t, const RowPrediction& e) {
     t.pred_q10 = e.pred_q10;
     t.pred_q90 = e.pred_q90;
 }
+
+// What the verdict tests besides the rows: hits, hit times and the final rho by ODE basin.
+GapOutcomes gap_outcomes(const CompareParams& p, const EnsembleResult& ens, const PhasePortrait& phase) {
+    GapOutcomes o;
+    o.trials = p.sga.trials;
+    for (const auto& tr : ens.trials)
+        if (tr.hit_step) {
+            ++o.hits;
+            o.hit_times.push_back(p.sga.schedule.time_at(*tr.hit_step));
+        }
+    o.basins = phase.basins;
+    for (const Basin& b : o.basins)
+        o.basin_counts.push_back(static_cast<std::int64_t>(
+            std::count_if(ens.rho_finals.begin(), ens.rho_finals.end(), [&](double r) { return in_basin(b, r); })));
+    return o;
+}
 }  // namespace
 
 GapTables measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first, std::size_t count) {
@@ -28,10 +45,11 @@ void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<
     for (const auto& tr : ens.trials)
         if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
     std::vector<GapRow> rows;
-    for (const auto& r : out.table) rows.push_back({r.step, r.t, r.rho_sga.mean});
+    for (const auto& r : out.table)
+        rows.push_back({r.step, r.t, r.rho_sga.mean, r.rho_sga.se * std::sqrt(static_cast<double>(r.rho_sga.n))});
     for (const auto& pt : out.trajectory) times.push_back(pt.t);
     GapExplanation x = rhoflow::explain_gap(p.model, p.sga, p.effective, p.field_scale, F, records, starts, rows, times,
-                                            std::move(tables));
+                                            std::move(tables), gap_outcomes(p, ens, out.phase));
     for (std::size_t i = 0; i < out.table.size(); ++i) {
         CompareRow& r = out.table[i];
         const RowPrediction& e = x.rows[i];

@@ -23,17 +23,18 @@ inline constexpr std::int64_t kPathBlock = 256;
 
 /// Runs params.paths paths of `steps` steps; t[k] is the ODE time of step k (k = 0 ... steps).
 /// `advance(k, x, rng)` moves every path of a block, x, from step k to k + 1 with the block's
-/// stream (purpose `purpose`, index = block), which first drew the block's starts.
+/// stream (purpose `purpose`, index = block, counter word `sub`), which first drew the block's
+/// starts. Every path's values go to `samples` when given.
 template <class Advance>
 EffectivePrediction run_paths(const std::vector<double>& t, std::int64_t steps,
                               const std::vector<std::int64_t>& record_steps, std::optional<double> rho0,
                               std::int64_t d, double hit_eps, const PredictionParams& params, StreamPurpose purpose,
-                              const Advance& advance) {
+                              const Advance& advance, PathSamples* samples = nullptr, std::uint64_t sub = 0) {
     const auto P = static_cast<std::size_t>(params.paths), R = record_steps.size();
     std::vector<double> rec(R * P), final_rho(P), hit(P, -1.0);
     const double level = 1 - hit_eps;
     parallel_for((params.paths + kPathBlock - 1) / kPathBlock, params.threads, [&](std::int64_t b) {
-        RandomStream rng({params.seed, purpose, static_cast<std::uint64_t>(b)});
+        RandomStream rng({params.seed, purpose, static_cast<std::uint64_t>(b), sub});
         const std::size_t first = static_cast<std::size_t>(b * kPathBlock), last = std::min(P, first + kPathBlock);
         std::vector<double> x(last - first);
         for (auto& r : x) r = rho0 ? *rho0 : uniform_sphere_rho(d, rng);
@@ -52,24 +53,15 @@ EffectivePrediction run_paths(const std::vector<double>& t, std::int64_t steps,
         }
         for (std::size_t i = 0; i < x.size(); ++i) final_rho[first + i] = x[i];
     });
-    EffectivePrediction out;
-    for (std::size_t r = 0; r < R; ++r) {
-        const std::vector<double> v(rec.begin() + static_cast<std::ptrdiff_t>(r * P),
-                                    rec.begin() + static_cast<std::ptrdiff_t>((r + 1) * P));
-        const std::int64_t k = record_steps[r];
-        out.records.push_back({k, t[static_cast<std::size_t>(k)], mean_ci_within(v, -1, 1), quantile(v, 0.1),
-                               quantile(v, 0.9)});
-    }
-    std::vector<double> absf, hits;
-    for (double x : final_rho) absf.push_back(std::abs(x));
+    PathSamples s;
+    for (std::size_t r = 0; r < R; ++r)
+        s.at_records.emplace_back(rec.begin() + static_cast<std::ptrdiff_t>(r * P),
+                                  rec.begin() + static_cast<std::ptrdiff_t>((r + 1) * P));
+    s.rho_final = std::move(final_rho);
     for (double h : hit)
-        if (h >= 0) hits.push_back(h);
-    out.abs_rho_final = mean_ci_within(absf, 0, 1);
-    out.hit_fraction = static_cast<double>(hits.size()) / static_cast<double>(P);
-    if (!hits.empty()) {
-        out.hit_time = mean_ci_within(hits, 0, t.back());
-        out.hit_time_quantiles = {quantile(hits, 0.1), quantile(hits, 0.5), quantile(hits, 0.9)};
-    }
+        if (h >= 0) s.hit_times.push_back(h);
+    EffectivePrediction out = summarise_paths(t, record_steps, s);
+    if (samples) *samples = std::move(s);
     return out;
 }
 

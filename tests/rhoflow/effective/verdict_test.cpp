@@ -1,0 +1,145 @@
+// The verdict's tests (effective/verdict.hpp) on laws whose answers are known: closed-form
+// binomial p-values, Holm's textbook example, and the false-alarm rate and power of the mean and
+// spread tests on a strongly skewed law, where a normal p-value is too optimistic.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "rhoflow/core/random.hpp"
+#include "rhoflow/core/stats.hpp"
+#include "rhoflow/effective/verdict.hpp"
+
+using namespace rhoflow;
+
+namespace {
+// P(X <= k) for X ~ Binomial(n, p), summed term by term.
+double binomial_cdf(int k, int n, double p) {
+    double s = 0, term = std::pow(1 - p, n);
+    for (int i = 0; i <= k; ++i) {
+        s += term;
+        term *= (n - i) / (i + 1.0) * p / (1 - p);
+    }
+    return s;
+}
+
+// A left-skewed, heavy-tailed law like the plateau's per-trial one: -exp(Z), Z standard normal
+// (skewness -6.2).
+std::vector<double> skewed(std::size_t n, RandomStream& rng) {
+    std::vector<double> x(n);
+    for (auto& v : x) v = -std::exp(rng.normal());
+    return x;
+}
+
+// The standard normal law.
+std::vector<double> normals(std::size_t n, RandomStream& rng) {
+    std::vector<double> x(n);
+    for (auto& v : x) v = rng.normal();
+    return x;
+}
+
+double sd_of(const std::vector<double>& x) {
+    double m = 0, s = 0;
+    for (double v : x) m += v / static_cast<double>(x.size());
+    for (double v : x) s += (v - m) * (v - m);
+    return std::sqrt(s / static_cast<double>(x.size() - 1));
+}
+}  // namespace
+
+TEST_CASE("verdict: the binomial p-value is the exact two-sided one at the chain's interval end nearest k/n") {
+    // chain 2000 of 4000: its 99.9% Wilson interval; 3 of 10 lies below it, so p is taken at its lower end.
+    const ProportionCI ci = wilson_ci(2000, 4000, 0.999);
+    CHECK(proportion_p_value(3, 10, 2000, 4000) == doctest::Approx(2 * binomial_cdf(3, 10, ci.lo)).epsilon(1e-10));
+    // inside the interval the p-value is at k/n itself: 1 (both tails hold k)
+    CHECK(proportion_p_value(2000, 4000, 2000, 4000) == doctest::Approx(1.0));
+    // the chain never hits and neither does SGA: nothing to reject; one SGA hit against a chain
+    // with 0 of 4000 is weighed at the interval's upper end, not at 0
+    CHECK(proportion_p_value(0, 30, 0, 4000) == 1.0);
+    const double hi = wilson_ci(0, 4000, 0.999).hi;
+    CHECK(proportion_p_value(1, 30, 0, 4000) == doctest::Approx(2 * (1 - binomial_cdf(0, 30, hi))).epsilon(1e-10));
+    // the case of the issue: 0 of 30 against 89% predicted
+    CHECK(proportion_p_value(0, 30, 3576, 4000) < 1e-25);
+}
+
+TEST_CASE("verdict: Holm's step-down rejects the textbook example's two smallest") {
+    std::vector<VerdictTest> t(4);
+    const double p[] = {0.01, 0.04, 0.03, 0.005};
+    for (int i = 0; i < 4; ++i) t[static_cast<std::size_t>(i)].p_value = p[i];
+    holm(t, 0.05);  // 0.005 <= 0.05/4, 0.01 <= 0.05/3, 0.03 > 0.05/2: stop
+    CHECK(t[3].rejected);
+    CHECK(t[0].rejected);
+    CHECK_FALSE(t[2].rejected);
+    CHECK_FALSE(t[1].rejected);
+}
+
+TEST_CASE("verdict: the Monte Carlo two-sided p-value counts both tails with the (1 + count) / (1 + B) rule") {
+    std::vector<double> null;
+    for (int i = 0; i < 100; ++i) null.push_back(i);
+    CHECK(two_sided_p(null, 95) == doctest::Approx(2 * 6.0 / 101));
+    CHECK(two_sided_p(null, -5) == doctest::Approx(2 * 1.0 / 101));
+    CHECK(two_sided_p(null, 49.5) == 1.0);
+}
+
+TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate where the normal one does not, and has power") {
+    RandomStream rng(42, 1);
+    const std::vector<double> chain = skewed(4000, rng);
+    const std::int64_t n = 30;
+    const int reps = 1500, B = 2000;
+    const double level = 0.02, se = sd_of(chain) / std::sqrt(30.0), centre = -std::exp(0.5);
+    int ours = 0, ours_low = 0, normal_low = 0, shifted = 0, spread = 0;
+    for (int r = 0; r < reps; ++r) {
+        const std::vector<double> sga = skewed(static_cast<std::size_t>(n), rng);  // the right theory
+        double m = 0;
+        for (double v : sga) m += v / static_cast<double>(n);
+        const ResampledStats null = resample_mean_sd({chain}, n, B, rng);
+        const double p = mean_p_value(m, sd_of(sga), {chain}, null, 0.0, rng);
+        ours += p < level;
+        ours_low += p < level && m < centre;                   // its lower tail, one-sided level / 2
+        normal_low += (m - centre) / se < -2.3263478740408408;  // the normal lower tail at 0.01
+        shifted += mean_p_value(m + 3 * se, sd_of(sga), {chain}, null, 0.0, rng) < level;
+        spread += two_sided_p(null.sds, sd_of(sga)) < level;
+    }
+    // Stated false-alarm rates with the right theory: `ours` and `spread` are Binomial(1500,
+    // <= 0.02) (mean <= 30, sd 5.4; above 52 with probability < 1e-4); the lower tails are
+    // Binomial(1500, <= 0.01) (mean <= 15, sd 3.9; above 31 with probability < 1e-4).
+    MESSAGE("p < 0.02 in 1500: ours ", ours, ", spread ", spread, "; lower tail at 0.01: ours ", ours_low, ", normal ",
+            normal_low, "; shifted by 3 SE: ", shifted);
+    CHECK(ours <= 52);
+    CHECK(spread <= 52);
+    CHECK(ours_low <= 31);
+    CHECK(normal_low > 31);  // skewness -6 at n = 30: the normal lower tail is too thin
+    CHECK(shifted > 0.5 * reps);
+}
+
+TEST_CASE("verdict: the spread test catches an sd 1.5 times the chain's, and the mean test then widens (Welch)") {
+    RandomStream rng(7, 1);
+    const std::vector<double> chain = normals(4000, rng);
+    const std::int64_t n = 30;
+    int caught = 0, mean_alarms = 0;
+    for (int r = 0; r < 400; ++r) {
+        std::vector<double> sga = normals(static_cast<std::size_t>(n), rng);
+        for (auto& v : sga) v = 1.5 * v;  // the same mean (0), 1.5 x the spread
+        double m = 0;
+        for (double v : sga) m += v / static_cast<double>(n);
+        const ResampledStats null = resample_mean_sd({chain}, n, 2000, rng);
+        caught += two_sided_p(null.sds, sd_of(sga)) < 0.02;
+        mean_alarms += mean_p_value(m, sd_of(sga), {chain}, null, 0.0, rng) < 0.02;
+    }
+    MESSAGE("sd x 1.5: spread test p < 0.02 in ", caught, " of 400; mean test in ", mean_alarms);
+    CHECK(caught > 200);
+    CHECK(mean_alarms <= 8 + 4 * 3);  // Binomial(400, <= 0.02): mean 8, sd 2.8
+}
+
+TEST_CASE("verdict: the parts and the sentence say which part failed") {
+    std::vector<VerdictTest> t = {{"mean", "mean at t = 1", 0.5, 0.5, 0.4, false},
+                                  {"spread", "sd at t = 1", 0.1, 0.1, 0.3, false},
+                                  {"hit_fraction", "hit fraction 0/30 against 0.89 predicted", 0, 0.89, 1e-20, false}};
+    holm(t, 0.05);
+    const std::vector<VerdictPart> parts = verdict_parts(t);
+    REQUIRE(parts.size() == 3);
+    CHECK(parts[2].rejected == 1);
+    CHECK(parts[0].rejected == 0);
+    const std::string s = verdict_sentence(parts);
+    CHECK(s.find("the field is consistent") != std::string::npos);
+    CHECK(s.find("the fluctuations are not (hit fraction 0/30 against 0.89 predicted") != std::string::npos);
+}
