@@ -135,30 +135,38 @@ std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps)
 
 std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                         double rho0, const std::vector<double>& times, double rtol) {
+    // eta(t) jumps at every t_k: one adaptive Dormand-Prince integration per step interval, where
+    // the right side is smooth, with the output times as extra break points. (Odeint's stiff
+    // Rosenbrock4 needs Boost.uBLAS, which Boost 1.74 does not build under C++20.)
     namespace odeint = boost::numeric::odeint;
     using State = std::array<double, 1>;
-    const std::vector<double> tk = step_times(schedule, steps);
-    auto eta_at = [&](double t) {
-        const auto it = std::upper_bound(tk.begin(), tk.end(), t);
-        const std::int64_t k = std::clamp<std::int64_t>(it - tk.begin() - 1, 0, steps - 1);
-        return schedule.eta(k);
-    };
-    auto sys = [&](const State& x, State& dxdt, double t) {
-        dxdt[0] = drift.a(std::clamp(x[0], -1.0, 1.0), eta_at(t));
-    };
     std::vector<double> out;
     if (times.empty()) return out;
+    const std::vector<double> tk = step_times(schedule, steps);
+    std::size_t next = 0;
+    for (; next < times.size() && times[next] <= 0; ++next) out.push_back(rho0);
     State x{rho0};
-    auto stepper = odeint::make_dense_output(rtol * 1e-2, rtol, odeint::runge_kutta_dopri5<State>());
-    std::size_t i = 0;
-    for (; i < times.size() && times[i] <= 0; ++i) out.push_back(rho0);
-    if (i == times.size()) return out;
-    std::vector<double> ts = {0.0};
-    ts.insert(ts.end(), times.begin() + static_cast<std::ptrdiff_t>(i), times.end());
-    odeint::integrate_times(stepper, sys, x, ts.begin(), ts.end(), 1e-3 * schedule.eta(0),
-                            [&](const State& s, double t) {
-                                if (t > 0) out.push_back(std::clamp(s[0], -1.0, 1.0));
-                            });
+    auto stepper = odeint::make_controlled(rtol * 1e-2, rtol, odeint::runge_kutta_dopri5<State>());
+    double t = 0, dt = tk.size() > 1 ? tk[1] - tk[0] : 1.0;
+    auto advance_to = [&](double end, double eta) {
+        auto sys = [&](const State& y, State& dydt, double) { dydt[0] = drift.a(std::clamp(y[0], -1.0, 1.0), eta); };
+        while (t < end) {
+            const bool last = dt >= end - t;
+            double h = last ? end - t : dt;
+            if (stepper.try_step(sys, x, t, h) == odeint::success && last) t = end;  // on the break point exactly
+            dt = h;  // the controller's next step
+        }
+    };
+    for (std::size_t k = 0; k + 1 < tk.size() && next < times.size(); ++k) {
+        const double eta = schedule.eta(static_cast<std::int64_t>(k));
+        while (next < times.size() && times[next] <= tk[k + 1]) {
+            advance_to(times[next], eta);
+            out.push_back(std::clamp(x[0], -1.0, 1.0));
+            ++next;
+        }
+        advance_to(tk[k + 1], eta);
+    }
+    for (; next < times.size(); ++next) out.push_back(std::clamp(x[0], -1.0, 1.0));  // beyond the last step
     return out;
 }
 

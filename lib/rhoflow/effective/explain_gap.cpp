@@ -85,15 +85,27 @@ std::vector<double> level_etas(const StepSchedule& sch, std::int64_t steps, doub
     return etas;
 }
 
-// The effective ODE from every distinct start of the trials, averaged (like the plain ODE's rows).
+// The effective ODE from every distinct start of the trials, averaged (like the plain ODE's
+// rows); the starts in parallel, summed in their order (the same bits for any thread count).
 std::vector<double> effective_ode_rows(const EffectiveDrift& D, const StepSchedule& eta, std::int64_t steps,
                                        const std::vector<double>& starts, const std::vector<double>& times) {
+    std::vector<std::vector<double>> paths(starts.size());
+    parallel_for(static_cast<std::int64_t>(starts.size()), 0, [&](std::int64_t i) {
+        paths[static_cast<std::size_t>(i)] = solve_effective_ode(D, eta, steps, starts[static_cast<std::size_t>(i)], times);
+    });
     std::vector<double> mean(times.size(), 0.0);
-    for (double r0 : starts) {
-        const std::vector<double> path = solve_effective_ode(D, eta, steps, r0, times);
+    for (const auto& path : paths)
         for (std::size_t i = 0; i < times.size(); ++i) mean[i] += path[i] / static_cast<double>(starts.size());
-    }
     return mean;
+}
+
+// The values of `all` (at the ascending times `at`) at the times `want`, each one of `at`.
+std::vector<double> at_times(const std::vector<double>& all, const std::vector<double>& at,
+                             const std::vector<double>& want) {
+    std::vector<double> out;
+    for (double t : want)
+        out.push_back(all[static_cast<std::size_t>(std::lower_bound(at.begin(), at.end(), t) - at.begin())]);
+    return out;
 }
 
 // The spread of the effective ODE over tables perturbed within their errors: the prediction's
@@ -210,6 +222,16 @@ double replica_spread(const Replicas& v) {
         means.add(s.mean());
     }
     return v.size() > 1 ? std::sqrt(means.variance()) : 0.0;
+}
+
+// The spread of the replicas' mean |rho_final| (the resampled chain's systematic error of it).
+double abs_final_spread(const ChainRun& run) {
+    Replicas v;
+    for (const auto& s : run.replicas) {
+        v.emplace_back();
+        for (double x : s.rho_final) v.back().push_back(std::abs(x));
+    }
+    return replica_spread(v);
 }
 
 // Replicas of a row's Monte Carlo null laws: 20000 resolve p = 1e-4 (alpha / m for 500 tests);
@@ -354,12 +376,9 @@ EffectiveDrift first_order_drift(const ModelParams& model, const DriftField& F, 
 }
 
 // The trajectory figure's prediction columns (its points are the record steps after step 0).
-void fill_trajectory(const EffectiveDrift& D, const EffectiveDrift& first, const StepSchedule& eta, std::int64_t steps,
-                     const std::vector<double>& starts, const EffectivePrediction& pred,
-                     const std::vector<double>& times, std::vector<RowPrediction>& traj) {
-    traj.resize(times.size());
-    const std::vector<double> ode = effective_ode_rows(D, eta, steps, starts, times);
-    const std::vector<double> ode1 = effective_ode_rows(first, eta, steps, starts, times);
+void fill_trajectory(const std::vector<double>& ode, const std::vector<double>& ode1, const EffectivePrediction& pred,
+                     std::vector<RowPrediction>& traj) {
+    traj.resize(ode.size());
     for (std::size_t i = 0; i < traj.size(); ++i) {
         const PredictionRecord& r = pred.records[i + 1];
         traj[i].rho_eff_ode = ode[i];
@@ -413,13 +432,25 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
 
     std::vector<double> times;
     for (const auto& r : rows) times.push_back(r.t);  // the last row is the run's end
-    const std::vector<double> eff_ode = effective_ode_rows(D, eta, sg.steps, starts, times);
+    // Both ODEs once per start at the rows' and the trajectory's times together.
+    std::vector<double> all_times = times;
+    all_times.insert(all_times.end(), trajectory_times.begin(), trajectory_times.end());
+    std::sort(all_times.begin(), all_times.end());
+    all_times.erase(std::unique(all_times.begin(), all_times.end()), all_times.end());
+    const std::vector<double> eff_all = effective_ode_rows(D, eta, sg.steps, starts, all_times);
     const EffectiveDrift first = first_order_drift(model, F, sg.update);
-    const std::vector<double> first_ode = effective_ode_rows(first, eta, sg.steps, starts, times);
+    const std::vector<double> first_all = effective_ode_rows(first, eta, sg.steps, starts, all_times);
+    const std::vector<double> eff_ode = at_times(eff_all, all_times, times);
+    const std::vector<double> first_ode = at_times(first_all, all_times, times);
     out.rows.resize(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) out.rows[i].rho_first_order = first_ode[i];
-    fill_trajectory(D, first, eta, sg.steps, starts, pred, trajectory_times, out.trajectory);
-    const std::vector<double> syst = systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, starts, times);
+    fill_trajectory(at_times(eff_all, all_times, trajectory_times), at_times(first_all, all_times, trajectory_times),
+                    pred, out.trajectory);
+    // The prediction's systematic error: for the Gaussian chain, the effective ODE over tables
+    // perturbed within their errors; the resampled chain carries its own in its bank replicas.
+    const bool replicated = run.replicas.size() > 1;
+    const std::vector<double> syst = replicated ? std::vector<double>(times.size(), 0.0)
+                                                : systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, starts, times);
 
     ConsistencyVerdict& v = out.verdict;
     judge_rows(rows, out.rows, run, eff_ode, syst, sg.trials, sg.seed, v);
@@ -429,7 +460,7 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
     v.diffusion_scale = ep.prediction.diffusion_scale;
     v.detectable_field_error = detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.rows, v.threshold_z);
     eff.abs_rho_final = pred.abs_rho_final;
-    eff.abs_rho_final_err = syst.back();
+    eff.abs_rho_final_err = replicated ? abs_final_spread(run) : syst.back();
     eff.hit_time = pred.hit_time;
     eff.hit_fraction = pred.hit_fraction;
     eff.plateau = plateau(D, etas);
