@@ -14,13 +14,13 @@
 //    draw from their own streams (StreamPurpose::step_size_study), apart from the main run's.
 //  - The gap explained (docs/theory.md section 9): one-step moment tables at a few step sizes
 //    spanning the run's, the effective ODE and the effective chain (effective/explain_gap.hpp) predict
-//    the SGA mean, its spread (the 10-90% band) and the hitting time. Each row's residual
-//    z = (SGA mean - predicted mean) / (predicted standard error of a 30-trial mean, combined
-//    with the prediction's own Monte Carlo and table errors) and a verdict for the whole run:
-//    `consistent` unless some row's two-sided p-value is below alpha / m (Holm-Bonferroni over
-//    the m rows tested, valid under any dependence between rows: the family-wise false-alarm
-//    rate is at most alpha). field_scale multiplies the theory's field, to show a wrong theory
-//    is caught; the result also says the smallest field error this ensemble would detect.
+//    the SGA mean, its spread (the 10-90% band) and the hitting time, and a verdict in parts
+//    (effective/verdict.hpp): each row's mean (the field) and interquartile range, the hit
+//    fraction, the hitting times and the basin fractions against the chain's own paths, under
+//    Holm's step-down over all the tests (a family-wise false-alarm rate of at most alpha under any
+//    dependence); the report says which part failed. field_scale multiplies the theory's field and
+//    effective.prediction.diffusion_scale the chain's fluctuations, to show a wrong theory is
+//    caught; the result also says the smallest field error this ensemble would detect.
 // Composable: run_compare(params) runs everything (its units through the executor). An embedder
 // who already has an ensemble and a field calls compare(ensemble, field, params) for the
 // statistics and figure data, and add_effective_prediction for the effective dynamics' columns

@@ -62,8 +62,18 @@ void from_json(const nlohmann::json& j, ConsistencyVerdict& v) {
     verdict_from_json(with, v);
 }
 RHOFLOW_JSON_HOOKS(PlateauPoint, eta, rho_star, rho_star_err)
-RHOFLOW_JSON_HOOKS(EffectiveSummary, params, tables, abs_rho_final, abs_rho_final_err, hit_time, hit_fraction, plateau)
-RHOFLOW_JSON_HOOKS(GapRow, step, t, sga_mean, sga_sd)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(summary_to_json, summary_from_json, EffectiveSummary, params, tables, abs_rho_final,
+                         abs_rho_final_err, hit_time, hit_fraction, hit_time_quantiles, basin_fractions, plateau)
+}  // namespace
+void to_json(nlohmann::json& j, const EffectiveSummary& v) { summary_to_json(j, v); }
+void from_json(const nlohmann::json& j, EffectiveSummary& v) {
+    nlohmann::json with = j;  // written before the outcome predictions: none
+    for (const char* k : {"hit_time_quantiles", "basin_fractions"})
+        if (!with.contains(k)) with[k] = nlohmann::json::array();
+    summary_from_json(with, v);
+}
+RHOFLOW_JSON_HOOKS(GapRow, step, t, sga_mean, sga_sd, sga_iqr)
 RHOFLOW_JSON_HOOKS(GapOutcomes, trials, hits, hit_times, basins, basin_counts)
 RHOFLOW_JSON_HOOKS(GapTables, tables, draws)
 RHOFLOW_JSON_HOOKS(RowPrediction, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se, residual_z, p_value)
@@ -279,11 +289,15 @@ void judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out
             v.worst_step = row.step;
         }
         v.min_p_value = std::min(v.min_p_value, *r.p_value);
-        if (spread > 1e-12 && trials >= 3)
+        if (spread > 1e-12 && trials >= 4) {
+            std::vector<double> pooled;
+            for (const auto& x : paths) pooled.insert(pooled.end(), x.begin(), x.end());
+            const double iqr = interquartile_range(std::move(pooled));
             v.tests.push_back({"spread",
-                               fmt::format("sd at t = {:.4g}: SGA {:.4g} against {:.4g} predicted", row.t, row.sga_sd,
-                                           spread),
-                               row.sga_sd, spread, two_sided_p(null.sds, row.sga_sd), false});
+                               fmt::format("IQR at t = {:.4g}: SGA {:.4g} against {:.4g} predicted", row.t,
+                                           row.sga_iqr, iqr),
+                               row.sga_iqr, iqr, two_sided_p(null.iqrs, row.sga_iqr), false});
+        }
     }
 }
 
@@ -325,6 +339,17 @@ void judge_outcomes(const GapOutcomes& o, const ChainRun& run, std::uint64_t see
                          static_cast<double>(o.basin_counts[b]) / static_cast<double>(o.trials), pf,
                          proportion_p_value(o.basin_counts[b], o.trials, in, paths), false});
     }
+}
+
+// The fraction of the chain's paths ending in each basin.
+std::vector<double> basin_fractions(const std::vector<Basin>& basins, const ChainRun& run) {
+    const PathSamples all = pool_paths(run.replicas);
+    std::vector<double> out;
+    for (const Basin& b : basins)
+        out.push_back(static_cast<double>(std::count_if(all.rho_final.begin(), all.rho_final.end(),
+                                                        [&](double r) { return in_basin(b, r); })) /
+                      static_cast<double>(all.rho_final.size()));
+    return out;
 }
 
 // The family over every part's tests: Holm's step-down, the parts and the sentence.
@@ -463,6 +488,8 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
     eff.abs_rho_final_err = replicated ? abs_final_spread(run) : syst.back();
     eff.hit_time = pred.hit_time;
     eff.hit_fraction = pred.hit_fraction;
+    eff.hit_time_quantiles = pred.hit_time_quantiles;
+    eff.basin_fractions = basin_fractions(outcomes.basins, run);
     eff.plateau = plateau(D, etas);
     return out;
 }

@@ -99,6 +99,8 @@ struct EffectiveSummary {
     double abs_rho_final_err = 0;            ///< its systematic error (table bootstrap)
     std::optional<MeanCI> hit_time;          ///< predicted hitting time of |rho| >= level
     double hit_fraction = 0;                 ///< predicted fraction of trials that hit
+    std::vector<double> hit_time_quantiles;  ///< predicted 10, 50 and 90% quantiles of the hitting time (paths that hit; empty: none did)
+    std::vector<double> basin_fractions;     ///< predicted fraction of trials ending in each ODE basin (GapOutcomes' order; empty: none given)
     std::vector<PlateauPoint> plateau;       ///< rho*(eta) over the run's step sizes
 };
 
@@ -108,6 +110,7 @@ struct GapRow {
     double t = 0;           ///< ODE time t_k
     double sga_mean = 0;    ///< the SGA ensemble's mean of rho_k
     double sga_sd = 0;      ///< the SGA trials' sample sd of rho_k
+    double sga_iqr = 0;     ///< the SGA trials' interquartile range of rho_k (verdict.hpp's interquartile_range)
 };
 
 /// The SGA ensemble's outcomes the verdict tests (besides its rows).

@@ -12,23 +12,27 @@
 
 namespace rhoflow {
 
+double interquartile_range(std::vector<double> x) { return quantile(x, 0.75) - quantile(std::move(x), 0.25); }
+
 ResampledStats resample_mean_sd(const Replicas& values, std::int64_t n, int draws, RandomStream& rng) {
     ResampledStats out;
     if (values.empty() || n < 2) return out;
     const auto N = static_cast<double>(n);
     const auto K = static_cast<double>(values.size());
+    std::vector<double> x(static_cast<std::size_t>(n));
     for (int b = 0; b < draws; ++b) {
         const std::vector<double>& v = values[std::min(values.size() - 1, static_cast<std::size_t>(rng.uniform() * K))];
         const auto P = static_cast<double>(v.size());
         double s = 0, s2 = 0;
-        for (std::int64_t i = 0; i < n; ++i) {  // hot loop: one uniform and one lookup per draw
-            const double x = v[std::min(v.size() - 1, static_cast<std::size_t>(rng.uniform() * P))];
-            s += x;
-            s2 += x * x;
+        for (std::size_t i = 0; i < x.size(); ++i) {  // hot loop: one uniform and one lookup per draw
+            x[i] = v[std::min(v.size() - 1, static_cast<std::size_t>(rng.uniform() * P))];
+            s += x[i];
+            s2 += x[i] * x[i];
         }
         const double m = s / N;
         out.means.push_back(m);
         out.sds.push_back(std::sqrt(std::max(0.0, (s2 - N * m * m) / (N - 1))));
+        out.iqrs.push_back(interquartile_range(x));
     }
     return out;
 }

@@ -7,8 +7,11 @@
 //    the lower tail), widened by max(1, observed sd / predicted sd) (Welch: a misprediction of
 //    the spread cannot make a false alarm of the mean) and convolved with the prediction's own
 //    errors (the chain's mean and the tables' systematic error) as a normal.
-//  - spread (the effective model's fluctuations): per row, the SGA trials' sample sd against the
-//    law of the sd of n paths drawn from the chain's paths at that row.
+//  - spread (the effective model's fluctuations): per row, the SGA trials' interquartile range
+//    against the law of the IQR of n paths drawn from the chain's paths at that row. Not the sd:
+//    the bank's 2000 draws per node cannot hold the real chain's rarest jumps (a trial sees 1e5
+//    steps), and one such jump in one trial doubles a 30-trial sd at the plateau; the IQR does not
+//    see it, and a wrong diffusion moves it as much as the sd.
 //  - hit_fraction: hits among the trials against the chain's hit fraction (exact binomial
 //    two-sided p-value at the point of the chain's 99.9% Wilson interval nearest the observed
 //    fraction: the chain's own error cannot make a false alarm).
@@ -59,13 +62,17 @@ struct VerdictPart {
 /// The chain's paths: one list per bank replica (their spread is the prediction's own error).
 using Replicas = std::vector<std::vector<double>>;
 
-/// Draws of a mean and an sd of n values taken at random from one replica.
+/// Draws of a mean, an sd and an interquartile range of n values taken at random from one replica.
 struct ResampledStats {
     std::vector<double> means;  ///< the draws' means
     std::vector<double> sds;    ///< the draws' sample sds (n - 1 in the denominator)
+    std::vector<double> iqrs;   ///< the draws' interquartile ranges (stats.hpp's quantile)
 };
-/// `draws` times: a replica at random, then the mean and sd of n >= 2 of its values drawn with replacement.
+/// `draws` times: a replica at random, then the mean, sd and IQR of n >= 2 of its values drawn with replacement.
 ResampledStats resample_mean_sd(const Replicas& values, std::int64_t n, int draws, RandomStream& rng);
+
+/// q75 - q25 of x (stats.hpp's quantile, linear between order statistics).
+double interquartile_range(std::vector<double> x);
 
 /// Two-sided p-value of `observed` against the draws `null` ((1 + count) / (1 + B) per side, doubled, at most 1).
 double two_sided_p(const std::vector<double>& null, double observed);

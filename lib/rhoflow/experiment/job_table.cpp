@@ -36,8 +36,9 @@ constexpr const char* kCompare =
     "tracking error against eta0. Writes JSON, CSV, Markdown and LaTeX tables, figure data, gnuplot scripts and "
     "PNG/SVG figures into --out, and prints the Markdown table. The effective dynamics (one-step moments of the "
     "chain at finite step sizes) predict every row with a standard error, and a verdict says whether the ensemble "
-    "is consistent with the theory (Holm-Bonferroni over the rows); --field-scale S tries a deliberately wrong "
-    "theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
+    "is consistent with the theory, in parts: the mean per row (the field), the spread, the hit fraction and "
+    "hitting times (the fluctuations) and the basin fractions, under one family-wise false-alarm rate (Holm); "
+    "--field-scale S and --diffusion-scale D try a deliberately wrong theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
     "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
     "0 ... trials - 1 and chooses its own record steps).";
 constexpr const char* kStationary =

@@ -300,6 +300,32 @@ std::vector<std::string> outcome_lines(const OutcomeSummary& o) {
     return lines;
 }
 
+namespace {
+// The chain's predicted outcomes beside the trials': hit-time quantiles, a hit that is a rare
+// excursion of the chain, and the basin fractions.
+std::string predicted_outcomes_markdown(const CompareResult& r) {
+    const EffectiveSummary& e = *r.effective;
+    const HittingTimes& h = r.hitting_time;
+    std::string md;
+    if (e.hit_time_quantiles.size() == 3)
+        md += fmt::format("- predicted hitting time of {}: quantiles 10/50/90% = {:.4g} / {:.4g} / {:.4g}\n",
+                          format_number(h.level), e.hit_time_quantiles[0], e.hit_time_quantiles[1],
+                          e.hit_time_quantiles[2]);
+    if (e.hit_fraction < 0.1)
+        md += fmt::format("- reaching |rho| >= {} is a rare excursion of the chain: predicted for a fraction {:.3g} of "
+                          "trials ({} of {} did)\n",
+                          format_number(h.level), e.hit_fraction, h.sga_hits, h.trials);
+    if (e.basin_fractions.size() == r.outcomes.basins.size() && e.basin_fractions.size() > 1) {
+        std::string parts;
+        for (std::size_t i = 0; i < e.basin_fractions.size(); ++i)
+            parts += fmt::format("{}{:.6g}: {:.3g} (SGA {} of {})", i ? "; " : "", r.outcomes.basins[i].attractor,
+                                 e.basin_fractions[i], r.outcomes.basins[i].count, r.outcomes.trials);
+        md += "- predicted basin fractions at this step size (ODE basins): " + parts + "\n";
+    }
+    return md;
+}
+}  // namespace
+
 std::string effective_markdown(const CompareResult& r) {
     if (!r.verdict || !r.effective) return "";
     const ConsistencyVerdict& v = *r.verdict;
@@ -314,6 +340,7 @@ std::string effective_markdown(const CompareResult& r) {
                       v.consistent ? "consistent" : "inconsistent",
                       v.field_scale == 1.0 ? "" : fmt::format(" (field scaled by {})", format_number(v.field_scale)),
                       v.max_abs_z, v.worst_step, v.threshold_z, format_number(v.alpha), 100 * v.detectable_field_error);
+    md += predicted_outcomes_markdown(r);
     if (v.parts.empty()) return md;  // a document from before the verdict in parts
     md += fmt::format("- verdict in parts{}: {}\n",
                       v.diffusion_scale == 1.0 ? "" : fmt::format(" (diffusion scaled by {})", format_number(v.diffusion_scale)),

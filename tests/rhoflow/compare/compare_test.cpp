@@ -218,6 +218,37 @@ TEST_CASE("compare verdict: at eta0 = 0.08 the Gaussian chain's fluctuations fai
     CHECK(std::abs(r.effective->abs_rho_final.mean - g.effective->abs_rho_final.mean) < 0.01);
 }
 
+// A bistable model (the basin of -1 is [-1, -0.363)) from rho0 = -0.6, inside it: the ODE ends at
+// -1 from there, SGA at a finite step escapes to +1 more often the larger the step. The chain
+// predicts the finite-step basin fractions; the basins part tests them.
+TEST_CASE("compare verdict: the chain predicts the finite-step basin fractions from inside the ODE basin of -1, at two step sizes") {
+    CompareParams p = default_compare_params();
+    p.study_eta0.clear();
+    p.model = ModelParams{50, 1000, 50, 3.0, 1.0, 1.0};
+    p.sga.steps = 10000;
+    p.sga.trials = 40;
+    p.sga.rho0 = -0.6;
+    for (const auto& [eta0, k0] : {std::pair{0.05, 1000.0}, std::pair{0.5, 100.0}}) {
+        CAPTURE(eta0);
+        p.sga.schedule = {eta0, k0, 1.0};
+        const CompareResult r = run_compare(p);
+        REQUIRE(r.outcomes.basins.size() == 2);
+        const BasinOutcome& minus = r.outcomes.basins.front();
+        CHECK(minus.attractor == -1.0);
+        CHECK(minus.contains_rho0);  // the ODE's answer: every trial ends at -1
+        const auto it = std::find_if(r.verdict->tests.begin(), r.verdict->tests.end(),
+                                     [](const VerdictTest& t) { return t.part == "basins"; });
+        REQUIRE(it != r.verdict->tests.end());
+        MESSAGE("eta0 = ", eta0, ": SGA ", minus.count, " of 40 in the basin of -1 [", minus.fraction_lo, ", ",
+                minus.fraction_hi, "], predicted ", it->predicted);
+        CHECK(it->observed == doctest::Approx(minus.fraction));
+        CHECK(it->predicted >= minus.fraction_lo);
+        CHECK(it->predicted <= minus.fraction_hi);
+        CHECK(minus.fraction < 0.5);  // far from the ODE's 1
+        CHECK(r.verdict->consistent);
+    }
+}
+
 TEST_CASE("compare verdict: a field 20% too weak is inconsistent") {
     const CompareResult r = default_without_study(0.8);
     REQUIRE(r.verdict.has_value());

@@ -80,6 +80,23 @@ TEST_CASE("verdict: the Monte Carlo two-sided p-value counts both tails with the
     CHECK(two_sided_p(null, 49.5) == 1.0);
 }
 
+TEST_CASE("verdict: the interquartile range is q75 - q25 of the linear quantiles") {
+    CHECK(interquartile_range({4, 1, 3, 2, 5}) == doctest::Approx(2.0));  // q25 = 2, q75 = 4
+    CHECK(interquartile_range({0, 1}) == doctest::Approx(0.5));           // 0.75 - 0.25
+}
+
+TEST_CASE("verdict: one trial's rare jump doubles the sd but leaves the spread test (IQR) alone") {
+    RandomStream rng(11, 1);
+    const std::vector<double> chain = normals(4000, rng);
+    std::vector<double> sga = normals(30, rng);
+    const double sd = sd_of(sga);
+    sga[0] = -12;  // a jump beyond anything in the chain's 4000 paths
+    CHECK(sd_of(sga) > 2 * sd);
+    const ResampledStats null = resample_mean_sd({chain}, 30, 4000, rng);
+    CHECK(two_sided_p(null.sds, sd_of(sga)) < 1e-3);                 // the sd would cry wolf
+    CHECK(two_sided_p(null.iqrs, interquartile_range(sga)) > 0.01);  // the IQR does not
+}
+
 TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate where the normal one does not, and has power") {
     RandomStream rng(42, 1);
     const std::vector<double> chain = skewed(4000, rng);
@@ -97,7 +114,7 @@ TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate whe
         ours_low += p < level && m < centre;                   // its lower tail, one-sided level / 2
         normal_low += (m - centre) / se < -2.3263478740408408;  // the normal lower tail at 0.01
         shifted += mean_p_value(m + 3 * se, sd_of(sga), {chain}, null, 0.0, rng) < level;
-        spread += two_sided_p(null.sds, sd_of(sga)) < level;
+        spread += two_sided_p(null.iqrs, interquartile_range(sga)) < level;
     }
     // Stated false-alarm rates with the right theory: `ours` and `spread` are Binomial(1500,
     // <= 0.02) (mean <= 30, sd 5.4; above 52 with probability < 1e-4); the lower tails are
@@ -111,21 +128,21 @@ TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate whe
     CHECK(shifted > 0.5 * reps);
 }
 
-TEST_CASE("verdict: the spread test catches an sd 1.5 times the chain's, and the mean test then widens (Welch)") {
+TEST_CASE("verdict: the spread test catches a spread twice the chain's, and the mean test then widens (Welch)") {
     RandomStream rng(7, 1);
     const std::vector<double> chain = normals(4000, rng);
     const std::int64_t n = 30;
     int caught = 0, mean_alarms = 0;
     for (int r = 0; r < 400; ++r) {
         std::vector<double> sga = normals(static_cast<std::size_t>(n), rng);
-        for (auto& v : sga) v = 1.5 * v;  // the same mean (0), 1.5 x the spread
+        for (auto& v : sga) v = 2 * v;  // the same mean (0), twice the spread
         double m = 0;
         for (double v : sga) m += v / static_cast<double>(n);
         const ResampledStats null = resample_mean_sd({chain}, n, 2000, rng);
-        caught += two_sided_p(null.sds, sd_of(sga)) < 0.02;
+        caught += two_sided_p(null.iqrs, interquartile_range(sga)) < 0.02;
         mean_alarms += mean_p_value(m, sd_of(sga), {chain}, null, 0.0, rng) < 0.02;
     }
-    MESSAGE("sd x 1.5: spread test p < 0.02 in ", caught, " of 400; mean test in ", mean_alarms);
+    MESSAGE("spread x 2: spread test p < 0.02 in ", caught, " of 400; mean test in ", mean_alarms);
     CHECK(caught > 200);
     CHECK(mean_alarms <= 8 + 4 * 3);  // Binomial(400, <= 0.02): mean 8, sd 2.8
 }

@@ -464,7 +464,8 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
         CHECK(back.max_abs_z == r.verdict->max_abs_z);
     }
     check_round_trip(*r.effective, {"params", "tables", "abs_rho_final", "abs_rho_final_err", "hit_time",
-                                    "hit_fraction", "plateau"});
+                                    "hit_fraction", "hit_time_quantiles", "basin_fractions", "plateau"});
+    CHECK(r.effective->basin_fractions.size() == r.phase.basins.size());
     check_header_members(*r.effective, "effective/explain_gap.hpp", "EffectiveSummary");
     check_round_trip(r.effective->params, {"enabled", "chain", "level_ratio", "moments", "prediction", "bootstrap", "alpha"});
     check_round_trip(r.effective->params.prediction, {"paths", "seed", "threads", "diffusion_scale"});
@@ -489,8 +490,8 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     for (const auto& row : x.rows) check_round_trip(row, prediction_keys);
     for (const auto& row : x.trajectory) check_round_trip(row, prediction_keys);
     check_header_members(x.rows[0], "effective/explain_gap.hpp", "RowPrediction");
-    const GapRow gr{last.step, last.t, last.rho_sga.mean, 0.01};
-    check_round_trip(gr, {"step", "t", "sga_mean", "sga_sd"});
+    const GapRow gr{last.step, last.t, last.rho_sga.mean, 0.01, 0.012};
+    check_round_trip(gr, {"step", "t", "sga_mean", "sga_sd", "sga_iqr"});
     const GapOutcomes go{30, 2, {9.5, 10.25}, r.phase.basins, {0, 30}};
     check_round_trip(go, {"trials", "hits", "hit_times", "basins", "basin_counts"});
     check_header_members(go, "effective/explain_gap.hpp", "GapOutcomes");

@@ -28,9 +28,9 @@ GapOutcomes gap_outcomes(const CompareParams& p, const EnsembleResult& ens, cons
             o.hit_times.push_back(p.sga.schedule.time_at(*tr.hit_step));
         }
     o.basins = phase.basins;
-    for (const Basin& b : o.basins)
+    for (const Basin& b : o.basins)  // ens.trials holds every trial (compare's check_ensemble)
         o.basin_counts.push_back(static_cast<std::int64_t>(
-            std::count_if(ens.rho_finals.begin(), ens.rho_finals.end(), [&](double r) { return in_basin(b, r); })));
+            std::count_if(ens.trials.begin(), ens.trials.end(), [&](const auto& t) { return in_basin(b, t.rho_final); })));
     return o;
 }
 }  // namespace
@@ -45,8 +45,14 @@ void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<
     for (const auto& tr : ens.trials)
         if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
     std::vector<GapRow> rows;
-    for (const auto& r : out.table)
-        rows.push_back({r.step, r.t, r.rho_sga.mean, r.rho_sga.se * std::sqrt(static_cast<double>(r.rho_sga.n))});
+    for (const auto& r : out.table) {
+        const auto j = static_cast<std::size_t>(
+            std::find(ens.record_steps.begin(), ens.record_steps.end(), r.step) - ens.record_steps.begin());
+        std::vector<double> rho;
+        for (const auto& tr : ens.trials) rho.push_back(tr.rho.at(j));
+        rows.push_back({r.step, r.t, r.rho_sga.mean, r.rho_sga.se * std::sqrt(static_cast<double>(r.rho_sga.n)),
+                        interquartile_range(std::move(rho))});
+    }
     for (const auto& pt : out.trajectory) times.push_back(pt.t);
     GapExplanation x = rhoflow::explain_gap(p.model, p.sga, p.effective, p.field_scale, F, records, starts, rows, times,
                                             std::move(tables), gap_outcomes(p, ens, out.phase));
