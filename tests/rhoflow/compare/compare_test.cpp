@@ -231,7 +231,8 @@ TEST_CASE("compare verdict: the chain predicts the finite-step basin fractions f
     for (const auto& [eta0, k0] : {std::pair{0.05, 1000.0}, std::pair{0.5, 100.0}}) {
         CAPTURE(eta0);
         p.sga.schedule = {eta0, k0, 1.0};
-        const CompareResult r = run_compare(p);
+        const EnsembleResult ens = ensemble_of(p);
+        const CompareResult r = composed(p, ens, p.effective);
         REQUIRE(r.outcomes.basins.size() == 2);
         const BasinOutcome& minus = r.outcomes.basins.front();
         CHECK(minus.attractor == -1.0);
@@ -246,6 +247,14 @@ TEST_CASE("compare verdict: the chain predicts the finite-step basin fractions f
         CHECK(it->predicted <= minus.fraction_hi);
         CHECK(minus.fraction < 0.5);  // far from the ODE's 1
         CHECK(r.verdict->consistent);
+        if (eta0 == 0.05) {  // a wrong diffusion moves the basin fractions, and the basins part says so
+            EffectiveParams wide = p.effective;
+            wide.prediction.diffusion_scale = 1.5;
+            const CompareResult w = composed(p, ens, wide);
+            CAPTURE(w.verdict->explanation);
+            CHECK(rejected_in(*w.verdict, "basins") == 1);
+            CHECK(rejected_in(*w.verdict, "hit_fraction") == 1);
+        }
     }
 }
 
