@@ -36,7 +36,7 @@ enum class StreamPurpose : std::uint64_t {
     step_size_study = 2,   ///< trial `index` of run `sub` (eta0 rank) of the comparator's step-size study
     one_step_moments = 3,  ///< grid point `index` of the one-step moment table of the rho-chain
     effective_sde = 4,     ///< path block `index` of the effective-dynamics (1-D SDE) ensemble
-    bootstrap = 5,         ///< bootstrap replicas of a Monte Carlo table (index 0)
+    bootstrap = 5,         ///< bootstrap replicas: index 0 a Monte Carlo table's, 1 (sub = replica) the effective ODE's tables', 2 (sub = replica) the resampled chain's bank
     effective_chain = 6,   ///< path block `index` of the resampled effective chain (effective/resampled_chain.hpp)
     verdict = 7,           ///< test `index` of the verdict's Monte Carlo null laws (effective/verdict.hpp)
 };

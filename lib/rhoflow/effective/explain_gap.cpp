@@ -205,9 +205,9 @@ ChainRun predict(const ModelParams& model, const SgaParams& sg, const EffectiveP
     PredictionParams pp = ep.prediction;
     pp.paths = (ep.prediction.paths + K - 1) / K;
     out.replicas.resize(static_cast<std::size_t>(K));
-    for (int r = 0; r < K; ++r) {
+    for (int r = 0; r < K; ++r) {  // one replica: the bank itself
         RandomStream rng({sg.seed, StreamPurpose::bootstrap, 2, static_cast<std::uint64_t>(r)});
-        const ResampledChain chain(bootstrap_bank(bank, rng), F, sg.update);
+        const ResampledChain chain(K == 1 ? bank : bootstrap_bank(bank, rng), F, sg.update);
         predict_resampled(chain, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, pp,
                           &out.replicas[static_cast<std::size_t>(r)], static_cast<std::uint64_t>(r));
     }
@@ -244,26 +244,30 @@ double abs_final_spread(const ChainRun& run) {
     return replica_spread(v);
 }
 
-// Replicas of a row's Monte Carlo null laws: 20000 resolve p = 1e-4 (alpha / m for 500 tests);
-// fewer for large ensembles (at most about 2e7 draws a row), where the laws are close to normal.
-int null_replicas(std::int64_t trials) {
-    return static_cast<int>(std::clamp<std::int64_t>(20000000 / std::max<std::int64_t>(1, trials), 2000, 20000));
+// The draws of a Monte Carlo null law: enough that the floor 2 / (B + 1) lies below alpha / (4 m)
+// for m tests, at least 20000 (p = 1e-4) where n allows, and at most about 2e8 path draws a
+// test. Beyond 1e4 trials the laws are close to normal and a floor that stays above alpha / m is
+// reported (conclude()).
+int null_draws(std::int64_t n, std::size_t tests, double alpha) {
+    const double needed = std::ceil(8.0 * static_cast<double>(std::max<std::size_t>(1, tests)) / alpha);
+    const double budget = 2e8 / static_cast<double>(std::max<std::int64_t>(1, n));
+    return static_cast<int>(std::clamp(std::min(std::max(needed, 20000.0), budget), 200.0, 1e8));
 }
 
 // Fills each row's prediction, residual and p-value, and adds the tests of its mean and spread
-// (verdict.hpp) against the chain's paths at that row.
+// (verdict.hpp) against the chain's paths at that row; `tests` is the family's size (for the draws).
 void judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out, const ChainRun& run,
                 const std::vector<double>& eff, const std::vector<double>& syst, std::int64_t trials,
-                std::uint64_t seed, ConsistencyVerdict& v) {
+                std::uint64_t seed, std::size_t tests, double alpha, ConsistencyVerdict& v) {
     const EffectivePrediction& pred = run.pred;
     const double n = static_cast<double>(trials);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const GapRow& row = rows[i];
         RowPrediction& r = out[i];
         const auto it = std::find_if(pred.records.begin(), pred.records.end(), [&](const auto& x) { return x.step == row.step; });
+        require(it != pred.records.end(), "rows", static_cast<double>(row.step), "a row's step among the record steps");
         const Replicas paths = at_record(run, static_cast<std::size_t>(it - pred.records.begin()));
         const double spread = it->rho.se * std::sqrt(static_cast<double>(it->rho.n));
-        const double used = std::max(spread, row.sga_sd);  // Welch: the larger spread
         r.rho_eff_ode = eff[i];
         r.pred_mean = it->rho.mean;
         r.pred_q10 = it->q10;
@@ -272,23 +276,27 @@ void judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out
         // the tables' (the resampled chain's bank error is in its replicas, hence in the null).
         const double own = run.replicas.size() > 1 ? it->rho.se : std::hypot(it->rho.se, syst[i]);
         const double shown = run.replicas.size() > 1 ? std::hypot(it->rho.se, replica_spread(paths)) : own;
+        const double used = std::max(spread, row.sga_sd);  // the guide z: the larger spread
         r.pred_se = std::sqrt(used * used / n + shown * shown);
         if (!(*r.pred_se > 0)) continue;
         r.residual_z = (row.sga_mean - it->rho.mean) / *r.pred_se;
-        RandomStream rng({seed, StreamPurpose::verdict, i});
-        const ResampledStats null = resample_mean_sd(paths, trials, null_replicas(trials), rng);
-        r.p_value = trials >= 2 ? mean_p_value(row.sga_mean, row.sga_sd, paths, null, own, rng)
-                                : std::erfc(std::abs(*r.residual_z) / std::sqrt(2.0));
+        RowPValues p{std::erfc(std::abs(*r.residual_z) / std::sqrt(2.0)), 1.0, 0.0};
+        if (trials >= 2) {
+            RandomStream rng({seed, StreamPurpose::verdict, i});
+            p = row_p_values({row.sga_mean, row.sga_sd, row.sga_iqr, trials}, paths, own,
+                             null_draws(trials, tests, alpha), rng);
+        }
+        r.p_value = p.mean;
         v.tests.push_back({"mean",
                            fmt::format("mean at t = {:.4g}: SGA {:.5f} against {:.5f} predicted (z = {:.2f})", row.t,
                                        row.sga_mean, it->rho.mean, *r.residual_z),
-                           row.sga_mean, it->rho.mean, *r.p_value, false});
+                           row.sga_mean, it->rho.mean, p.mean, p.floor, false});
         ++v.rows_tested;
         if (std::abs(*r.residual_z) > v.max_abs_z) {
             v.max_abs_z = std::abs(*r.residual_z);
             v.worst_step = row.step;
         }
-        v.min_p_value = std::min(v.min_p_value, *r.p_value);
+        v.min_p_value = std::min(v.min_p_value, p.mean);
         if (spread > 1e-12 && trials >= 4) {
             std::vector<double> pooled;
             for (const auto& x : paths) pooled.insert(pooled.end(), x.begin(), x.end());
@@ -296,13 +304,14 @@ void judge_rows(const std::vector<GapRow>& rows, std::vector<RowPrediction>& out
             v.tests.push_back({"spread",
                                fmt::format("IQR at t = {:.4g}: SGA {:.4g} against {:.4g} predicted", row.t,
                                            row.sga_iqr, iqr),
-                               row.sga_iqr, iqr, two_sided_p(null.iqrs, row.sga_iqr), false});
+                               row.sga_iqr, iqr, p.spread, p.floor, false});
         }
     }
 }
 
 // The tests of the outcomes: hit fraction, hit times and basin fractions against the chain's paths.
-void judge_outcomes(const GapOutcomes& o, const ChainRun& run, std::uint64_t seed, std::vector<VerdictTest>& tests) {
+void judge_outcomes(const GapOutcomes& o, const ChainRun& run, std::uint64_t seed, std::size_t family, double alpha,
+                    std::vector<VerdictTest>& tests) {
     if (o.trials <= 0 || run.replicas.empty()) return;
     std::vector<std::int64_t> paths, hits;
     Replicas times;
@@ -314,16 +323,18 @@ void judge_outcomes(const GapOutcomes& o, const ChainRun& run, std::uint64_t see
     const double f = run.pred.hit_fraction;
     tests.push_back({"hit_fraction", fmt::format("hit fraction {}/{} against {:.3g} predicted", o.hits, o.trials, f),
                      static_cast<double>(o.hits) / static_cast<double>(o.trials), f,
-                     proportion_p_value(o.hits, o.trials, hits, paths), false});
-    const auto chain_hits = std::accumulate(hits.begin(), hits.end(), std::int64_t{0});
-    if (o.hit_times.size() >= 5 && chain_hits >= 5) {
+                     proportion_p_value(o.hits, o.trials, hits, paths), 0.0, false});
+    // Hitting times: only where the chain's replicas hit often enough for the null (a replica
+    // with a handful of hits makes a null that can never reject).
+    if (o.hit_times.size() >= 5 && hit_time_replicas(o.hit_times.size(), times) >= 1) {
         RandomStream rng({seed, StreamPurpose::verdict, 1u << 20});
-        const KSResult ks = hit_time_test(o.hit_times, times, 2000, rng);
+        const int draws = null_draws(static_cast<std::int64_t>(o.hit_times.size()), family, alpha);
+        const KSResult ks = hit_time_test(o.hit_times, times, draws, rng);
         const double med = quantile(o.hit_times, 0.5), pmed = run.pred.hit_time_quantiles.at(1);
         tests.push_back({"hit_times",
                          fmt::format("hit times: median {:.4g} over {} trials against {:.4g} predicted (KS D = {:.3f})",
                                      med, o.hit_times.size(), pmed, ks.statistic),
-                         med, pmed, ks.p_value, false});
+                         med, pmed, ks.p_value, 1.0 / (draws + 1.0), false});
     }
     if (o.basins.size() < 2 || o.basin_counts.size() != o.basins.size()) return;
     for (std::size_t b = 0; b + 1 < o.basins.size(); ++b) {  // the last basin's count is the rest
@@ -337,7 +348,7 @@ void judge_outcomes(const GapOutcomes& o, const ChainRun& run, std::uint64_t see
                          fmt::format("basin of {:.4g}: {}/{} trials against {:.3g} predicted", o.basins[b].attractor,
                                      o.basin_counts[b], o.trials, pf),
                          static_cast<double>(o.basin_counts[b]) / static_cast<double>(o.trials), pf,
-                         proportion_p_value(o.basin_counts[b], o.trials, in, paths), false});
+                         proportion_p_value(o.basin_counts[b], o.trials, in, paths), 0.0, false});
     }
 }
 
@@ -361,11 +372,23 @@ void conclude(ConsistencyVerdict& v, double alpha) {
     v.consistent = std::none_of(v.tests.begin(), v.tests.end(), [](const auto& t) { return t.rejected; });
     const double m = static_cast<double>(std::max<std::size_t>(1, v.tests.size()));
     v.threshold_z = boost::math::quantile(boost::math::complement(boost::math::normal(), alpha / (2 * m)));
+    // A Monte Carlo test at its floor above alpha / m could not have been rejected: say so.
+    const auto blind = std::count_if(v.tests.begin(), v.tests.end(), [&](const VerdictTest& t) {
+        return !t.rejected && t.floor > alpha / m && t.p_value <= t.floor * (1 + 1e-9);
+    });
+    if (blind > 0) {
+        v.consistent = false;
+        v.explanation += fmt::format("; undecided: {} test{} at the Monte Carlo floor of p, above alpha/m = {:.2g} (too "
+                                     "many tests or trials for the draws; raise alpha or test fewer rows)",
+                                     blind, blind == 1 ? "" : "s", alpha / m);
+    }
     v.method = fmt::format(
-        "{} tests in one family: per row the SGA mean against the effective chain's (p-value from the chain's own law "
-        "of a mean of as many paths, widened to the observed spread, with the prediction's errors) and the SGA sd "
-        "against the chain's; the hit fraction, hit times (Kolmogorov-Smirnov) and basin fractions against the chain's "
-        "paths. Holm's step-down at alpha = {}: a family-wise false-alarm rate of at most alpha under any dependence",
+        "{} tests in one family: per row the SGA mean against the effective chain's (a studentized bootstrap from the "
+        "chain's paths at the row, with the bank's error as a Student law over its replicas and the chain's own Monte "
+        "Carlo error) and the trials' interquartile range against the chain's (likewise, on the log scale); the hit "
+        "fraction (exact binomial), hit times (Kolmogorov-Smirnov) and basin fractions against the chain's paths. "
+        "Holm's step-down at alpha = {}: a family-wise false-alarm rate of at most alpha under any dependence, given "
+        "the chain's null laws",
         v.tests.size(), alpha);
 }
 
@@ -478,8 +501,10 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
                                                 : systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, starts, times);
 
     ConsistencyVerdict& v = out.verdict;
-    judge_rows(rows, out.rows, run, eff_ode, syst, sg.trials, sg.seed, v);
-    judge_outcomes(outcomes, run, sg.seed, v.tests);
+    // The family's size, for the Monte Carlo draws: a mean and a spread per row, the outcomes.
+    const std::size_t family = 2 * rows.size() + 2 + (outcomes.basins.size() > 1 ? outcomes.basins.size() - 1 : 0);
+    judge_rows(rows, out.rows, run, eff_ode, syst, sg.trials, sg.seed, family, ep.alpha, v);
+    judge_outcomes(outcomes, run, sg.seed, family, ep.alpha, v.tests);
     conclude(v, ep.alpha);
     v.field_scale = field_scale;
     v.diffusion_scale = ep.prediction.diffusion_scale;

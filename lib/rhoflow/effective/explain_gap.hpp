@@ -131,7 +131,7 @@ struct RowPrediction {
     double pred_q90 = 0;         ///< its 90% quantile
     std::optional<double> pred_se;     ///< predicted standard error of the SGA mean (rows only)
     std::optional<double> residual_z;  ///< (SGA mean - predicted mean) / pred_se (rows with pred_se > 0)
-    std::optional<double> p_value;     ///< two-sided normal p-value of residual_z
+    std::optional<double> p_value;     ///< two-sided p-value of the row's mean (verdict.hpp: the chain's studentized null law; normal for fewer than 2 trials)
 };
 
 /// The whole explanation.

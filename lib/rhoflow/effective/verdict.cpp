@@ -12,29 +12,20 @@
 
 namespace rhoflow {
 
-double interquartile_range(std::vector<double> x) { return quantile(x, 0.75) - quantile(std::move(x), 0.25); }
-
-ResampledStats resample_mean_sd(const Replicas& values, std::int64_t n, int draws, RandomStream& rng) {
-    ResampledStats out;
-    if (values.empty() || n < 2) return out;
-    const auto N = static_cast<double>(n);
-    const auto K = static_cast<double>(values.size());
-    std::vector<double> x(static_cast<std::size_t>(n));
-    for (int b = 0; b < draws; ++b) {
-        const std::vector<double>& v = values[std::min(values.size() - 1, static_cast<std::size_t>(rng.uniform() * K))];
-        const auto P = static_cast<double>(v.size());
-        double s = 0, s2 = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) {  // hot loop: one uniform and one lookup per draw
-            x[i] = v[std::min(v.size() - 1, static_cast<std::size_t>(rng.uniform() * P))];
-            s += x[i];
-            s2 += x[i] * x[i];
-        }
-        const double m = s / N;
-        out.means.push_back(m);
-        out.sds.push_back(std::sqrt(std::max(0.0, (s2 - N * m * m) / (N - 1))));
-        out.iqrs.push_back(interquartile_range(x));
-    }
-    return out;
+double interquartile_range(std::vector<double> x) {
+    // stats.hpp's quantile (linear between order statistics) with two partial sorts
+    if (x.empty()) return 0;
+    auto at = [&](double p) {
+        const double h = (static_cast<double>(x.size()) - 1) * p;
+        const auto lo = static_cast<std::size_t>(std::floor(h));
+        std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(lo), x.end());
+        const double xlo = x[lo];
+        if (lo + 1 >= x.size()) return xlo;
+        const double xhi = *std::min_element(x.begin() + static_cast<std::ptrdiff_t>(lo) + 1, x.end());
+        return xlo + (h - static_cast<double>(lo)) * (xhi - xlo);
+    };
+    const double q75 = at(0.75);
+    return q75 - at(0.25);
 }
 
 double two_sided_p(const std::vector<double>& null, double observed) {
@@ -47,17 +38,79 @@ double two_sided_p(const std::vector<double>& null, double observed) {
     return std::min(1.0, 2 * std::min(below + 1, above + 1) / (B + 1));
 }
 
-double mean_p_value(double sga_mean, double sga_sd, const Replicas& values, const ResampledStats& draws,
-                    double extra_se, RandomStream& rng) {
-    RunningStats all;
-    for (const auto& v : values)
-        for (double x : v) all.add(x);
-    const double centre = all.mean(), sd = std::sqrt(all.variance());
-    const double widen = sd > 0 ? std::max(1.0, sga_sd / sd) : 1.0;
-    std::vector<double> null;
-    null.reserve(draws.means.size());
-    for (double m : draws.means) null.push_back(widen * (m - centre) + extra_se * rng.normal());
-    return two_sided_p(null, sga_mean - centre);
+namespace {
+double mean_of(const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(std::max<std::size_t>(1, v.size()));
+}
+double sd_of(const std::vector<double>& v) {
+    RunningStats s;
+    for (double x : v) s.add(x);
+    return v.size() > 1 ? std::sqrt(s.variance()) : 0.0;
+}
+double log_iqr(const std::vector<double>& v) { return std::log(interquartile_range(v)); }
+// tau sqrt(1 + 1/K) T_{K-1}: a new value's deviation from the mean of K replicas spread tau.
+double predictive(double tau, std::size_t K, RandomStream& rng) {
+    if (K < 2 || !(tau > 0)) return 0;
+    const auto dof = static_cast<std::int64_t>(K - 1);
+    const double t = rng.normal() / std::sqrt(rng.chi_squared(dof) / static_cast<double>(dof));
+    return tau * std::sqrt(1 + 1.0 / static_cast<double>(K)) * t;
+}
+}  // namespace
+
+ResampledStats resample_mean_sd(const Replicas& values, std::int64_t n, int draws, RandomStream& rng) {
+    ResampledStats out;
+    if (values.empty() || n < 2) return out;
+    std::vector<double> centre, log_centre;
+    for (const auto& v : values) {
+        centre.push_back(mean_of(v));
+        log_centre.push_back(log_iqr(v));
+    }
+    const auto N = static_cast<double>(n);
+    const auto K = static_cast<double>(values.size());
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (int b = 0; b < draws; ++b) {
+        const auto r = std::min(values.size() - 1, static_cast<std::size_t>(rng.uniform() * K));
+        const std::vector<double>& v = values[r];
+        const auto P = static_cast<double>(v.size());
+        double s = 0, s2 = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) {  // hot loop: one uniform and one lookup per draw
+            x[i] = v[std::min(v.size() - 1, static_cast<std::size_t>(rng.uniform() * P))];
+            s += x[i];
+            s2 += x[i] * x[i];
+        }
+        const double m = s / N;
+        out.means.push_back(m - centre[r]);
+        out.sds.push_back(std::sqrt(std::max(0.0, (s2 - N * m * m) / (N - 1))));
+        out.log_iqrs.push_back(std::log(interquartile_range(x)) - log_centre[r]);
+    }
+    return out;
+}
+
+RowPValues row_p_values(const RowObservation& obs, const Replicas& values, double extra_se, int draws,
+                        RandomStream& rng) {
+    RowPValues out;
+    out.floor = 2.0 / (draws + 1.0);
+    if (values.empty() || obs.trials < 2) return out;
+    std::vector<double> all, means, logs;
+    for (const auto& v : values) {
+        all.insert(all.end(), v.begin(), v.end());
+        means.push_back(mean_of(v));
+        logs.push_back(log_iqr(v));
+    }
+    const double centre = mean_of(all), log_centre = log_iqr(all);
+    const double tau_mean = sd_of(means);
+    const bool finite_logs = std::all_of(logs.begin(), logs.end(), [](double l) { return std::isfinite(l); });
+    const double tau_log = finite_logs ? sd_of(logs) : 0.0;
+    const ResampledStats r = resample_mean_sd(values, obs.trials, draws, rng);
+    std::vector<double> d_mean, d_log;
+    for (std::size_t b = 0; b < r.means.size(); ++b) {
+        const double scale = r.sds[b] > 0 ? obs.sd / r.sds[b] : 1.0;  // studentized
+        d_mean.push_back(scale * r.means[b] + predictive(tau_mean, values.size(), rng) + extra_se * rng.normal());
+        d_log.push_back(log_centre + r.log_iqrs[b] + predictive(tau_log, values.size(), rng));
+    }
+    out.mean = two_sided_p(d_mean, obs.mean - centre);
+    out.spread = two_sided_p(d_log, std::log(obs.iqr));
+    return out;
 }
 
 double proportion_p_value(std::int64_t k, std::int64_t n, const std::vector<std::int64_t>& chain_k,
@@ -101,6 +154,12 @@ double ks_distance(const std::vector<double>& x, const std::vector<double>& y) {
 }
 }  // namespace
 
+std::size_t hit_time_replicas(std::size_t n, const Replicas& chain) {
+    return static_cast<std::size_t>(std::count_if(chain.begin(), chain.end(), [&](const auto& v) {
+        return v.size() >= std::max<std::size_t>(5, n / 2);
+    }));
+}
+
 KSResult hit_time_test(const std::vector<double>& sga, const Replicas& chain, int draws, RandomStream& rng) {
     std::vector<double> pooled;
     for (const auto& v : chain) pooled.insert(pooled.end(), v.begin(), v.end());
@@ -110,7 +169,7 @@ KSResult hit_time_test(const std::vector<double>& sga, const Replicas& chain, in
     KSResult out{ks_distance(x, pooled), 1.0};
     std::vector<const std::vector<double>*> usable;
     for (const auto& v : chain)
-        if (!v.empty()) usable.push_back(&v);
+        if (v.size() >= std::max<std::size_t>(5, x.size() / 2)) usable.push_back(&v);
     if (usable.empty() || x.empty()) return out;
     const auto K = static_cast<double>(usable.size());
     double above = 0;
@@ -189,7 +248,7 @@ std::string verdict_sentence(const std::vector<VerdictPart>& parts) {
     return s.empty() ? "nothing was tested" : s;
 }
 
-RHOFLOW_JSON_HOOKS(VerdictTest, part, what, observed, predicted, p_value, rejected)
+RHOFLOW_JSON_HOOKS(VerdictTest, part, what, observed, predicted, p_value, floor, rejected)
 RHOFLOW_JSON_HOOKS(VerdictPart, name, about, tests, rejected, min_p_value, worst)
 
 }  // namespace rhoflow

@@ -230,6 +230,7 @@ HeadlineRow compare_headline(const CompareResult& r) {
         std::string failed;  // the parts with a rejected test, e.g. "spread,hit_fraction"
         for (const VerdictPart& p : r.verdict->parts)
             if (p.rejected > 0) failed += (failed.empty() ? "" : ",") + p.name;
+        if (r.verdict->parts.empty()) failed = "unknown";  // a document from before the parts
         row.push_back({"failed_parts", failed});
     }
     return row;

@@ -85,6 +85,17 @@ TEST_CASE("verdict: the interquartile range is q75 - q25 of the linear quantiles
     CHECK(interquartile_range({0, 1}) == doctest::Approx(0.5));           // 0.75 - 0.25
 }
 
+namespace {
+double mean_of(const std::vector<double>& x) {
+    double m = 0;
+    for (double v : x) m += v / static_cast<double>(x.size());
+    return m;
+}
+RowObservation observe(const std::vector<double>& x) {
+    return {mean_of(x), sd_of(x), interquartile_range(x), static_cast<std::int64_t>(x.size())};
+}
+}  // namespace
+
 TEST_CASE("verdict: one trial's rare jump doubles the sd but leaves the spread test (IQR) alone") {
     RandomStream rng(11, 1);
     const std::vector<double> chain = normals(4000, rng);
@@ -93,8 +104,8 @@ TEST_CASE("verdict: one trial's rare jump doubles the sd but leaves the spread t
     sga[0] = -12;  // a jump beyond anything in the chain's 4000 paths
     CHECK(sd_of(sga) > 2 * sd);
     const ResampledStats null = resample_mean_sd({chain}, 30, 4000, rng);
-    CHECK(two_sided_p(null.sds, sd_of(sga)) < 1e-3);                 // the sd would cry wolf
-    CHECK(two_sided_p(null.iqrs, interquartile_range(sga)) > 0.01);  // the IQR does not
+    CHECK(two_sided_p(null.sds, sd_of(sga)) < 1e-3);  // the sd would cry wolf
+    CHECK(row_p_values(observe(sga), {chain}, 0.0, 4000, rng).spread > 0.01);  // the IQR does not
 }
 
 TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate where the normal one does not, and has power") {
@@ -106,15 +117,15 @@ TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate whe
     int ours = 0, ours_low = 0, normal_low = 0, shifted = 0, spread = 0;
     for (int r = 0; r < reps; ++r) {
         const std::vector<double> sga = skewed(static_cast<std::size_t>(n), rng);  // the right theory
-        double m = 0;
-        for (double v : sga) m += v / static_cast<double>(n);
-        const ResampledStats null = resample_mean_sd({chain}, n, B, rng);
-        const double p = mean_p_value(m, sd_of(sga), {chain}, null, 0.0, rng);
-        ours += p < level;
-        ours_low += p < level && m < centre;                   // its lower tail, one-sided level / 2
-        normal_low += (m - centre) / se < -2.3263478740408408;  // the normal lower tail at 0.01
-        shifted += mean_p_value(m + 3 * se, sd_of(sga), {chain}, null, 0.0, rng) < level;
-        spread += two_sided_p(null.iqrs, interquartile_range(sga)) < level;
+        const RowObservation o = observe(sga);
+        const RowPValues p = row_p_values(o, {chain}, 0.0, B, rng);
+        ours += p.mean < level;
+        ours_low += p.mean < level && o.mean < centre;           // its lower tail, one-sided level / 2
+        normal_low += (o.mean - centre) / se < -2.3263478740408408;  // the normal lower tail at 0.01
+        RowObservation moved = o;
+        moved.mean += 3 * se;
+        shifted += row_p_values(moved, {chain}, 0.0, B, rng).mean < level;
+        spread += p.spread < level;
     }
     // Stated false-alarm rates with the right theory: `ours` and `spread` are Binomial(1500,
     // <= 0.02) (mean <= 30, sd 5.4; above 52 with probability < 1e-4); the lower tails are
@@ -125,10 +136,10 @@ TEST_CASE("verdict: on a skewed law the mean test keeps its false-alarm rate whe
     CHECK(spread <= 52);
     CHECK(ours_low <= 31);
     CHECK(normal_low > 31);  // skewness -6 at n = 30: the normal lower tail is too thin
-    CHECK(shifted > 0.5 * reps);
+    CHECK(shifted > reps / 4);  // the studentized null of a law this skewed has a heavy upper tail: 37% power at 3 SE
 }
 
-TEST_CASE("verdict: the spread test catches a spread twice the chain's, and the mean test then widens (Welch)") {
+TEST_CASE("verdict: the spread test catches a spread twice the chain's, and the studentized mean test does not fail") {
     RandomStream rng(7, 1);
     const std::vector<double> chain = normals(4000, rng);
     const std::int64_t n = 30;
@@ -136,21 +147,66 @@ TEST_CASE("verdict: the spread test catches a spread twice the chain's, and the 
     for (int r = 0; r < 400; ++r) {
         std::vector<double> sga = normals(static_cast<std::size_t>(n), rng);
         for (auto& v : sga) v = 2 * v;  // the same mean (0), twice the spread
-        double m = 0;
-        for (double v : sga) m += v / static_cast<double>(n);
-        const ResampledStats null = resample_mean_sd({chain}, n, 2000, rng);
-        caught += two_sided_p(null.iqrs, interquartile_range(sga)) < 0.02;
-        mean_alarms += mean_p_value(m, sd_of(sga), {chain}, null, 0.0, rng) < 0.02;
+        const RowPValues p = row_p_values(observe(sga), {chain}, 0.0, 2000, rng);
+        caught += p.spread < 0.02;
+        mean_alarms += p.mean < 0.02;
     }
     MESSAGE("spread x 2: spread test p < 0.02 in ", caught, " of 400; mean test in ", mean_alarms);
     CHECK(caught > 200);
     CHECK(mean_alarms <= 8 + 4 * 3);  // Binomial(400, <= 0.02): mean 8, sd 2.8
 }
 
+TEST_CASE("verdict: two replicas whose means differ widen the null by their spread (the bank's error)") {
+    // Replicas of the same law shifted by -+0.3: the trials' mean 0.25 off the pooled centre is
+    // 1.4 of their 30-trial SE (0.18) -- rejected without the bank's error, not with it.
+    RandomStream rng(3, 1);
+    std::vector<double> a = normals(2000, rng), b = normals(2000, rng), one;
+    for (auto& x : a) x -= 0.3;
+    for (auto& x : b) x += 0.3;
+    one.insert(one.end(), a.begin(), a.end());
+    one.insert(one.end(), b.begin(), b.end());
+    const double centre = mean_of(one);
+    int with = 0, without = 0;
+    for (int r = 0; r < 200; ++r) {
+        std::vector<double> sga = normals(30, rng);
+        for (auto& x : sga) x += centre + 0.5;  // 0.5 off: inside the replicas' spread, 2.7 SE
+        with += row_p_values(observe(sga), {a, b}, 0.0, 2000, rng).mean < 0.02;
+        without += row_p_values(observe(sga), {one}, 0.0, 2000, rng).mean < 0.02;  // one replica: no bank term
+    }
+    MESSAGE("0.5 off among replicas 0.6 apart: rejected ", with, " of 200 with the bank's error, ", without, " without");
+    CHECK(without > 100);
+    CHECK(with < without / 2);
+}
+
+TEST_CASE("verdict: the hit-time test's distance steps past ties, and its null is drawn only from replicas with enough hits") {
+    RandomStream rng(5, 1);
+    const KSResult same = hit_time_test({1, 1, 2, 3}, {{1, 1, 2, 3}}, 2000, rng);
+    CHECK(same.statistic == doctest::Approx(0.0));
+    CHECK(same.p_value == doctest::Approx(1.0));
+    std::vector<double> grid;  // a chain whose hits are 1 ... 10 equally often
+    for (int k = 0; k < 400; ++k) grid.push_back(1 + k % 10);
+    const KSResult early = hit_time_test({1, 1, 1, 1, 1, 1, 2, 2, 2, 2}, {grid}, 2000, rng);
+    CHECK(early.statistic == doctest::Approx(0.8));  // at 1: 0.6 against 0.1; at 2: 1 against 0.2
+    CHECK(early.p_value < 0.01);
+    CHECK(hit_time_replicas(10, {grid, {1, 2, 3}}) == 1);  // 3 hits cannot make a null
+    const KSResult none = hit_time_test({1, 2, 3, 4, 5, 6}, {{1, 2, 3}}, 2000, rng);
+    CHECK(none.p_value == 1.0);
+}
+
+TEST_CASE("verdict: the null's floor is 2 / (draws + 1), and a field far off is rejected at any floor below alpha/m") {
+    RandomStream rng(9, 1);
+    const std::vector<double> chain = normals(4000, rng);
+    std::vector<double> sga = normals(30, rng);
+    for (auto& x : sga) x += 5;  // 27 SE off
+    const RowPValues p = row_p_values(observe(sga), {chain}, 0.0, 99999, rng);
+    CHECK(p.floor == doctest::Approx(2e-5));
+    CHECK(p.mean == doctest::Approx(p.floor));
+}
+
 TEST_CASE("verdict: the parts and the sentence say which part failed") {
-    std::vector<VerdictTest> t = {{"mean", "mean at t = 1", 0.5, 0.5, 0.4, false},
-                                  {"spread", "sd at t = 1", 0.1, 0.1, 0.3, false},
-                                  {"hit_fraction", "hit fraction 0/30 against 0.89 predicted", 0, 0.89, 1e-20, false}};
+    std::vector<VerdictTest> t = {{"mean", "mean at t = 1", 0.5, 0.5, 0.4, 1e-4, false},
+                                  {"spread", "IQR at t = 1", 0.1, 0.1, 0.3, 1e-4, false},
+                                  {"hit_fraction", "hit fraction 0/30 against 0.89 predicted", 0, 0.89, 1e-20, 0.0, false}};
     holm(t, 0.05);
     const std::vector<VerdictPart> parts = verdict_parts(t);
     REQUIRE(parts.size() == 3);
