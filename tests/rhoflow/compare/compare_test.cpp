@@ -173,7 +173,7 @@ EnsembleResult ensemble_of(const CompareParams& p) {
 }
 }  // namespace
 
-TEST_CASE("compare verdict: a wrong diffusion fails the spread part; the right one passes it (default model, seed 1)") {
+TEST_CASE("compare verdict: a wrong diffusion fails the spread part, the right one passes it (default model, seed 1)") {
     CompareParams p = default_compare_params();
     p.study_eta0.clear();
     const EnsembleResult ens = ensemble_of(p);
@@ -194,7 +194,7 @@ TEST_CASE("compare verdict: a wrong diffusion fails the spread part; the right o
 // The issue's case: at eta0 = 0.08 no SGA trial reaches |rho| >= 0.99. The Gaussian chain
 // predicts that most do; the means cannot see it, the hit-fraction part must, and say that the
 // field is fine. The resampled chain predicts the hit fraction within the trials' Wilson interval.
-TEST_CASE("compare verdict: at eta0 = 0.08 the Gaussian chain's fluctuations fail and the field passes; the resampled chain passes") {
+TEST_CASE("compare verdict: at eta0 = 0.08 the Gaussian chain fails its fluctuations and passes its field, the resampled chain passes") {
     CompareParams p = default_compare_params();
     p.study_eta0.clear();
     p.sga.schedule.eta0 = 0.08;

@@ -453,7 +453,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     REQUIRE_FALSE(r.verdict->parts.empty());
     check_round_trip(r.verdict->parts[0], {"name", "about", "tests", "rejected", "min_p_value", "worst"});
     check_header_members(r.verdict->parts[0], "effective/verdict.hpp", "VerdictPart");
-    check_round_trip(r.verdict->tests[0], {"part", "what", "observed", "predicted", "p_value", "rejected"});
+    check_round_trip(r.verdict->tests[0], {"part", "what", "observed", "predicted", "p_value", "floor", "rejected"});
     check_header_members(r.verdict->tests[0], "effective/verdict.hpp", "VerdictTest");
     {  // a verdict from before the parts reads back with none, its diffusion as measured
         json old = *r.verdict;
