@@ -109,7 +109,9 @@ RowPValues row_p_values(const RowObservation& obs, const Replicas& values, doubl
         d_log.push_back(log_centre + r.log_iqrs[b] + predictive(tau_log, values.size(), rng));
     }
     out.mean = two_sided_p(d_mean, obs.mean - centre);
-    out.spread = two_sided_p(d_log, std::log(obs.iqr));
+    // A replica whose IQR is 0 (half its paths on one value, e.g. clamped at rho = 1) has no log
+    // scale: the spread is then not tested (p = 1) rather than compared with NaN draws.
+    out.spread = finite_logs && std::isfinite(log_centre) ? two_sided_p(d_log, std::log(obs.iqr)) : 1.0;
     return out;
 }
 

@@ -193,6 +193,15 @@ TEST_CASE("verdict: the hit-time test's distance steps past ties, and its null i
     CHECK(none.p_value == 1.0);
 }
 
+TEST_CASE("verdict: a replica with half its paths on one value (IQR 0) leaves the spread untested, not failed") {
+    RandomStream rng(13, 1);
+    std::vector<double> clamped(4000, 1.0);  // a chain clamped at the pole
+    for (std::size_t i = 0; i < 500; ++i) clamped[i] = 1 - 1e-3 * rng.uniform();  // q25 = q75 = 1
+    const std::vector<double> sga = normals(30, rng);
+    const RowPValues p = row_p_values(observe(sga), {clamped, clamped}, 0.0, 2000, rng);
+    CHECK(p.spread == 1.0);
+}
+
 TEST_CASE("verdict: the null's floor is 2 / (draws + 1), and a field far off is rejected at any floor below alpha/m") {
     RandomStream rng(9, 1);
     const std::vector<double> chain = normals(4000, rng);
