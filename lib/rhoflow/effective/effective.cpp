@@ -122,16 +122,6 @@ std::vector<EffectiveEquilibrium> effective_equilibria(const EffectiveDrift& dri
 
 // ------------------------------------------------------------------------------- effective ODE
 
-namespace {
-
-// t_k for k = 0..steps: the ODE time at which step k starts.
-std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps) {
-    std::vector<double> t(static_cast<std::size_t>(steps) + 1, 0.0);
-    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + schedule.eta(k);
-    return t;
-}
-
-}  // namespace
 
 std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepSchedule& schedule, std::int64_t steps,
                                         double rho0, const std::vector<double>& times, double rtol) {
@@ -142,7 +132,7 @@ std::vector<double> solve_effective_ode(const EffectiveDrift& drift, const StepS
     using State = std::array<double, 1>;
     std::vector<double> out;
     if (times.empty()) return out;
-    const std::vector<double> tk = step_times(schedule, steps);
+    const std::vector<double> tk = detail::step_times(schedule, steps);
     std::size_t next = 0;
     for (; next < times.size() && times[next] <= 0; ++next) out.push_back(rho0);
     State x{rho0};

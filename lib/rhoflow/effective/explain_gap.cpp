@@ -13,6 +13,7 @@
 #include "rhoflow/core/stats.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
 #include "rhoflow/effective/effective.hpp"
+#include "rhoflow/effective/detail/paths.hpp"
 #include "rhoflow/effective/resampled_chain.hpp"
 
 namespace rhoflow {
@@ -167,13 +168,6 @@ struct ChainRun {
     std::vector<PathSamples> replicas; // the resampled chain: one per bootstrap bank; the Gaussian chain: one
 };
 
-// t_k, the ODE time of step k, for k = 0 ... steps.
-std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps) {
-    std::vector<double> t = {0.0};
-    for (std::int64_t k = 0; k < steps; ++k) t.push_back(t.back() + schedule.eta(k));
-    return t;
-}
-
 // Bootstrap replicas of the bank the resampled chain runs on: enough for the verdict's null
 // laws to carry the bank's sampling error, with at least 250 paths each (8 of 500 by default).
 int bank_replicas(std::int64_t paths) { return static_cast<int>(std::clamp<std::int64_t>(paths / 250, 1, 8)); }
@@ -211,7 +205,7 @@ ChainRun predict(const ModelParams& model, const SgaParams& sg, const EffectiveP
         predict_resampled(chain, sg.schedule, sg.steps, records, sg.rho0, model.d, sg.hit_eps, pp,
                           &out.replicas[static_cast<std::size_t>(r)], static_cast<std::uint64_t>(r));
     }
-    out.pred = summarise_paths(step_times(sg.schedule, sg.steps), records, pool_paths(out.replicas));
+    out.pred = summarise_paths(detail::step_times(sg.schedule, sg.steps), records, pool_paths(out.replicas));
     return out;
 }
 

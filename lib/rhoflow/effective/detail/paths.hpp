@@ -15,8 +15,17 @@
 #include "rhoflow/effective/effective.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
+#include "rhoflow/stochastic/schedule.hpp"
 
 namespace rhoflow::detail {
+
+/// t_k for k = 0 ... steps: the ODE time at which step k starts (the effective ODE's break points
+/// and the chains' record times).
+inline std::vector<double> step_times(const StepSchedule& schedule, std::int64_t steps) {
+    std::vector<double> t(static_cast<std::size_t>(steps) + 1, 0.0);
+    for (std::int64_t k = 0; k < steps; ++k) t[static_cast<std::size_t>(k) + 1] = t[static_cast<std::size_t>(k)] + schedule.eta(k);
+    return t;
+}
 
 /// Paths per random stream.
 inline constexpr std::int64_t kPathBlock = 256;
