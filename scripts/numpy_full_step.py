@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Straightforward NumPy implementation of the full SGA recursion (model.md section 2), used
+"""Straightforward NumPy implementation of the full SGA recursion (docs/theory.md section 2), used
 only by rhoflow-bench to put the C++ full simulator's speed in context. Not a dependency.
 Usage: numpy_full_step.py STEPS  -> prints seconds per step (best of 3 runs)."""
 import sys

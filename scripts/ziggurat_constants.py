@@ -2,8 +2,8 @@
 """The tail start r and layer area v of an N-layer normal ziggurat (Marsaglia & Tsang 2000), to 60
 digits: r solves the closing condition that the recursion x_{i-1} = f^{-1}(v / x_i + f(x_i)),
 f(x) = exp(-x^2/2), started at x_{N-1} = r with v = r f(r) + int_r^inf f, reaches the top layer
-with area v as well (v / x_1 + f(x_1) = 1). N = 256 gives RandomStream's published constants
-(lib/rhoflow/core/detail/ziggurat.hpp), N = 1024 the block normal generator's
+with area v as well (v / x_1 + f(x_1) = 1). N = 256 gives Marsaglia and Tsang's published
+constants (rhoflow's generator before issue 20), N = 1024 the block normal generator's
 (lib/rhoflow/core/detail/block_ziggurat.hpp). Needs Debian's python3-mpmath.
     /usr/bin/python3 scripts/ziggurat_constants.py 256 1024
 """

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -138,26 +140,95 @@ void bench_moments(bool quick) {
                best[0] * 1e3, best[1] * 1e3, best[1] / best[0], best[2] * 1e3, best[2] / best[0]);
 }
 
-// The block normal generator (core/normal_block.hpp) under each variant the CPU runs, against
-// RandomStream::fill_normal in the same run: both fill the same 4096-double buffer (in cache,
-// as the samplers' blocks are, so neither is timed on memory bandwidth), the runs interleaved
-// round by round (a shared machine's load falls on all alike), each after 2 ms of scalar work,
-// and the best round kept.
-void bench_normal_block(bool quick) {
+// The normal generator rhoflow used before issue 20, kept here only as the reference of the
+// "3x today's generator" figure: Philox4x64-10 (RandomStream's uniform bits) and a 256-layer
+// ziggurat on one 64-bit draw per normal (8 bits layer, 1 sign, 52 magnitude), the fast path
+// inline and the rare rest (1.5% of draws) by the wedge test and Marsaglia's (1964) tail.
+class OldNormals {
+public:
+    explicit OldNormals(std::uint64_t seed) : bits_(seed, 1) {
+        const double r = kR, v = 0.00492867323399, m = 0x1.0p52;
+        double dn = r, tn = r;
+        const double q = v / std::exp(-0.5 * dn * dn);
+        k_[0] = static_cast<std::uint64_t>((dn / q) * m);
+        k_[1] = 0;
+        w_[0] = q / m;
+        w_[255] = dn / m;
+        f_[0] = 1.0;
+        f_[255] = std::exp(-0.5 * dn * dn);
+        for (int i = 254; i >= 1; --i) {
+            dn = std::sqrt(-2.0 * std::log(v / dn + std::exp(-0.5 * dn * dn)));
+            k_[i + 1] = static_cast<std::uint64_t>((dn / tn) * m);
+            tn = dn;
+            f_[i] = std::exp(-0.5 * dn * dn);
+            w_[i] = dn / m;
+        }
+    }
+    void fill(double* out, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) out[i] = normal();
+    }
+
+private:
+    // The fast path exactly as it was (sign without a branch, the exact signed conversion).
+    double normal() {
+        const std::uint64_t r = bits_.next_u64();
+        const unsigned idx = static_cast<unsigned>(r & 0xff);
+        const std::uint64_t mag = (r >> 9) & ((std::uint64_t{1} << 52) - 1);
+        if (mag < k_[idx]) [[likely]] {
+            const double x = static_cast<double>(static_cast<std::int64_t>(mag)) * w_[idx];
+            return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((r & 0x100) << 55));
+        }
+        return slow(r);
+    }
+    [[gnu::noinline]] double slow(std::uint64_t r) {
+        for (;;) {
+            const unsigned idx = static_cast<unsigned>(r & 0xff);
+            const std::uint64_t mag = (r >> 9) & ((std::uint64_t{1} << 52) - 1);
+            const bool negative = (r & 0x100) != 0;
+            const double x = static_cast<double>(mag) * w_[idx];
+            if (mag < k_[idx]) return negative ? -x : x;
+            if (idx == 0) {
+                for (;;) {
+                    const double xx = -std::log(bits_.uniform()) / kR, yy = -std::log(bits_.uniform());
+                    if (yy + yy > xx * xx) return negative ? -(kR + xx) : kR + xx;
+                }
+            }
+            if (f_[idx] + bits_.uniform() * (f_[idx - 1] - f_[idx]) < std::exp(-0.5 * x * x)) return negative ? -x : x;
+            r = bits_.next_u64();
+        }
+    }
+    static constexpr double kR = 3.6541528853610088;
+    RandomStream bits_;
+    std::array<std::uint64_t, 256> k_{};
+    std::array<double, 256> w_{}, f_{};
+};
+
+// The block normal generator (core/normal_block.hpp, what RandomStream::fill_normal runs) under
+// each variant the CPU runs, against the generator before issue 20 in the same run: both fill
+// the same 4096-double buffer (in cache, as the samplers' blocks are, so neither is timed on
+// memory bandwidth), the runs interleaved round by round (a shared machine's load falls on all
+// alike), each after 2 ms of scalar work, and the best round kept.
+void bench_rng(bool quick) {
     using detail::SimdVariant;
-    fmt::print("\n== block normal generator (Philox4x32-10 + ziggurat, core/normal_block.hpp), 1 core, fills of 4096\n");
+    fmt::print("\n== normal generators, 1 core, fills of 4096: the block generator (Philox4x32-10 + 1024-layer\n"
+               "   ziggurat, core/normal_block.hpp) per SIMD variant against the one before issue 20\n");
     // Short runs (1M normals, a few ms) and many rounds: the best round is a quiet one.
     const std::size_t chunk = 4096, chunks = quick ? 50 : 250;
     const int rounds = quick ? 3 : 41;
     const double count = static_cast<double>(chunk * chunks);
     std::vector<double> x(chunk);
     std::vector<std::uint64_t> bits(chunk);
+    OldNormals old(1);
     RandomStream rng(1, 1);
-    NormalBlockStream s({1, StreamPurpose::sga_trial, 0, 0});
-    const NormalBlockKey key = s.key();
+    const NormalBlockKey key = normal_block_key({1, StreamPurpose::sga_trial, 0, 0});
     std::vector<std::function<void()>> runs = {[&] {
-        for (std::size_t c = 0; c < chunks; ++c) rng.fill_normal(x.data(), chunk);
+        for (std::size_t c = 0; c < chunks; ++c) old.fill(x.data(), chunk);
         sink = x[0];
+    }, [&] {
+        std::uint64_t acc = 0;
+        for (std::size_t c = 0; c < chunks; ++c)
+            for (std::size_t i = 0; i < chunk; ++i) acc += rng.next_u64();
+        sink = static_cast<double>(acc);
     }};
     std::vector<std::pair<SimdVariant, const char*>> variants;
     for (const auto& [v, name] : {std::pair{SimdVariant::baseline, "baseline"}, std::pair{SimdVariant::avx2, "avx2"},
@@ -169,7 +240,7 @@ void bench_normal_block(bool quick) {
         variants.emplace_back(v, name);
         runs.push_back([&, v = v] {
             detail::force_simd_variant(v);
-            for (std::size_t c = 0; c < chunks; ++c) s.fill(x.data(), chunk);
+            for (std::size_t c = 0; c < chunks; ++c) rng.fill_normal(x.data(), chunk);
             sink = x[0];
         });
         runs.push_back([&, v = v] {
@@ -193,56 +264,59 @@ void bench_normal_block(bool quick) {
         }
     detail::force_simd_variant(SimdVariant::automatic);
     const double old_rate = count / best[0];
-    fmt::print("RandomStream::fill_normal (Philox4x64-10 + ziggurat): {:.0f} M normals/s\n", old_rate / 1e6);
+    fmt::print("before issue 20 (Philox4x64-10 + 256-layer ziggurat, one draw per normal): {:.0f} M normals/s\n",
+               old_rate / 1e6);
+    fmt::print("RandomStream uniform bits (Philox4x64-10): {:.0f} M 64-bit draws/s\n", count / best[1] / 1e6);
     for (std::size_t i = 0; i < variants.size(); ++i) {
-        const double rate = count / best[1 + 2 * i], bits_rate = count / best[2 + 2 * i];
-        fmt::print("{:>8}: {:.0f} M normals/s = {:.2f} x RandomStream::fill_normal; its Philox4x32 alone {:.0f} M 64-bit draws/s\n",
+        const double rate = count / best[2 + 2 * i], bits_rate = count / best[3 + 2 * i];
+        fmt::print("{:>8}: {:.0f} M normals/s = {:.2f} x the generator before issue 20; its Philox4x32 alone {:.0f} M "
+                   "64-bit draws/s\n",
                    variants[i].second, rate / 1e6, rate / old_rate, bits_rate / 1e6);
     }
     fmt::print("automatic choice on this CPU: {}\n", variants.back().second);
 }
 
-void bench_rng(bool quick) {
-    fmt::print("\n== random numbers (Philox4x64-10 + ziggurat), 1 core\n");
-    const std::size_t n = quick ? 1000000 : 20000000;
-    std::vector<double> x(n);
-    RandomStream rng(1, 1);
-    const auto [tu, tum] = timed(5, [&] {
-        std::uint64_t s = 0;
-        for (std::size_t i = 0; i < n; ++i) s += rng.next_u64();
-        sink = static_cast<double>(s);
-    });
-    const auto [tn, tnm] = timed(5, [&] { rng.fill_normal(x.data(), n); });
-    const double count = static_cast<double>(n);
-    fmt::print("{:.0f} M 64-bit draws/s, {:.0f} M normals/s\n", count / tu / 1e6, count / tn / 1e6);
-    bench_normal_block(quick);
+// The generator's own rate, as the samplers use it: RandomStream::fill_normal into a buffer of
+// `n` doubles, `reps` times (the limit every sampler figure is divided by).
+std::function<void()> generator_run(RandomStream& rng, std::vector<double>& buf, int reps) {
+    return [&rng, &buf, reps] {
+        for (int k = 0; k < reps; ++k) rng.fill_normal(buf.data(), buf.size());
+        sink = buf[0];
+    };
 }
 
 void bench_reduced(bool quick) {
-    fmt::print("\n== reduced sampler: one SGA step at L = 1e4 (R = 500), 1 core\n");
+    fmt::print("\n== reduced sampler: one SGA step at L = 1e4 (R = 500), 1 core, against its limit: the generator's\n"
+               "   normals/s / 3 (u, v and zeta per token), measured in the same rounds\n");
     const int steps = quick ? 20 : 200;
     const ModelParams m10{10, 10000, 500, 1.0, 1.0, 1.0}, m1e4{10000, 10000, 500, 1.0, 1.0, 1.0};
     ReducedSampler s10(m10), s1e4(m1e4);
-    RandomStream rng(3, 3);
+    RandomStream rng(3, 3), gen(3, 4);
+    std::vector<double> buf(3 * 10000);
     auto run = [&](ReducedSampler& s) {
         double rho = 0.1;
         for (int k = 0; k < steps; ++k) rho = s.step(rho, 0.01, UpdateRule::normalized, rng);
         sink = rho;
     };
-    const auto best = timed_interleaved(quick ? 3 : 15, {[&] { run(s10); }, [&] { run(s1e4); }});
-    for (int i = 0; i < 2; ++i)
-        fmt::print("d = {:>6}: {:.1f} M token-steps/s ({:.1f} us per step)\n", i == 0 ? 10 : 10000,
-                   steps * 1e4 / best[static_cast<std::size_t>(i)] / 1e6, best[static_cast<std::size_t>(i)] / steps * 1e6);
+    const auto best = timed_interleaved(quick ? 3 : 15, {[&] { run(s10); }, [&] { run(s1e4); }, generator_run(gen, buf, steps)});
+    const double limit = steps * 1e4 / best[2];  // token-steps/s if the step cost only its normals
+    fmt::print("generator: {:.0f} M normals/s, so the limit is {:.1f} M token-steps/s\n", 3 * limit / 1e6, limit / 1e6);
+    for (int i = 0; i < 2; ++i) {
+        const double rate = steps * 1e4 / best[static_cast<std::size_t>(i)];
+        fmt::print("d = {:>6}: {:.1f} M token-steps/s ({:.1f} us per step) = {:.2f} of the limit\n", i == 0 ? 10 : 10000,
+                   rate / 1e6, best[static_cast<std::size_t>(i)] / steps * 1e6, rate / limit);
+    }
     fmt::print("ratio cost(d = 1e4) / cost(d = 10) = {:.3f}\n", best[1] / best[0]);
 }
 
 void bench_full(bool quick) {
-    fmt::print("\n== full vs reduced sampler at L = 10500 (R = 500), 1 core\n");
+    fmt::print("\n== full vs reduced sampler at L = 10500 (R = 500), 1 core; the full one against its limit, the\n"
+               "   generator's normals/s / (L d), measured in the same rounds\n");
     for (std::int64_t d : {100, 1000}) {
         const ModelParams m{d, 10500, 500, 1.0, 1.0, 1.0};
         FullSampler full(m);
         ReducedSampler red(m);
-        RandomStream rng(4, 4);
+        RandomStream rng(4, 4), gen(4, 5);
         Eigen::VectorXd q = FullSampler::query_with_alignment(d, 0.1);
         const int fsteps = quick ? 2 : (d == 100 ? 10 : 2);
         const int rsteps = quick ? 20 : 200;
@@ -254,25 +328,56 @@ void bench_full(bool quick) {
                 for (int k = 0; k < rsteps; ++k) rho = red.step(rho, 0.001, UpdateRule::normalized, rng);
                 sink = rho;
             },
-            [&] { for (int k = 0; k < fsteps; ++k) rng.fill_normal(x.data(), x.size()); }});
+            generator_run(gen, x, fsteps)});
         const double tf = best[0], tr = best[1], tg = best[2];
-        const double normals_per_s = fsteps * static_cast<double>(x.size()) / tg;  // the generator alongside
+        const double normals_per_s = fsteps * static_cast<double>(x.size()) / tg;
         const double per_full = tf / fsteps, per_red = tr / rsteps;
         const double full_normals = static_cast<double>(d) * 10500 / per_full;
         fmt::print("d = {:>5}: full {:.2f} ms/step, reduced {:.3f} ms/step, ratio full/reduced = {:.0f}; full "
-                   "simulator {:.0f} M normals/s = {:.2f} of the generator's own rate (measured alongside)\n",
+                   "simulator {:.0f} M normals/s = {:.2f} of the limit ({:.0f} M normals/s)\n",
                    d, per_full * 1e3, per_red * 1e3, per_full / per_red, full_normals / 1e6,
-                   full_normals / normals_per_s);
+                   full_normals / normals_per_s, normals_per_s / 1e6);
     }
 }
 
+// Runs `script` (under scripts/) with Debian's python3 and returns the seconds per step it
+// prints, or -1. Only the benchmark runs a program; the library never does.
+double numpy_seconds_per_step(const std::string& script, const std::string& args) {
+    const std::string cmd = "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 " + std::string(RHOFLOW_SOURCE_DIR) + "/scripts/" + script + " " + args;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    double seconds = -1;
+    if (pipe) {
+        if (std::fscanf(pipe, "%lf", &seconds) != 1) seconds = -1;
+        pclose(pipe);
+    }
+    return seconds;
+}
+
 void bench_numpy(bool quick) {
-    fmt::print("\n== NumPy reference implementation of one full step (d = 100, L = 10500)\n");
+    fmt::print("\n== NumPy (Debian's python3-numpy) against rhoflow, 1 core each\n");
     if (std::system("/usr/bin/python3 -c 'import numpy' > /dev/null 2>&1") != 0) {
         fmt::print("python3-numpy not installed: skipped (apt-get install python3-numpy)\n");
         return;
     }
-    const std::string script = std::string(RHOFLOW_SOURCE_DIR) + "/scripts/numpy_full_step.py";
+    // The reduced chain: NumPy vectorised over 30 trials (scripts/numpy_reduced_chain.py), rhoflow
+    // one trial after another, both at d = 10, L = 1e4, R = 500, eta = 0.01.
+    const int trials = 30, rsteps = quick ? 2 : 10;
+    const double np_reduced = numpy_seconds_per_step("numpy_reduced_chain.py", fmt::format("{} {}", rsteps, trials));
+    ReducedSampler red(ModelParams{10, 10000, 500, 1.0, 1.0, 1.0});
+    RandomStream rr(6, 6);
+    const auto [tr, trm] = timed(3, [&] {
+        for (int t = 0; t < trials; ++t) {
+            double rho = 0.1;
+            for (int k = 0; k < rsteps; ++k) rho = red.step(rho, 0.01, UpdateRule::normalized, rr);
+            sink = rho;
+        }
+    });
+    if (np_reduced > 0)
+        fmt::print("reduced chain, 30 trials: NumPy {:.1f} M token-steps/s, rhoflow {:.1f} M: ratio rhoflow/NumPy = {:.1f}\n",
+                   trials * 1e4 / np_reduced / 1e6, trials * rsteps * 1e4 / tr / 1e6, np_reduced / (tr / rsteps));
+    else
+        fmt::print("reduced chain: the NumPy script failed: skipped\n");
+    // The full step (scripts/numpy_full_step.py), d = 100, L = 10500.
     const ModelParams m{100, 10500, 500, 1.0, 1.0, 1.0};
     FullSampler full(m);
     RandomStream rng(5, 5);
@@ -281,18 +386,12 @@ void bench_numpy(bool quick) {
     const auto [tf, tfm] = timed(3, [&] {
         for (int k = 0; k < steps; ++k) full.step(q, 0.001, UpdateRule::normalized, rng);
     });
-    const std::string cmd = "/usr/bin/python3 " + script + " " + std::to_string(steps);
-    FILE* pipe = popen(cmd.c_str(), "r");
-    double numpy_per_step = -1;
-    if (pipe) {
-        if (std::fscanf(pipe, "%lf", &numpy_per_step) != 1) numpy_per_step = -1;
-        pclose(pipe);
-    }
+    const double numpy_per_step = numpy_seconds_per_step("numpy_full_step.py", std::to_string(steps));
     if (numpy_per_step <= 0) {
-        fmt::print("the NumPy script failed: skipped\n");
+        fmt::print("full step: the NumPy script failed: skipped\n");
         return;
     }
-    fmt::print("NumPy {:.2f} ms/step, rhoflow full sampler {:.2f} ms/step: ratio NumPy/rhoflow = {:.2f}\n",
+    fmt::print("full step, d = 100, L = 10500: NumPy {:.2f} ms/step, rhoflow {:.2f} ms/step: ratio NumPy/rhoflow = {:.2f}\n",
                numpy_per_step * 1e3, tf / steps * 1e3, numpy_per_step / (tf / steps));
 }
 

@@ -147,8 +147,12 @@ struct V {
         const I x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
         const I idx = _mm256_and_si256(x, set1(kLayer));
         const I mag = _mm256_and_si256(_mm256_srli_epi64(x, kMagShift), set1(kMag));
-        const I k = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(z.k.data()), idx, 8);
-        const __m256d w = _mm256_i64gather_pd(z.w.data(), idx, 8);
+        // Four scalar loads per table instead of a gather (vpgatherqq is slow on some cores).
+        alignas(32) std::uint64_t id[4];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(id), idx);
+        const I k = _mm256_set_epi64x(static_cast<long long>(z.k[id[3]]), static_cast<long long>(z.k[id[2]]),
+                                      static_cast<long long>(z.k[id[1]]), static_cast<long long>(z.k[id[0]]));
+        const __m256d w = _mm256_set_pd(z.w[id[3]], z.w[id[2]], z.w[id[1]], z.w[id[0]]);
         // mag < k: both below 2^63, so the signed compare is the unsigned one.
         const I accept = _mm256_cmpgt_epi64(k, mag);
         // mag < 2^52 exactly as a double: (2^52 + mag) - 2^52.
@@ -369,9 +373,12 @@ void slow_path(const NormalBlockKey& key, std::uint64_t first, const std::uint64
 }  // namespace
 
 NormalBlockKey normal_block_key(const StreamId& id) noexcept {
-    const auto w = r123::Philox4x64()(
-        r123::Philox4x64::ctr_type{{static_cast<std::uint64_t>(id.purpose), id.sub, 0, kDerivationTag}},
-        r123::Philox4x64::key_type{{id.seed, id.index}});
+    return normal_block_key(id.seed, id.index, static_cast<std::uint64_t>(id.purpose), id.sub);
+}
+
+NormalBlockKey normal_block_key(std::uint64_t seed, std::uint64_t stream, std::uint64_t word1, std::uint64_t word2) noexcept {
+    const auto w = r123::Philox4x64()(r123::Philox4x64::ctr_type{{word1, word2, 0, kDerivationTag}},
+                                      r123::Philox4x64::key_type{{seed, stream}});
     auto lo = [](std::uint64_t x) { return static_cast<std::uint32_t>(x); };
     auto hi = [](std::uint64_t x) { return static_cast<std::uint32_t>(x >> 32); };
     NormalBlockKey k;

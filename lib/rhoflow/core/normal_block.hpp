@@ -1,7 +1,6 @@
 // Block normal generator: standard normals filled a block at a time with every SIMD lane busy,
-// one reproducible stream per StreamId. NOT YET USED by the samplers (issue 20: wiring it in
-// changes every published number, so it is done later, all at once); RandomStream
-// (core/random.hpp) stays the generator of every result until then.
+// one reproducible stream per StreamId. Every normal rhoflow draws comes from here, through
+// RandomStream::normal() and fill_normal() (core/random.hpp), since issue 20.
 //
 // Method. Normal number i (i = 0, 1, 2, ...) of a stream is a pure function of (id, i):
 // - Bits: Random123's Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
@@ -15,11 +14,12 @@
 //   purposes or subs of one (seed, index) never get the same 256 bits; two streams share their
 //   main draws only if their 128 bits (k0, k1, h0, h1) coincide, probability 2^-128 per pair.
 // - Transform: a 1024-layer ziggurat (Marsaglia & Tsang, J. Stat. Softw. 5(8), 2000; tables in
-//   detail/block_ziggurat.hpp, RandomStream's 256-layer construction with four times the layers)
+//   detail/block_ziggurat.hpp, Marsaglia and Tsang's construction with 1024 layers)
 //   on one 64-bit draw: bits 0-9 layer, bit 10 sign, bits 11-62 magnitude m. Its fast path
 //   (99.57% of draws: m < k[layer], then x = m w[layer]) is integer compares, an exact
-//   integer-to-double conversion and one IEEE multiply, vectorised with table gathers on AVX2
-//   and AVX-512. A rejected draw goes to the slow path: the wedge test (its exp is rhoflow's
+//   integer-to-double conversion and one IEEE multiply, vectorised, its table lookups as gathers
+//   on AVX-512 and as scalar loads on AVX2 (19% faster than AVX2's gathers on the AMD EPYC
+//   development machine, docs/benchmarks.md). A rejected draw goes to the slow path: the wedge test (its exp is rhoflow's
 //   detail/exp_nonpositive, the same bits everywhere) and Marsaglia's (1964) exact tail beyond
 //   r = 4.0388, with extra draws from Philox4x32-10 keyed {s0, s1} at the counter
 //   {j, lo32(i), hi32(i), s2}, j = 0, 1, ...; the wedge tests of a chunk run together, the rest
@@ -43,7 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rhoflow/core/random.hpp"
+#include "rhoflow/core/stream_id.hpp"
 
 namespace rhoflow {
 
@@ -59,6 +59,9 @@ struct NormalBlockKey {
 
 /// The words of id's stream: Philox4x64-10 keyed {seed, index} at counter {purpose, sub, 0, "normal32"}.
 NormalBlockKey normal_block_key(const StreamId& id) noexcept;
+/// The same for a raw stream: keyed {seed, stream} at counter {word1, word2, 0, "normal32"}
+/// (RandomStream's raw constructor).
+NormalBlockKey normal_block_key(std::uint64_t seed, std::uint64_t stream, std::uint64_t word1, std::uint64_t word2) noexcept;
 
 /// out[j] = normal number first + j of id's stream, for j < n (any first, any n).
 void fill_normals(const StreamId& id, std::uint64_t first, double* out, std::size_t n) noexcept;

@@ -1,44 +1,15 @@
 #include "rhoflow/core/random.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/detail/simd.hpp"
-#include "rhoflow/core/detail/ziggurat.hpp"
 #include "rhoflow/core/errors.hpp"
 
 namespace rhoflow {
-
-namespace detail {
-
-ZigguratTables::ZigguratTables() {
-    constexpr double m = 0x1.0p52;
-    double dn = r, tn = r;
-    const double q = v / std::exp(-0.5 * dn * dn);
-    k[0] = static_cast<std::uint64_t>((dn / q) * m);
-    k[1] = 0;
-    w[0] = q / m;
-    w[255] = dn / m;
-    f[0] = 1.0;
-    f[255] = std::exp(-0.5 * dn * dn);
-    for (int i = 254; i >= 1; --i) {
-        dn = std::sqrt(-2.0 * std::log(v / dn + std::exp(-0.5 * dn * dn)));
-        k[i + 1] = static_cast<std::uint64_t>((dn / tn) * m);
-        tn = dn;
-        f[i] = std::exp(-0.5 * dn * dn);
-        w[i] = dn / m;
-    }
-}
-
-const ZigguratTables ziggurat;
-
-}  // namespace detail
-
-namespace {
-const detail::ZigguratTables& zig = detail::ziggurat;
-}  // namespace
 
 namespace {
 constexpr std::array<std::pair<StreamPurpose, std::string_view>, 8> kPurposes = {{
@@ -71,6 +42,7 @@ RandomStream::RandomStream(std::uint64_t seed, std::uint64_t stream, std::uint64
                            std::uint64_t word2) noexcept {
     ctr_ = {{0, word1, word2, 0}};
     key_ = {{seed, stream}};
+    nkey_ = normal_block_key(seed, stream, word1, word2);
 }
 
 namespace {
@@ -116,32 +88,21 @@ void RandomStream::refill() noexcept {
     pos_ = 0;
 }
 
-double RandomStream::normal_slow(std::uint64_t r) noexcept {
-    for (;;) {
-        const unsigned idx = static_cast<unsigned>(r & 0xff);
-        const std::uint64_t mag = (r >> 9) & ((std::uint64_t{1} << 52) - 1);
-        const bool negative = (r & 0x100) != 0;
-        double x = static_cast<double>(mag) * zig.w[idx];
-        if (mag < zig.k[idx]) return negative ? -x : x;
-        if (idx == 0) {
-            // Tail beyond r: Marsaglia's exact method.
-            for (;;) {
-                const double xx = -std::log(uniform()) / detail::ZigguratTables::r;
-                const double yy = -std::log(uniform());
-                if (yy + yy > xx * xx) {
-                    x = detail::ZigguratTables::r + xx;
-                    return negative ? -x : x;
-                }
-            }
-        }
-        if (zig.f[idx] + uniform() * (zig.f[idx - 1] - zig.f[idx]) < std::exp(-0.5 * x * x))
-            return negative ? -x : x;
-        r = next_u64();
-    }
+void RandomStream::refill_normals() noexcept {
+    fill_normals(nkey_, nnext_, nbuf_.data(), kNormals);
+    nnext_ += kNormals;
+    npos_ = 0;
 }
 
 void RandomStream::fill_normal(double* out, std::size_t n) noexcept {
-    for (std::size_t i = 0; i < n; ++i) out[i] = normal();
+    // The buffered normals first, then the rest straight from the generator: normal number i
+    // of the stream is the same whichever call returns it.
+    const std::size_t buffered = std::min<std::size_t>(n, kNormals - npos_);
+    std::copy_n(nbuf_.data() + npos_, buffered, out);
+    npos_ += static_cast<unsigned>(buffered);
+    if (buffered == n) return;
+    fill_normals(nkey_, nnext_, out + buffered, n - buffered);
+    nnext_ += n - buffered;
 }
 
 double RandomStream::gamma(double shape) noexcept {

@@ -3,9 +3,9 @@
 // Each sample is one fresh X drawn from the model's exact reduced per-sample law (model/sample.hpp), so the
 // cost is O(L) per sample whatever d is. Three estimators, each unbiased:
 //  - j:      ||f||^2 = f_u^2 + f_v^2 + ||f_w||^2 of the sample (checks the reduction of j as well
-//            as the quadrature, since it does not use the formula of model.md section 3).
+//            as the quadrature, since it does not use the formula of docs/theory.md section 3).
 //  - drift:  sqrt(1 - rho^2) <g, e> = <g, xi - rho q>, whose mean is (1 - rho^2) j'(rho)
-//            (the identity of model.md section 3; it uses the per-sample gradient).
+//            (the identity of docs/theory.md section 3; it uses the per-sample gradient).
 //  - dj:     pathwise derivative of the conditional expectation of ||f||^2 given the scores,
 //            h(u) = (sum a u)^2 + theta^2 (1 - rho^2) A_I^2 + (d - 1) sigma^2 sum a^2, where
 //            u_i = theta rho 1{i <= R} + sigma Z_i: dh/drho = theta sum_{i<=R} dh/du_i

@@ -2,68 +2,111 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "rhoflow/core/detail/exp_nonpositive.hpp"
+#include "rhoflow/core/detail/simd.hpp"
 
 namespace rhoflow {
 
-SampleDrawer::SampleDrawer(const ModelParams& model) : m_(model) {
-    m_.validate();
-    const auto L = static_cast<std::size_t>(m_.L);
-    u_.resize(L);
-    v_.resize(L);
-    z_.resize(L);
-    a_.resize(L);
-    c_.resize(L);
+namespace {
+
+// Token sums run in kLanes interleaved partial sums (model/detail/sample_passes.hpp), one V4.
+constexpr std::size_t kLanes = 4;
+using V4 = double __attribute__((vector_size(kLanes * sizeof(double))));
+// Loads, stores and sums through references and memcpy: no vector crosses a call boundary (its
+// ABI differs between the variants) and unaligned access is defined.
+[[gnu::always_inline]] inline void load4(V4& x, const double* p) noexcept { std::memcpy(&x, p, sizeof x); }
+[[gnu::always_inline]] inline void store4(double* p, const V4& x) noexcept { std::memcpy(p, &x, sizeof x); }
+[[gnu::always_inline]] inline double lane_sum(const V4& s) noexcept { return (s[0] + s[1]) + (s[2] + s[3]); }
+
+struct FirstSums {
+    double Z, Su, Sv, S2;
+};
+struct GradientSums {
+    double C, Cu, Cv, Ca, Cz;
+};
+struct GradientCoefficients {
+    double inv_z, pz_coef, h, r_coef, two_beta, f_u, f_v;
+};
+
+namespace baseline {
+#include "rhoflow/model/detail/sample_passes.hpp"
+}  // namespace baseline
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define RHOFLOW_SAMPLE_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "rhoflow/model/detail/sample_passes.hpp"
+}  // namespace avx2
+#pragma GCC pop_options
+#endif
+
+// The passes of the variant in force (core/detail/simd.hpp).
+struct Passes {
+    double (*scale)(double*, double*, double*, std::size_t, std::size_t, double, double, double, double) noexcept;
+    FirstSums (*first_sums)(const double*, const double*, const double*, std::size_t) noexcept;
+    double (*zeta)(double*, const double*, double, std::size_t) noexcept;
+    GradientSums (*gradient)(double*, const double*, const double*, double*, double*, std::size_t,
+                             const GradientCoefficients&) noexcept;
+    double (*perp)(const double*, const double*, double, std::size_t) noexcept;
+};
+
+Passes active_passes() noexcept {
+#ifdef RHOFLOW_SAMPLE_AVX2
+    if (detail::simd_uses_avx2(detail::active_simd_variant()))
+        return {avx2::pass_scale, avx2::pass_first_sums, avx2::pass_zeta, avx2::pass_gradient, avx2::pass_perp};
+#endif
+    return {baseline::pass_scale, baseline::pass_first_sums, baseline::pass_zeta, baseline::pass_gradient,
+            baseline::pass_perp};
 }
 
-// Deliberate hot loop, kept whole (an exception to the ~80-line rule): one call per sample for
-// the reduced sampler, the Monte Carlo field and the step-moment tables. Its six passes over the
-// L tokens share the workspace and the running sums, and the random draws stay in this order
-// (passes 1 and 4, then the two chi-squared draws) so that every stream reproduces.
+}  // namespace
+
+SampleDrawer::SampleDrawer(const ModelParams& model) : m_(model) {
+    m_.validate();
+    // Padded with zeros to whole lanes: a padding token has a = 0, so it adds exact zeros.
+    const auto Lp = (static_cast<std::size_t>(m_.L) + kLanes - 1) / kLanes * kLanes;
+    for (auto* w : {&u_, &v_, &z_, &a_, &c_}) w->assign(Lp, 0.0);
+}
+
+// The passes over the tokens are in model/detail/sample_passes.hpp (one copy per SIMD variant);
+// the random draws stay here, in this order: L normals for u, L for v (written by the generator
+// straight into the workspace: they are the step's main cost), L for zeta, then the two
+// chi-squared draws, so that every stream reproduces.
 GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
-    const std::size_t L = u_.size(), R = static_cast<std::size_t>(m_.R);
+    const std::size_t L = static_cast<std::size_t>(m_.L), Lp = u_.size(), R = static_cast<std::size_t>(m_.R);
     const double sigma = m_.sigma, beta = m_.beta;
-    const double mean_u = m_.theta * rho;
-    const double mean_v = m_.theta * std::sqrt(std::max(0.0, 1.0 - rho * rho));
     const bool has_w = m_.d >= 3;
     double* u = u_.data();
     double* v = v_.data();
     double* z = z_.data();
     double* a = a_.data();
-    double* c = c_.data();
+    const Passes pass = active_passes();
 
-    // Pass 1 (random): the two in-plane coordinates of every token, and the largest score.
-    double umax = -std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < L; ++i) {
-        const double shift_u = i < R ? mean_u : 0.0, shift_v = i < R ? mean_v : 0.0;
-        u[i] = sigma * rng.normal() + shift_u;
-        v[i] = sigma * rng.normal() + shift_v;
-        umax = std::max(umax, u[i]);
-    }
+    // Pass 1 (random): the two in-plane coordinates of every token, and the softmax exponents.
+    rng.fill_normal(u, L);
+    rng.fill_normal(v, L);
+    pass.scale(u, v, a, L, R, sigma, beta, m_.theta * rho, m_.theta * std::sqrt(std::max(0.0, 1.0 - rho * rho)));
     // Pass 2: e^{beta (u - max)}, the stable softmax numerators (vectorised exp, see
     // detail/exp_nonpositive.hpp).
-    for (std::size_t i = 0; i < L; ++i) a[i] = beta * (u[i] - umax);
     detail::exp_nonpositive(a, a, L);
     // Pass 3: first moments of the attention weights.
-    double Z = 0, Su = 0, Sv = 0, S2 = 0, SI = 0, SIu = 0, SI2 = 0;
-    for (std::size_t i = 0; i < L; ++i) {
-        Z += a[i];
-        Su += a[i] * u[i];
-        Sv += a[i] * v[i];
-        S2 += a[i] * a[i];
-    }
+    const FirstSums first = pass.first_sums(a, u, v, Lp);
+    double SI = 0, SIu = 0, SI2 = 0;
     for (std::size_t i = 0; i < R; ++i) {
         SI += a[i];
         SIu += a[i] * u[i];
         SI2 += a[i] * a[i];
     }
-    const double invZ = 1.0 / Z;
+    const double invZ = 1.0 / first.Z;
     GradientDraw g;
-    g.f_u = Su * invZ;
-    g.f_v = Sv * invZ;
-    const double na2 = S2 * invZ * invZ, na = std::sqrt(na2);
+    g.f_u = first.Su * invZ;
+    g.f_v = first.Sv * invZ;
+    const double na2 = first.S2 * invZ * invZ, na = std::sqrt(na2);
     g.sum_a2 = na2;
     g.mass_informative = SI * invZ;
     g.informative_au = SIu * invZ;
@@ -73,11 +116,8 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     // zeta ~ N(0, sigma^2 I_L) and P the projection orthogonal to a_hat = a / ||a||.
     double H = 0, sqH = 0, ah_z = 0;
     if (has_w) {
-        double Sz = 0;
-        for (std::size_t i = 0; i < L; ++i) {  // pass 4 (random)
-            z[i] = sigma * rng.normal();
-            Sz += a[i] * z[i];
-        }
+        rng.fill_normal(z, L);  // pass 4 (random)
+        const double Sz = pass.zeta(z, a, sigma, Lp);
         H = sigma * sigma * rng.chi_squared(m_.d - 2);
         sqH = std::sqrt(H);
         ah_z = Sz * invZ / na;
@@ -87,23 +127,9 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     // Pass 5: c_i = 2 beta a_i <f, x_i>, <f, x_i> = f_u u_i + f_v v_i + r_i; b = c - (sum c) a.
     // a is normalised here; z becomes P zeta.
     const double pz_coef = has_w ? ah_z / na : 0.0, r_coef = na * sqH;
-    double C = 0, Cu = 0, Cv = 0, Ca = 0, Cpz = 0;
-    for (std::size_t i = 0; i < L; ++i) {
-        const double ai = a[i] * invZ;
-        a[i] = ai;
-        double r = 0;
-        if (has_w) {
-            z[i] -= pz_coef * ai;
-            r = ai * H + r_coef * z[i];
-        }
-        const double ci = 2.0 * beta * ai * (g.f_u * u[i] + g.f_v * v[i] + r);
-        c[i] = ci;
-        C += ci;
-        Cu += ci * u[i];
-        Cv += ci * v[i];
-        Ca += ci * ai;
-        if (has_w) Cpz += ci * z[i];
-    }
+    // (d = 2: z stays 0, never drawn, and H = 0.)
+    const GradientSums sums = pass.gradient(a, u, v, z, c_.data(), Lp, {invZ, pz_coef, H, r_coef, 2.0 * beta, g.f_u, g.f_v});
+    const double C = sums.C, Cu = sums.Cu, Cv = sums.Cv, Ca = sums.Ca, Cpz = sums.Cz;
     g.g_u = Cu - C * g.f_u;
     g.g_v = Cv - C * g.f_v;
     if (has_w) {
@@ -111,11 +137,7 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
         // because <a, P zeta> = 0.
         const double b_ah = (Ca - C * na2) / na;
         const double k = C + b_ah / na;
-        double bperp2 = 0;
-        for (std::size_t i = 0; i < L; ++i) {  // pass 6
-            const double bp = c[i] - k * a[i];
-            bperp2 += bp * bp;
-        }
+        const double bperp2 = pass.perp(c_.data(), a, k, Lp);  // pass 6
         const double kappa = b_ah * sqH + Cpz;
         g.g_w_sq = kappa * kappa + sigma * sigma * bperp2 * rng.chi_squared(m_.d - 3);
     }

@@ -2,8 +2,10 @@
 // x_i = theta xi 1{i <= R} + z_i, z_i ~ N(0, sigma^2 I_d), every step; softmax attention, the
 // per-sample gradient g = sum_i b_i x_i, and the projected update. xi = e_1.
 //
-// Cost O(L d) per step, organised so that the random-number generation dominates: each token
-// row is generated into a reusable L x d buffer and, while still in cache, its score is taken
+// Cost O(L d) per step, organised so that the random-number generation dominates: the token
+// rows are generated a block of about 4096 normals at a time (one vectorised fill, in the
+// stream's order: row by row) into a reusable L x d buffer and, while still in cache, each
+// row's score is taken
 // and folded into f by an online softmax (running maximum, rescaling the partial sum when the
 // maximum grows); a second pass forms c_i = 2 beta a_i <x_i, f> and sum_i c_i x_i, whence
 // g = sum_i c_i x_i - (sum_i c_i) f. The buffer is written once and read once per step.

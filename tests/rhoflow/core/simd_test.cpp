@@ -23,7 +23,8 @@ using test::available_simd_variants;
 TEST_CASE("simd: every compiled variant gives the pinned golden reduced-sampler trajectory") {
     // 300 normalized steps of eta = 0.01 from rho = 0.1 on the default model, stream
     // (2026, sga_trial, 0). The pinned value was produced by this code on x86-64 and must not
-    // change with the instruction set (nor, without a documented reason, ever).
+    // change with the instruction set (nor, without a documented reason, ever: it changed once,
+    // with issue 20's block normal generator and the sampler's lane sums, docs/cli.md).
     for (const SimdVariant v : available_simd_variants()) {
         ForceSimdVariant force(v);
         CAPTURE(static_cast<int>(v));
@@ -32,7 +33,7 @@ TEST_CASE("simd: every compiled variant gives the pinned golden reduced-sampler 
         RandomStream rng({2026, StreamPurpose::sga_trial, 0});
         double rho = 0.1;
         for (int k = 0; k < 300; ++k) rho = s.step(rho, 0.01, UpdateRule::normalized, rng);
-        CHECK(rho == 0x1.cab76d397933ap-1);
+        CHECK(rho == 0x1.d104e237ee3a6p-1);
     }
 }
 

@@ -1,12 +1,12 @@
 // Tables of the 1024-layer normal ziggurat of the block normal generator (core/normal_block.hpp),
-// for 52-bit magnitudes: RandomStream's 256-layer construction (detail/ziggurat.hpp, Marsaglia &
-// Tsang 2000) with four times the layers, so that the fast path rejects 0.4% of the draws
-// instead of 1.5% (the slow path is what costs). Layer 0 is the base strip with the tail beyond
+// for 52-bit magnitudes: Marsaglia & Tsang's (2000) construction, with 1024 layers instead of
+// the usual 256 (rhoflow's generator before issue 20), so that the fast path rejects 0.4% of the
+// draws instead of 1.5% (the slow path is what costs). Layer 0 is the base strip with the tail beyond
 // r; layers 1..1023 are rectangles of equal area v; r and v solve the closing condition (the
 // top layer's area is v too) to 60 digits (scripts/ziggurat_constants.py, mpmath bisection).
 // For a draw with layer i and magnitude m (< 2^52): x = m * w[i]; accept at once if m < k[i];
 // otherwise the wedge test with f = exp(-x^2/2). Computed once at start-up with libm's exp and
-// log, like RandomStream's tables (the same on every variant).
+// log (the same on every variant).
 #pragma once
 
 #include <array>
@@ -23,7 +23,7 @@ struct BlockZigguratTables {
     static constexpr double v = 0.001226324646353088072885371; ///< area of each layer
     double top_area = 0;                  ///< x_1 (1 - f(x_1)), the top layer's area as computed (= v)
 
-    /// Computes the tables (the recursion of detail/ziggurat.hpp for 1024 layers).
+    /// Computes the tables (Marsaglia & Tsang's zigset recursion for 1024 layers, 2^52 scale).
     BlockZigguratTables();
 };
 
