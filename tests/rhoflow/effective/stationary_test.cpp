@@ -74,6 +74,7 @@ TEST_CASE("stationary: the predicted plateau agrees with a long constant-step SG
     const double eta = 0.05;
     StationaryParams sp;
     sp.moments.samples = 4000;
+    sp.chain.enabled = false;  // (9.5) is tested here; the chain's law below
     const StationaryLaw law = stationary_law(m, eta, UpdateRule::normalized, sp);
 
     SgaParams p;
@@ -174,6 +175,9 @@ TEST_CASE("stationary: the chain's plateau tail at eta = 0.03 is the real chain'
     CHECK(top.attractor == law.attractor);  // the old keys are the top attractor's (9.5)
     CHECK(top.basin_to == 1.0);
     CHECK(top.escaped_paths == 0);
+    // The ODE's attractor at -1 has no effective counterpart at this step (a > 0 near -1): said.
+    CHECK(law.attractors.size() == 1);
+    CHECK(law.note.find("attractor at -1 has no effective attractor") != std::string::npos);
     const std::size_t i999 = level_index(top, 0.999);
     const RealRun real = real_chain(kDefault, eta, top.attractor, 0.001, 0.999, 0.98, 4, 3000, 25000, 5, 91);
     const ChainEstimate& q = top.quantiles[i999];
@@ -220,6 +224,7 @@ TEST_CASE("stationary: a bistable model's attractor near -1 has its own law, the
     const double eta = 0.01;
     StationaryParams sp;
     sp.moments.samples = 2000;
+    sp.chain.steps = 50000;  // 32 paths x 50000 steps: about 25 autocorrelation times each
     const StationaryLaw law = stationary_law(m, eta, UpdateRule::normalized, sp);
     REQUIRE(law.attractors.size() == 2);
     const AttractorLaw& low = law.attractors.front();
@@ -243,4 +248,29 @@ TEST_CASE("stationary: a bistable model's attractor near -1 has its own law, the
     CHECK(std::abs(low.mean.value - real.mean.value) < 5 * std::hypot(low.mean.err, real.mean.err));
     CHECK(std::abs(low.quantiles[i01].value - real.q_low.value) <
           5 * std::hypot(low.quantiles[i01].err, real.q_low.err));
+}
+
+// A basin the chain leaves: the same bistable model at eta = 0.02, where -xi(eta) ~ -0.67 sits
+// close to the repeller (-0.41) and the paths cross it to +1 (with the defaults, 32 of 32 paths
+// and 67% of the kept states). The escapes are counted and said, and the statistics hold only
+// the states inside the basin. 8 paths of 45000 steps: with the mean escape time of about 3e4
+// steps measured, no escape at all has a probability of the order of 1e-5.
+TEST_CASE("stationary: paths that leave their basin are counted, and not mixed into its law") {
+    const ModelParams m{50, 1000, 50, 3.0, 1.0, 1.0};
+    StationaryParams sp;
+    sp.moments.samples = 1000;
+    sp.chain.replicas = 2;
+    sp.chain.paths = 4;
+    sp.chain.steps = 40000;
+    const StationaryLaw law = stationary_law(m, 0.02, UpdateRule::normalized, sp);
+    REQUIRE(law.attractors.size() == 2);
+    const AttractorLaw& low = law.attractors.front();
+    REQUIRE(low.chain_ran);
+    CHECK(low.paths == 8);
+    CHECK(low.escaped_paths >= 1);
+    CHECK(low.escaped_time > 0);
+    CHECK(low.note.find("left the basin") != std::string::npos);
+    CHECK(low.quantiles.back().value < low.basin_to);  // the 99.9% quantile: inside, not at +0.95
+    CHECK(low.mean.value < low.basin_to);
+    CHECK(law.attractors.back().escaped_paths == 0);  // +1's basin holds its paths
 }
