@@ -173,16 +173,8 @@ double ode_attractor_nearest_one(const PhasePortrait& p) {
 // The basin of attractor i among the ascending equilibria: up to the nearest non-attractor on
 // each side (or the end), or halfway to a neighbouring attractor with none between.
 std::pair<double, double> basin_of(const std::vector<EffectiveEquilibrium>& eq, std::size_t i) {
-    double lo = -1, hi = 1;
-    for (std::size_t k = i; k-- > 0;) {
-        lo = eq[k].stable ? 0.5 * (eq[k].rho + eq[i].rho) : eq[k].rho;
-        break;
-    }
-    for (std::size_t k = i + 1; k < eq.size(); ++k) {
-        hi = eq[k].stable ? 0.5 * (eq[k].rho + eq[i].rho) : eq[k].rho;
-        break;
-    }
-    return {lo, hi};
+    auto end = [&](std::size_t k) { return eq[k].stable ? 0.5 * (eq[k].rho + eq[i].rho) : eq[k].rho; };
+    return {i > 0 ? end(i - 1) : -1.0, i + 1 < eq.size() ? end(i + 1) : 1.0};
 }
 
 // The statistics of a set of states in the basin, in a fixed order: mean, sd, mean |rho|, the
@@ -458,7 +450,7 @@ StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& tab
                                  a.escaped_paths, a.paths, 100 * a.escaped_time));
         if (a.node_spacing > sd)
             add_note(fmt::format("the table's nodes are coarse here (spacing {:.2g} at rho*, sd {:.2g}, {} nodes in "
-                                 "the 0.1-99.9% range): the law is interpolated between nodes",
+                                 "the 0.1-99.9% range): the law is interpolated between nodes; more nodes resolve it",
                                  a.node_spacing, sd, a.nodes_in_range));
     }
     // The mean-field ODE's attractors that no effective attractor continues at this step (each
