@@ -9,11 +9,13 @@
 #include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
 
+#include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/stats.hpp"
-#include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "rhoflow/field/drift_field.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
+#include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
@@ -273,4 +275,34 @@ TEST_CASE("stationary: paths that leave their basin are counted, and not mixed i
     CHECK(low.quantiles.back().value < low.basin_to);  // the 99.9% quantile: inside, not at +0.95
     CHECK(low.mean.value < low.basin_to);
     CHECK(law.attractors.back().escaped_paths == 0);  // +1's basin holds its paths
+}
+
+TEST_CASE("stationary: the chain's params are validated, naming the field") {
+    auto field_of = [](const StationaryParams& p) {
+        try {
+            p.validate();
+        } catch (const InvalidArgument& e) {
+            return e.field();
+        }
+        return std::string();
+    };
+    CHECK(field_of(StationaryParams{}).empty());
+    StationaryParams p;
+    p.chain.replicas = 1;  // no spread of replicas, no bank error
+    CHECK(field_of(p) == "chain.replicas");
+    p = {};
+    p.chain.steps = 999;
+    CHECK(field_of(p) == "chain.steps");
+    p = {};
+    p.chain.batches = 2000;  // batches of fewer than 100 steps
+    CHECK(field_of(p) == "chain.batches");
+    p = {};
+    p.chain.hit_eps = 1.0;
+    CHECK(field_of(p) == "chain.hit_eps");
+    p = {};
+    p.chain.burn_in = -1;
+    CHECK(field_of(p) == "chain.burn_in");
+    p = {};
+    p.chain.paths = 0;
+    CHECK(field_of(p) == "chain.paths");
 }
