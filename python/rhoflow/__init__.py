@@ -457,8 +457,9 @@ class CompareResult(Result):
 
 
 class StationaryResult(Result):
-    """The stationary law of the constant-step chain: mean, mean_err, sd, sd_err, attractor,
-    attractor_err, equilibria, ..."""
+    """The stationary law of the constant-step chain: ``attractors`` (each effective attractor's law
+    from the resampled chain beside the diffusion approximation's), and mean, mean_err, sd, sd_err,
+    attractor, attractor_err (the diffusion approximation near +1), equilibria, ..."""
 
     _struct_docs = ("StationaryLaw",)
 
@@ -529,7 +530,8 @@ _DESCRIPTIONS = {
     "compare": "The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size study) "
                "and the effective dynamics' prediction with a verdict. With no arguments: the embedded default "
                "experiment (about half a minute on 2 cores).",
-    "stationary": "The predicted stationary law of the constant-step chain near the attractor at +1.",
+    "stationary": "The predicted stationary law of the constant-step chain at each effective attractor: the "
+                  "resampled chain's (mean, sd, quantiles, tail, with errors) beside the diffusion approximation's.",
     "check": "Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a box of "
              "model parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.",
 }

@@ -628,11 +628,20 @@ def stationary(model: Model = ...,
                threads: int = 0,
                cells: int = 2000,
                bootstrap: int = 40,
+               no_chain: bool = False,
+               chain_replicas: int = 8,
+               chain_paths: int = 4,
+               chain_steps: int = 100000,
+               chain_burn_in: int = 2000,
+               chain_batches: int = 10,
+               hit: float = 0.01,
                field: str = 'exact',
                table_tol: float = 1e-12,
                table_points: int = 1025) -> StationaryResult:
     """
-    The predicted stationary law of the constant-step chain near the attractor at +1.
+    The predicted stationary law of the constant-step chain at each effective attractor: the
+    resampled chain's (mean, sd, quantiles, tail, with errors) beside the diffusion
+    approximation's.
 
     Parameters
     ----------
@@ -662,6 +671,27 @@ def stationary(model: Model = ...,
     bootstrap : int, default 40
         bootstrap replicas for the Monte Carlo error, 10 ... 10000
         [stationary.bootstrap] bootstrap replicas for the Monte Carlo error, 10 ... 10000
+    no_chain : bool, default False
+        skip the resampled chain: the diffusion approximation (9.5) only
+        [stationary.chain.enabled] run the chain (false: the diffusion approximation (9.5) only)
+    chain_replicas : int, default 8
+        bootstrap replicas of the bank the chain runs on (its error), 2 ... 1000
+        [stationary.chain.replicas] bootstrap replicas of the bank (its sampling error), 2 ... 1000
+    chain_paths : int, default 4
+        independent chain paths per replica and attractor, 1 ... 100000
+        [stationary.chain.paths] independent paths per replica and attractor, 1 ... 100000
+    chain_steps : int, default 100000
+        chain steps kept per path after the burn-in, 1000 ... 1e9
+        [stationary.chain.steps] steps kept per path, 1000 ... 1e9
+    chain_burn_in : int, default 2000
+        least steps discarded per path (at least 10 relaxation times), 0 ... 1e9
+        [stationary.chain.burn_in] least steps discarded first (at least 10 relaxation times 1/(eta |a'|)), 0 ... 1e9
+    chain_batches : int, default 10
+        batches per path for the chain's batch-means error, 2 ... 1000
+        [stationary.chain.batches] batches per path for the batch means, 2 ... 1000 (steps / batches >= 100)
+    hit : float, default 0.01
+        tail level EPS, 0 < EPS < 1: the law's P(|rho| >= 1 - EPS)
+        [stationary.chain.hit_eps] the tail: P(|rho| >= 1 - hit_eps), 0 < hit_eps < 1
     field : str, default 'exact'
         the field driving the ODE: exact | meanfield
         [stationary.field] the theory's field F (the control variate's mean)

@@ -42,10 +42,12 @@ constexpr const char* kCompare =
     "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
     "0 ... trials - 1 and chooses its own record steps).";
 constexpr const char* kStationary =
-    "The predicted stationary law of the constant-step chain near the attractor at +1: the chain's one-step mean "
-    "a(rho; eta) and variance v(rho; eta) by Monte Carlo (control variate: the exact first-order increment), the "
-    "effective equilibria rho*(eta) (roots of a) and the mean and sd of |rho| under the stationary density "
-    "exp(int 2a/(eta v))/v of the matching diffusion, with errors (bootstrap over the table, quadrature).";
+    "The predicted stationary law of the constant-step chain at every effective attractor rho*(eta) (roots of the "
+    "chain's one-step mean a(rho; eta), measured by Monte Carlo), each within its basin: the resampled chain (9.4') "
+    "run long on bootstrap replicas of the table's own gradient draws gives the mean, sd, quantiles and the tail "
+    "P(|rho| >= 1 - EPS), with the chain's batch-means error and the bank's replica error, and the paths that left the "
+    "basin; beside it the diffusion approximation, the density exp(int 2a/(eta v))/v (right for means, wrong in the "
+    "tails), with its bootstrap and quadrature errors.";
 constexpr const char* kCheck =
     "Decides a claim about the exact field over a box of model parameters, with a verdict (holds / fails / "
     "undecided) per point verified to estimated tolerances (the field's error estimates; rhoflow prove proves). Claims: monotone (F > 0 on (-1,1)), positive-drift "

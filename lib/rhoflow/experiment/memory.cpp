@@ -92,9 +92,21 @@ std::vector<Part> parts_of(const CompareJob& j, ResultDetail) {
 }
 
 std::vector<Part> parts_of(const StationaryJob& j, ResultDetail) {
-    return {sampler_part(j.model, SamplerKind::reduced, j.stationary.moments.threads),
-            {200.0 * j.stationary.cells, "stationary.cells",
-             fmt::format("{} quadrature cells x 200 bytes", j.stationary.cells)}};
+    const StationaryParams& s = j.stationary;
+    std::vector<Part> p = {sampler_part(j.model, SamplerKind::reduced, s.moments.threads),
+                           {200.0 * s.cells, "stationary.cells", fmt::format("{} quadrature cells x 200 bytes", s.cells)}};
+    if (s.chain.enabled) {
+        // the bank (24 bytes a draw, at most 1e6 per node) in the replicas and the original, and
+        // one attractor's kept states at a time
+        const double draws = d(s.moments.nodes + 1) * d(std::min<std::int64_t>(s.moments.samples, 1000000));
+        p.push_back({24.0 * draws * (s.chain.replicas + 1), "stationary.chain.replicas",
+                     fmt::format("the chain's bank: {:.0f} draws x 24 bytes, in {} replicas and the original", draws,
+                                 s.chain.replicas)});
+        p.push_back({16.0 * d(s.chain.steps) * s.chain.replicas * s.chain.paths, "stationary.chain.steps",
+                     fmt::format("the chain's kept states: {} replicas x {} paths x {} steps x 16 bytes",
+                                 s.chain.replicas, s.chain.paths, s.chain.steps)});
+    }
+    return p;
 }
 
 std::vector<Part> parts_of(const CheckJob& j, ResultDetail) {

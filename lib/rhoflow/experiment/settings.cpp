@@ -649,6 +649,28 @@ std::vector<Setting> stationary_settings() {
     s.push_back(integer<J, int>("bootstrap", "stationary.bootstrap",
                                 "bootstrap replicas for the Monte Carlo error, 10 ... 10000", g,
                                 [](J& j) -> int& { return j.stationary.bootstrap; }));
+    s.push_back(toggle<J>("no-chain", "stationary.chain.enabled",
+                          "skip the resampled chain: the diffusion approximation (9.5) only", g,
+                          [](J& j) { j.stationary.chain.enabled = false; },
+                          [](J& j) { return !j.stationary.chain.enabled; }));
+    s.push_back(integer<J, int>("chain-replicas", "stationary.chain.replicas",
+                                "bootstrap replicas of the bank the chain runs on (its error), 2 ... 1000", g,
+                                [](J& j) -> int& { return j.stationary.chain.replicas; }));
+    s.push_back(integer<J, int>("chain-paths", "stationary.chain.paths",
+                                "independent chain paths per replica and attractor, 1 ... 100000", g,
+                                [](J& j) -> int& { return j.stationary.chain.paths; }));
+    s.push_back(integer<J, std::int64_t>("chain-steps", "stationary.chain.steps",
+                                         "chain steps kept per path after the burn-in, 1000 ... 1e9", g,
+                                         [](J& j) -> std::int64_t& { return j.stationary.chain.steps; }));
+    s.push_back(integer<J, std::int64_t>("chain-burn-in", "stationary.chain.burn_in",
+                                         "least steps discarded per path (at least 10 relaxation times), 0 ... 1e9", g,
+                                         [](J& j) -> std::int64_t& { return j.stationary.chain.burn_in; }));
+    s.push_back(integer<J, int>("chain-batches", "stationary.chain.batches",
+                                "batches per path for the chain's batch-means error, 2 ... 1000", g,
+                                [](J& j) -> int& { return j.stationary.chain.batches; }));
+    s.push_back(real<J>("hit", "stationary.chain.hit_eps",
+                        "tail level EPS, 0 < EPS < 1: the law's P(|rho| >= 1 - EPS)", g,
+                        [](J& j) -> double& { return j.stationary.chain.hit_eps; }));
     add_drift_settings<J>(s, g, [](J& j) -> DriftMethod& { return j.stationary.field; },
                           [](J& j) -> FieldTableParams& { return j.stationary.table; }, "stationary.");
     return s;

@@ -1,5 +1,6 @@
 #include "rhoflow/io/result_output.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -147,11 +148,48 @@ std::string sga_text(const ModelParams& model, const SgaParams& sga, const Ensem
     return r;
 }
 
+namespace {
+std::string pm(double value, double error) { return format_uncertain(value, error, UncertainStyle::plain); }
+std::string pm(const ChainEstimate& e) { return pm(e.value, e.err); }
+
+// One attractor's law: the chain's (the headline) beside the diffusion approximation's.
+std::string attractor_text(const AttractorLaw& a) {
+    std::string out = fmt::format("attractor rho* = {} (a' = {:.4g}), basin {}{:.6g}, {:.6g}{}; the mean-field ODE's "
+                                  "attractor nearest it: {}\n",
+                                  pm(a.attractor, a.attractor_err), a.slope, a.basin_from <= -1 ? "[" : "(",
+                                  a.basin_from, a.basin_to, a.basin_to >= 1 ? "]" : ")", format_number(a.plain_ode));
+    const std::string tail = fmt::format("P(|rho| >= {:.6g})", a.tail_level);
+    if (a.chain_ran) {
+        out += fmt::format("  the resampled chain (9.4'): {} paths, {} steps kept after {} of burn-in, "
+                           "autocorrelation time {:.0f} steps\n",
+                           a.paths, a.steps, a.burn_in, a.tau);
+        out += fmt::format("    mean rho = {}, sd = {}, mean |rho| = {}, {} = {}\n", pm(a.mean), pm(a.sd), pm(a.mean_abs),
+                           tail, pm(a.tail));
+        out += fmt::format("    left the basin: {} of {} paths ({:.2g}% of the kept states, not in the statistics)\n",
+                           a.escaped_paths, a.paths, 100 * a.escaped_time);
+    }
+    out += fmt::format("  the diffusion approximation (9.5): mean rho = {}, sd = {}, {} = {}\n",
+                       pm(a.diffusion_mean, a.diffusion_mean_err), pm(a.diffusion_sd, a.diffusion_sd_err), tail,
+                       pm(a.diffusion_tail, a.diffusion_tail_err));
+    out += fmt::format("  {:>8} {:>26} {:>26}\n", "quantile", a.chain_ran ? "chain (9.4')" : "", "diffusion (9.5)");
+    for (std::size_t q = 0; q < a.levels.size() && q < a.diffusion_quantiles.size(); ++q)
+        out += fmt::format("  {:>7.3g}% {:>26} {:>26}\n", 100 * a.levels[q], a.chain_ran ? pm(a.quantiles[q]) : "",
+                           pm(a.diffusion_quantiles[q], a.diffusion_quantile_errs[q]));
+    out += fmt::format("  the table: {} Lobatto nodes in the 0.1-99.9% range, spacing {:.2g} at rho*\n", a.nodes_in_range,
+                       a.node_spacing);
+    if (!a.note.empty()) out += "  note: " + a.note + "\n";
+    return out;
+}
+}  // namespace
+
 std::string stationary_text(const ModelParams& model, double eta, UpdateRule update, const StationaryLaw& law) {
     const StationaryLaw& s = law;
     std::string out = fmt::format("# rhoflow stationary, {} update, eta = {}, {}\n", to_string(update),
                                   format_number(eta), describe(model));
-    out += fmt::format("stationary law near the attractor at +1: mean |rho| = {:.6f} +- {:.1e}, sd = {:.6f} +- {:.1e}\n",
+    for (const AttractorLaw& a : s.attractors) out += attractor_text(a);
+    if (!s.note.empty()) out += "note: " + s.note + "\n";
+    out += fmt::format("the diffusion approximation (9.5) near the attractor at +1: mean |rho| = {:.6f} +- {:.1e}, "
+                       "sd = {:.6f} +- {:.1e}\n",
                        s.mean, s.mean_err, s.sd, s.sd_err);
     out += fmt::format("effective attractor rho*(eta) = {:.6f} +- {:.1e}; basin ({:.6g}, 1]; the mean-field ODE says {}\n",
                        s.attractor, s.attractor_err, s.basin_from, format_number(s.plain_ode));
@@ -237,8 +275,21 @@ HeadlineRow compare_headline(const CompareResult& r) {
 }
 HeadlineRow stationary_headline(const StationaryLaw& law) {
     const StationaryLaw& s = law;
-    return {{"mean_abs_rho", s.mean}, {"mean_err", s.mean_err}, {"sd", s.sd}, {"sd_err", s.sd_err},
-             {"rho_star", s.attractor}, {"rho_star_err", s.attractor_err}, {"plain_ode", s.plain_ode}};
+    HeadlineRow row = {{"mean_abs_rho", s.mean}, {"mean_err", s.mean_err}, {"sd", s.sd}, {"sd_err", s.sd_err},
+                       {"rho_star", s.attractor}, {"rho_star_err", s.attractor_err}, {"plain_ode", s.plain_ode}};
+    // The chain's law at the attractor nearest +1 (empty cells for a document without it).
+    const AttractorLaw* top = s.attractors.empty() || !s.attractors.back().chain_ran ? nullptr : &s.attractors.back();
+    auto cell = [&](const ChainEstimate AttractorLaw::*e, bool err) {
+        return top ? TableCell(err ? (top->*e).err : (top->*e).value) : TableCell();
+    };
+    row.push_back({"chain_mean_abs_rho", cell(&AttractorLaw::mean_abs, false)});
+    row.push_back({"chain_mean_err", cell(&AttractorLaw::mean_abs, true)});
+    row.push_back({"chain_q999", top ? TableCell(top->quantiles.back().value) : TableCell()});
+    row.push_back({"chain_q999_err", top ? TableCell(top->quantiles.back().err) : TableCell()});
+    row.push_back({"chain_tail", cell(&AttractorLaw::tail, false)});
+    row.push_back({"chain_tail_err", cell(&AttractorLaw::tail, true)});
+    row.push_back({"attractors", static_cast<double>(s.attractors.size())});
+    return row;
 }
 HeadlineRow check_headline(const CheckResult& r) {
     return {{"verdict", std::string(to_string(r.verdict))},
@@ -260,7 +311,63 @@ json result_document(const Provenance& provenance, const ModelParams& model, con
     return doc;
 }
 
+namespace {
+// The caption's model and step: "$\eta = 0.01$" in LaTeX, "η = 0.01" in Markdown, and so on.
+std::string stationary_parameters(const ModelParams& m, const StationaryLaw& law, bool latex) {
+    auto eq = [&](const char* tex, const char* md, double x) {
+        if (!latex) return fmt::format("{} = {}", md, format_exact(x, 6, UncertainStyle::markdown));
+        const std::string v = format_exact(x, 6, UncertainStyle::latex);
+        return fmt::format("${} = {}$", tex, v.substr(1, v.size() - 2));
+    };
+    return fmt::format("{}, {}, {}, {}, {}, {}, {}", eq("\\eta", "η", law.eta), eq("d", "d", static_cast<double>(m.d)),
+                       eq("L", "L", static_cast<double>(m.L)), eq("R", "R", static_cast<double>(m.R)),
+                       eq("\\theta", "θ", m.theta), eq("\\sigma", "σ", m.sigma), eq("\\beta", "β", m.beta));
+}
+
+// One row per attractor: the chain's law (mean, sd, the 0.1% and 99.9% quantiles, the tail) and
+// (9.5)'s mean beside it.
+PaperTable stationary_chain_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem) {
+    Table full;
+    full.meta = {fmt::format("rhoflow {} stationary", version), describe(model), law.method};
+    for (const char* c : {"eta", "rho_star", "rho_star_err", "mean", "mean_err", "sd", "sd_err", "q001", "q001_err",
+                          "q999", "q999_err", "tail", "tail_err", "diffusion_mean", "diffusion_mean_err", "plain_ode"})
+        full.columns.push_back({c, "", "", "{}"});
+    for (const AttractorLaw& a : law.attractors)
+        full.rows.push_back({law.eta, a.attractor, a.attractor_err, a.mean.value, a.mean.err, a.sd.value, a.sd.err,
+                             a.quantiles.front().value, a.quantiles.front().err, a.quantiles.back().value,
+                             a.quantiles.back().err, a.tail.value, a.tail.err, a.diffusion_mean,
+                             a.diffusion_mean_err, a.plain_ode});
+    const double tail_level = law.attractors.back().tail_level;
+    const std::vector<PaperColumn> cols = {
+        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
+        {"mean", "E ρ", "$\\mathrm{E}\\,\\rho$", "mean", "mean_err", "", "", 6, -1, false},
+        {"sd", "sd of ρ", "sd of $\\rho$", "sd", "sd_err", "", "", 6, -1, false},
+        {"q001", "0.1% quantile", "0.1\\% quantile", "q001", "q001_err", "", "", 6, -1, false},
+        {"q999", "99.9% quantile", "99.9\\% quantile", "q999", "q999_err", "", "", 6, -1, false},
+        {"tail", fmt::format("P(|ρ| ≥ {:.6g})", tail_level),
+         fmt::format("$P(|\\rho| \\ge {:.6g})$", tail_level), "tail", "tail_err", "", "", 6, -1, false},
+        {"diffusion_mean", "E ρ by (9.5)", "$\\mathrm{E}\\,\\rho$ by (9.5)", "diffusion_mean", "diffusion_mean_err", "",
+         "", 6, -1, false},
+        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
+    };
+    auto caption = [&](bool latex) {
+        return fmt::format(
+            "Stationary law of {} for the {} update at a constant step, near each effective attractor {} within its "
+            "basin: from the resampled chain (mean, standard deviation, quantiles and tail, each with its error: the "
+            "chain's batch means and the bootstrap replicas of its bank of gradient draws), beside the mean of the "
+            "diffusion approximation (9.5) and the mean-field ODE's attractor; {}.",
+            latex ? "$\\rho$" : "ρ", to_string(law.rule), latex ? "$\\rho^*(\\eta)$" : "ρ*(η)",
+            stationary_parameters(model, law, latex));
+    };
+    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
+}
+}  // namespace
+
 PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem) {
+    const bool chain = !law.attractors.empty() &&
+                       std::all_of(law.attractors.begin(), law.attractors.end(), [](const auto& a) { return a.chain_ran; });
+    if (chain) return stationary_chain_table(model, law, stem);
+    // Without the chain (--no-chain, or a document written before it): (9.5) near +1.
     Table full;
     full.meta = {fmt::format("rhoflow {} stationary", version), describe(model), law.method};
     full.columns = {{"eta", "", "", "{}"},   {"mean", "", "", "{}"},      {"mean_err", "", "", "{}"},
@@ -274,24 +381,15 @@ PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw&
         {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
         {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
     };
-    const auto& m = model;
     auto caption = [&](bool latex) {
-        // "name = value": "$\\eta = 0.01$" in LaTeX, "η = 0.01" in Markdown
-        auto eq = [&](const char* tex, const char* md, double x) {
-            if (!latex) return fmt::format("{} = {}", md, format_exact(x, 6, UncertainStyle::markdown));
-            const std::string v = format_exact(x, 6, UncertainStyle::latex);
-            return fmt::format("${} = {}$", tex, v.substr(1, v.size() - 2));
-        };
         return fmt::format(
-            "Stationary law of {} for the {} update at the constant step size {}, in the basin ({}, 1] of the "
-            "attractor nearest +1: its mean and standard deviation, the effective attractor {} (root of the effective "
-            "drift a), each with its error (bootstrap of the one-step moment table and quadrature), and the mean-field "
-            "ODE's attractor; {}, {}, {}, {}, {}, {}.",
-            latex ? "$|\\rho|$" : "|ρ|", to_string(law.rule), eq("\\eta", "η", law.eta),
+            "Stationary law of {} for the {} update at a constant step, in the basin ({}, 1] of the attractor nearest "
+            "+1, by the diffusion approximation (9.5): its mean and standard deviation, the effective attractor {} "
+            "(root of the effective drift a), each with its error (bootstrap of the one-step moment table and "
+            "quadrature), and the mean-field ODE's attractor; {}.",
+            latex ? "$|\\rho|$" : "|ρ|", to_string(law.rule),
             format_exact(law.basin_from, 6, latex ? UncertainStyle::latex : UncertainStyle::markdown),
-            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", eq("d", "d", static_cast<double>(m.d)),
-            eq("L", "L", static_cast<double>(m.L)), eq("R", "R", static_cast<double>(m.R)), eq("\\theta", "θ", m.theta),
-            eq("\\sigma", "σ", m.sigma), eq("\\beta", "β", m.beta));
+            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", stationary_parameters(model, law, latex));
     };
     return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
 }

@@ -49,8 +49,9 @@ std::string phase_text(const ModelParams& model, const DriftFieldInfo& field, co
 /// are none: `outcomes_note`) and, for 50 trials or fewer, one line per trial.
 std::string sga_text(const ModelParams& model, const SgaParams& sga, const EnsembleResult& ensemble,
                      const std::optional<OutcomeSummary>& outcomes, const std::string& outcomes_note);
-/// What `rhoflow stationary` prints: the law's mean and sd, the effective attractor and the
-/// equilibria of the effective drift, and the method.
+/// What `rhoflow stationary` prints: per effective attractor the chain's law (mean, sd, tail,
+/// quantiles, escapes) beside the diffusion approximation's, the top-level (9.5) law near +1,
+/// the equilibria of the effective drift, and the method.
 std::string stationary_text(const ModelParams& model, double eta, UpdateRule update, const StationaryLaw& law);
 
 // ------------------------------------------------------------------------- headline rows
@@ -70,7 +71,8 @@ HeadlineRow sga_headline(const EnsembleSummary& summary, const std::optional<Out
 /// The measured and ODE numbers, hitting times, outcomes and (with the effective dynamics and
 /// its verdict) the prediction beside them.
 HeadlineRow compare_headline(const CompareResult& r);
-/// mean_abs_rho, sd, rho_star with their errors and the plain ODE's attractor.
+/// mean_abs_rho, sd, rho_star with their errors and the plain ODE's attractor ((9.5) near +1),
+/// then the chain's mean |rho|, 99.9% quantile and tail there with their errors, and the number of attractors.
 HeadlineRow stationary_headline(const StationaryLaw& law);
 /// verdict, points, holds, fails, undecided, min_margin and the witness (comma-free).
 HeadlineRow check_headline(const CheckResult& r);
@@ -82,9 +84,10 @@ HeadlineRow check_headline(const CheckResult& r);
 nlohmann::json result_document(const Provenance& provenance, const ModelParams& model, const nlohmann::json& params,
                                const nlohmann::json& result);
 
-/// The compact table of a stationary law for a paper (stationary.tex, stationary.md): E|rho|,
-/// its standard deviation and the effective attractor, each with its error, and the plain ODE's
-/// attractor; label paper_label(stem, "stationary").
+/// The compact table of a stationary law for a paper (stationary.tex, stationary.md): one row per
+/// effective attractor with the chain's mean, sd, 0.1% and 99.9% quantiles and tail, (9.5)'s mean
+/// and the plain ODE's attractor; without the chain (--no-chain, older documents) E|rho| and its sd
+/// by (9.5) near +1 as before; label paper_label(stem, "stationary").
 PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem);
 /// Writes DIR/FILE (the document `doc`), DIR/stationary.md and DIR/stationary.tex (each
 /// recording `provenance`).

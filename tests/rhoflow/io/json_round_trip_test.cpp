@@ -587,6 +587,8 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     tj.stationary.moments = {8, 400, 5, 1};
     tj.stationary.cells = 200;
     tj.stationary.bootstrap = 10;
+    tj.stationary.chain.steps = 2000;
+    tj.stationary.chain.replicas = 2;
     check_round_trip(tj, {"model", "eta", "update", "stationary"});
     check_header_members(tj, "experiment/jobs.hpp", "StationaryJob");
     CheckJob kj;
@@ -605,7 +607,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
         {sj, with(kEnsembleKeys, {"field", "outcomes", "outcomes_note"})},
         {cj, kCompareResultKeys},
         {tj, {"eta", "rule", "mean", "mean_err", "sd", "sd_err", "basin_from", "attractor", "attractor_err",
-              "equilibria", "plain_ode", "method", "quadrature_err", "table"}},
+              "equilibria", "plain_ode", "method", "quadrature_err", "table", "attractors", "note"}},
         {kj, {}},  // the check's result has its own JSON layout (check/check.hpp); keys not listed here
     };
     const Provenance prov = make_provenance("job", "rhoflow job --flag 'a b'");
@@ -622,6 +624,24 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
         const JobResult back = result_from_document(job, json::parse(doc.dump()));
         CHECK(document(job, back, prov).dump() == doc.dump());
         if (!keys.empty()) std::visit([&](const auto& x) { check_round_trip(x, keys); }, r);
+        if (const auto* st = std::get_if<StationaryLaw>(&r)) {
+            // Every attractor's law has a key per member; a document written before the chain
+            // (no `attractors`, params without `chain`) reads back with none and the defaults.
+            REQUIRE(!st->attractors.empty());
+            check_header_members(*st, "effective/stationary.hpp", "StationaryLaw");
+            check_header_members(st->attractors.back(), "effective/stationary.hpp", "AttractorLaw");
+            check_header_members(st->attractors.back().mean, "effective/stationary.hpp", "ChainEstimate");
+            check_header_members(std::get<StationaryJob>(job).stationary.chain, "effective/stationary.hpp",
+                                 "StationaryChainParams");
+            CHECK(st->attractors.back().chain_ran);
+            json old = doc;
+            old.erase("attractors");
+            old["params"]["stationary"].erase("chain");
+            const auto back_old = std::get<StationaryLaw>(result_from_document(job, old));
+            CHECK(back_old.attractors.empty());
+            CHECK(back_old.mean == st->mean);
+            CHECK(old["params"]["stationary"].get<StationaryParams>().chain.steps == StationaryChainParams{}.steps);
+        }
         if (const auto* sr = std::get_if<SgaJobResult>(&r)) {
             // The ensemble's keys are at the top level (its trials among them).
             check_header_members(*sr, "experiment/jobs.hpp", "SgaJobResult", {{"ensemble", "trials"}});
