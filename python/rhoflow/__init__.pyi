@@ -675,8 +675,8 @@ def stationary(model: Model = ...,
         skip the resampled chain: the diffusion approximation (9.5) only
         [stationary.chain.enabled] run the chain (false: the diffusion approximation (9.5) only)
     chain_replicas : int, default 8
-        bootstrap replicas of the bank the chain runs on (its error), 2 ... 1000
-        [stationary.chain.replicas] bootstrap replicas of the bank (its sampling error), 2 ... 1000
+        bootstrap replicas of the bank the chain runs on (its error), 4 ... 1000
+        [stationary.chain.replicas] bootstrap replicas of the bank (its sampling error), 4 ... 1000
     chain_paths : int, default 4
         independent chain paths per replica and attractor, 1 ... 100000
         [stationary.chain.paths] independent paths per replica and attractor, 1 ... 100000
@@ -687,7 +687,7 @@ def stationary(model: Model = ...,
         least steps discarded per path (at least 10 relaxation times), 0 ... 1e9
         [stationary.chain.burn_in] least steps discarded first (at least 10 relaxation times 1/(eta |a'|)), 0 ... 1e9
     chain_batches : int, default 10
-        batches per path for the chain's batch-means error, 2 ... 1000
+        most batches per path for the chain's batch-means error (fewer when a batch would be shorter than 20 autocorrelation times), 2 ... 1000
         [stationary.chain.batches] batches per path for the batch means, 2 ... 1000 (steps / batches >= 100)
     hit : float, default 0.01
         tail level EPS, 0 < EPS < 1: the law's P(|rho| >= 1 - EPS)

@@ -315,8 +315,8 @@ double wedge_exp(double x) noexcept {
     return e;
 }
 
-// RandomStream::normal_slow's algorithm (on the 1024-layer tables) for the fast path's rejected draw r of normal i (one
-// scalar function for every variant), its wedge test with rhoflow's exp.
+// The ziggurat's slow path (Marsaglia & Tsang's, on the 1024-layer tables) for the fast path's rejected draw r of
+// normal i (one scalar function for every variant), its wedge test with rhoflow's exp.
 double slow_normal(const NormalBlockKey& key, std::uint64_t i, std::uint64_t r, const std::uint64_t* first) noexcept {
     const auto& z = detail::block_ziggurat;
     SlowDraws d(key, i, first);

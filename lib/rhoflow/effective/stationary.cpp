@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/math/distributions/students_t.hpp>
 #include <boost/math/quadrature/gauss.hpp>
 #include <cmath>
 #include <fmt/format.h>
@@ -139,7 +140,7 @@ DiffusionLaw diffusion_stationary_law(const std::function<double(double)>& a, co
 }
 
 void StationaryChainParams::validate() const {
-    require(replicas >= 2 && replicas <= 1000, "replicas", replicas, "2 <= replicas <= 1000");
+    require(replicas >= 4 && replicas <= 1000, "replicas", replicas, "4 <= replicas <= 1000");
     require(paths >= 1 && paths <= 100000, "paths", paths, "1 <= paths <= 100000");
     require(burn_in >= 0 && burn_in <= 1000000000, "burn_in", static_cast<double>(burn_in), "0 <= burn_in <= 1e9");
     require(steps >= 1000 && steps <= 1000000000, "steps", static_cast<double>(steps), "1000 <= steps <= 1e9");
@@ -225,11 +226,19 @@ ChainRun run_chain(const std::vector<ResampledChain>& chains, double eta, double
 }
 
 // The chain's statistics at one attractor with their errors (batch means within the replicas
-// for the chain's own error, the replicas' spread for the bank's).
-void chain_statistics(const ChainRun& run, const StationaryParams& params, AttractorLaw& law) {
+// for the chain's own error, the replicas' spread for the bank's). Batch means are honest only
+// for batches much longer than the autocorrelation time, which they cannot measure beyond their
+// own length: the batches are made at least 20 times tau_lin = 2 / (eta |a'|) (the integrated
+// autocorrelation time of the chain linearised at rho*; fewer batches per path, down to one, the
+// paths then being the batches), and a note says when the measured tau still exceeds 1/20 of a
+// batch or a tail quantile has fewer than 10 independent states per batch beyond it.
+void chain_statistics(const ChainRun& run, double eta, const StationaryParams& params, AttractorLaw& law) {
     const StationaryChainParams& c = params.chain;
     const std::size_t K = run.states.size() / static_cast<std::size_t>(c.paths);
-    const std::int64_t batch = c.steps / c.batches;
+    const double tau_lin = 2.0 / (eta * std::max(std::abs(law.slope), 1e-300));
+    const auto per_path = static_cast<std::int64_t>(
+        std::clamp(std::floor(static_cast<double>(c.steps) / (20.0 * tau_lin)), 1.0, static_cast<double>(c.batches)));
+    const std::int64_t batch = c.steps / per_path;
     auto inside = [&](double r) {
         return (law.basin_from <= -1 ? r >= -1 : r > law.basin_from) && (law.basin_to >= 1 ? r <= 1 : r < law.basin_to);
     };
@@ -242,7 +251,7 @@ void chain_statistics(const ChainRun& run, const StationaryParams& params, Attra
         for (std::size_t p = 0; p < static_cast<std::size_t>(c.paths); ++p) {
             const std::vector<double>& x = run.states[r * static_cast<std::size_t>(c.paths) + p];
             bool escaped = false;
-            for (std::int64_t b = 0; b < c.batches; ++b) {
+            for (std::int64_t b = 0; b < per_path; ++b) {
                 std::vector<double> in_batch;
                 for (std::int64_t k = b * batch; k < (b + 1) * batch; ++k) {
                     const double y = x[static_cast<std::size_t>(k)];
@@ -264,7 +273,7 @@ void chain_statistics(const ChainRun& run, const StationaryParams& params, Attra
     }
     law.paths = static_cast<std::int64_t>(run.states.size());
     law.burn_in = run.burn_in;
-    law.steps = c.steps;
+    law.steps = per_path * batch;  // the rest of c.steps (fewer than per_path steps) is dropped
     law.escaped_time = kept > 0 ? static_cast<double>(outside) / static_cast<double>(kept) : 0.0;
     const auto n_in = static_cast<double>(pooled.size());
     const std::vector<double> all = stats_of(std::move(pooled), law.tail_level);
@@ -290,13 +299,32 @@ void chain_statistics(const ChainRun& run, const StationaryParams& params, Attra
         RunningStats rep;
         for (const auto& st : per_replica)
             if (!st.empty()) rep.add(st[s]);
-        if (rep.count() > 1) bank_err[s] = std::sqrt(rep.variance());
+        // The replicas' sd, widened by Student's factor for its K - 1 degrees of freedom (the
+        // one-sigma quantile of t_{K-1}): an sd from few replicas is itself uncertain.
+        if (rep.count() > 1) {
+            const boost::math::students_t t(static_cast<double>(rep.count() - 1));
+            bank_err[s] = std::sqrt(rep.variance()) * boost::math::quantile(t, 0.8413447460685429);
+        }
     }
     // tau from the batch means: batch length x Var(batch mean) / Var(state).
     const double var_state = all[kSd] * all[kSd];
     const double var_bm = chain_err[kMean] * chain_err[kMean] * static_cast<double>(nb);
     law.tau = var_state > 0 ? std::max(1.0, static_cast<double>(batch) * var_bm / var_state) : 1.0;
-    if (all[kTail] == 0) chain_err[kTail] = 3 * law.tau / n_in;  // none seen: the rule of three
+    const double tau = std::max(law.tau, tau_lin);
+    // None seen: the one-sided 68% upper limit of a Poisson count of 0, -ln(0.3173) = 1.15
+    // independent states, over N / tau of them (the rule of three's one-sigma twin).
+    if (all[kTail] == 0) chain_err[kTail] = 1.1479 * tau / n_in;
+    auto add_note = [&](const std::string& n) { law.note += (law.note.empty() ? "" : "; ") + n; };
+    if (nb <= K)
+        add_note("one batch per replica: no batch spread, the errors are the replicas' spread alone");
+    else if (static_cast<double>(batch) < 20 * tau)
+        add_note(fmt::format("the chain's errors may be too small: batches of {} steps against an autocorrelation time "
+                             "of {:.0f} steps (want 20 times as many); raise --chain-steps",
+                             batch, tau));
+    if (static_cast<double>(batch) * kLevels.front() / tau < 10)
+        add_note(fmt::format("the {}% and {}% quantiles have fewer than 10 independent states per batch beyond them: "
+                             "their batch errors are rough, and their errors rest on the replicas' spread",
+                             100 * kLevels.front(), 100 * kLevels.back()));
     auto estimate = [&](std::size_t s) {
         return ChainEstimate{all[s], chain_err[s], bank_err[s], std::hypot(chain_err[s], bank_err[s])};
     };
@@ -431,7 +459,7 @@ StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& tab
             // at least 10 relaxation times 1/(eta |a'|) of burn-in, capped at 1e7 steps
             const double relax = 10.0 / (eta * std::max(std::abs(a.slope), 1e-12));
             const auto burn = std::max<std::int64_t>(cp.burn_in, static_cast<std::int64_t>(std::min(relax, 1e7)));
-            chain_statistics(run_chain(chains, eta, a.attractor, burn, params, k), params, a);
+            chain_statistics(run_chain(chains, eta, a.attractor, burn, params, k), eta, params, a);
         } else {
             a.note = cp.enabled ? "no bank of draws was given: the diffusion approximation (9.5) only"
                                 : "the chain was not run (chain.enabled = false): the diffusion approximation (9.5) only";

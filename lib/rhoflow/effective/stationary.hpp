@@ -9,14 +9,18 @@
 // moment table's own gradient draws (resampled_chain.hpp), started at rho*, run for a burn-in
 // and then `steps` kept steps on several independent paths per replica (streams of purpose
 // effective_chain, index = path, counter word kStationaryChainSub + attractor; the replicas'
-// banks on purpose bootstrap, index 2, sub = replica). States outside the basin are not used:
-// how many paths left it and the fraction of time they spent outside are reported. Its mean,
-// sd, quantiles and the tail probability P(|rho| >= 1 - hit_eps) each carry two errors: the
-// chain's own Monte Carlo error (batch means: each path cut into `batches` batches, their
-// spread within a replica) and the bank's (the spread of the replicas' values, an upper bound
-// that also holds their own Monte Carlo error), combined in quadrature. A tail no state reached
-// gets the error 3 tau / N (N kept states, tau the integrated autocorrelation time from the batch
-// means): the rule of three. The chain assumes steps independent given rho and the gradient's
+// banks on purpose bootstrap, index 2, sub = replica). States outside the basin are not used
+// (a path that leaves and comes back contributes its states inside: the law conditioned on the
+// basin); how many paths left it and the fraction of time they spent outside are reported. Its
+// mean, sd, quantiles and the tail probability P(|rho| >= 1 - hit_eps) each carry two errors:
+// the chain's own Monte Carlo error (batch means: each path cut into at most `batches` batches,
+// each at least 20 times tau_lin = 2/(eta |a'|) long, their spread within a replica; a note when
+// the measured autocorrelation time or a tail quantile's count asks for longer batches) and the
+// bank's (the replicas' sd times Student's one-sigma factor for K - 1 degrees of freedom; it also
+// holds each replica's own Monte Carlo error), combined in quadrature. A tail no state reached
+// gets the error 1.15 tau / N (N kept states, tau the larger of tau_lin and the batch means'
+// estimate): the one-sided 68% limit of a Poisson count of zero, the rule of three's one-sigma
+// twin. The chain assumes steps independent given rho and the gradient's
 // law at rho that of a bracketing node (the nodes' resolution: reported as the nodes inside the
 // law's 0.1-99.9% range and the node spacing at rho* against the law's sd).
 //
@@ -91,7 +95,7 @@ inline constexpr std::uint64_t kStationaryChainSub = std::uint64_t{1} << 40;
 /// Controls of the resampled chain run at the constant step (docs/theory.md section 9, (9.4')).
 struct StationaryChainParams {
     bool enabled = true;            ///< run the chain (false: the diffusion approximation (9.5) only)
-    int replicas = 8;               ///< bootstrap replicas of the bank (its sampling error), 2 ... 1000
+    int replicas = 8;               ///< bootstrap replicas of the bank (its sampling error), 4 ... 1000
     int paths = 4;                  ///< independent paths per replica and attractor, 1 ... 100000
     std::int64_t burn_in = 2000;    ///< least steps discarded first (at least 10 relaxation times 1/(eta |a'|)), 0 ... 1e9
     std::int64_t steps = 100000;    ///< steps kept per path, 1000 ... 1e9
@@ -117,7 +121,7 @@ struct StationaryParams {
 struct ChainEstimate {
     double value = 0;      ///< from all replicas' paths pooled
     double chain_err = 0;  ///< the chain's own Monte Carlo error (batch means within the replicas)
-    double bank_err = 0;   ///< the bank's error: the spread of the replicas' values (an upper bound)
+    double bank_err = 0;   ///< the bank's error: the replicas' sd times Student's one-sigma factor (it also holds their own Monte Carlo error)
     double err = 0;        ///< the two combined in quadrature
 };
 

@@ -654,7 +654,7 @@ std::vector<Setting> stationary_settings() {
                           [](J& j) { j.stationary.chain.enabled = false; },
                           [](J& j) { return !j.stationary.chain.enabled; }));
     s.push_back(integer<J, int>("chain-replicas", "stationary.chain.replicas",
-                                "bootstrap replicas of the bank the chain runs on (its error), 2 ... 1000", g,
+                                "bootstrap replicas of the bank the chain runs on (its error), 4 ... 1000", g,
                                 [](J& j) -> int& { return j.stationary.chain.replicas; }));
     s.push_back(integer<J, int>("chain-paths", "stationary.chain.paths",
                                 "independent chain paths per replica and attractor, 1 ... 100000", g,
@@ -666,7 +666,7 @@ std::vector<Setting> stationary_settings() {
                                          "least steps discarded per path (at least 10 relaxation times), 0 ... 1e9", g,
                                          [](J& j) -> std::int64_t& { return j.stationary.chain.burn_in; }));
     s.push_back(integer<J, int>("chain-batches", "stationary.chain.batches",
-                                "batches per path for the chain's batch-means error, 2 ... 1000", g,
+                                "most batches per path for the chain's batch-means error (fewer when a batch would be shorter than 20 autocorrelation times), 2 ... 1000", g,
                                 [](J& j) -> int& { return j.stationary.chain.batches; }));
     s.push_back(real<J>("hit", "stationary.chain.hit_eps",
                         "tail level EPS, 0 < EPS < 1: the law's P(|rho| >= 1 - EPS)", g,

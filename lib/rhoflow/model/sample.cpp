@@ -86,6 +86,8 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     double* z = z_.data();
     double* a = a_.data();
     const Passes pass = active_passes();
+    // The padding must be exact zeros; a draw at a non-finite rho would leave NaN there.
+    for (std::size_t i = L; i < Lp; ++i) u[i] = v[i] = z[i] = a[i] = c_[i] = 0.0;
 
     // Pass 1 (random): the two in-plane coordinates of every token, and the softmax exponents.
     rng.fill_normal(u, L);

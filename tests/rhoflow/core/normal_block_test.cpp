@@ -224,7 +224,7 @@ TEST_CASE("normal_block: moments and KS on 1e7 draws, and the KS test flips on a
 TEST_CASE("normal_block: tail frequencies beyond 4, 5 and 6 sigma match the exact normal tail (4e8 draws)") {
     // Counts of |x| > t against Poisson(n P(|Z| > t)) (binomial with p < 1e-4: Poisson to
     // better than 1e-4 relative); two-sided p > 1e-4 for each threshold (false alarm 3e-4 for
-    // the three). The tails beyond r = 3.654 come from the slow path alone (Marsaglia's tail).
+    // the three). The tails beyond r = 4.0388 come from the slow path alone (Marsaglia's tail).
 #ifdef RHOFLOW_SANITIZED
     const std::uint64_t n = 40000000;  // the instrumented build is 10-30 times slower: 23 expected beyond 5 sigma
 #else

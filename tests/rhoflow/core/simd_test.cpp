@@ -37,6 +37,24 @@ TEST_CASE("simd: every compiled variant gives the pinned golden reduced-sampler 
     }
 }
 
+TEST_CASE("simd: the sampler's lanes give the same bits at d = 2 and 3 with L not a multiple of 4") {
+    // L = 7, R = 2: the vector passes' scalar tails and the zero padding (one padding token);
+    // d = 2 draws no zeta, d = 3 draws it and a chi2_0. 100 normalized steps of eta = 0.1 from
+    // rho = 0.3, stream (5, 5); every variant must give the pinned bits.
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
+        CAPTURE(static_cast<int>(v));
+        for (const std::int64_t d : {2, 3}) {
+            CAPTURE(d);
+            ReducedSampler s(ModelParams{d, 7, 2, 1.0, 1.0, 1.0});
+            RandomStream rng(5, 5);
+            double rho = 0.3;
+            for (int k = 0; k < 100; ++k) rho = s.step(rho, 0.1, UpdateRule::normalized, rng);
+            CHECK(rho == (d == 2 ? 0x1.e44ea1c69eac7p-1 : 0x1.30e1ab85048b5p-1));
+        }
+    }
+}
+
 TEST_CASE("simd: every variant's Philox refill is Random123's generator, and its exp the same bits") {
     std::vector<double> x(4099), baseline;
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = -750.0 * static_cast<double>(i) / 4098.0;

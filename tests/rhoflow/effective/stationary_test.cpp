@@ -261,8 +261,8 @@ TEST_CASE("stationary: paths that leave their basin are counted, and not mixed i
     const ModelParams m{50, 1000, 50, 3.0, 1.0, 1.0};
     StationaryParams sp;
     sp.moments.samples = 1000;
-    sp.chain.replicas = 2;
-    sp.chain.paths = 4;
+    sp.chain.replicas = 4;
+    sp.chain.paths = 2;
     sp.chain.steps = 40000;
     const StationaryLaw law = stationary_law(m, 0.02, UpdateRule::normalized, sp);
     REQUIRE(law.attractors.size() == 2);
@@ -288,7 +288,7 @@ TEST_CASE("stationary: the chain's params are validated, naming the field") {
     };
     CHECK(field_of(StationaryParams{}).empty());
     StationaryParams p;
-    p.chain.replicas = 1;  // no spread of replicas, no bank error
+    p.chain.replicas = 3;  // too few replicas for their spread to be an error
     CHECK(field_of(p) == "chain.replicas");
     p = {};
     p.chain.steps = 999;

@@ -588,7 +588,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     tj.stationary.cells = 200;
     tj.stationary.bootstrap = 10;
     tj.stationary.chain.steps = 2000;
-    tj.stationary.chain.replicas = 2;
+    tj.stationary.chain.replicas = 4;
     check_round_trip(tj, {"model", "eta", "update", "stationary"});
     check_header_members(tj, "experiment/jobs.hpp", "StationaryJob");
     CheckJob kj;

@@ -7,9 +7,11 @@
 // added up at the end as (s0 + s1) + (s2 + s3): independent chains in vector registers (V4, a
 // GCC/Clang vector of 4 doubles: one AVX2 register, two SSE2 ones), where one running sum would
 // wait on the adder's latency at every token. Each lane's operations are the same IEEE
-// operations in the same order whatever registers a variant uses (no FMA contraction: ISO C++
-// mode), so every variant gives the same bits; tests/rhoflow/core/simd_test.cpp pins a trajectory under each. The arrays are
-// padded with zeros to a multiple of kLanes (Lp): a padding token has a = 0 and adds exact zeros.
+// operations in the same order whatever registers a variant uses (no FMA contraction: the
+// library is compiled with -ffp-contract=off), so every variant gives the same bits;
+// tests/rhoflow/core/simd_test.cpp pins a trajectory under each. The arrays are padded with
+// zeros to a multiple of kLanes (Lp): a padding token has a = 0 and adds exact zeros
+// (SampleDrawer::draw resets the padding at every draw).
 
 // x[i] = sigma x[i] + shift for i < n, and the largest into m (max is exact in any order, so
 // the lanes need no fixed assignment here).
