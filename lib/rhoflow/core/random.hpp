@@ -81,7 +81,7 @@ private:
     std::uint64_t blocks_ = 0;
     NormalBlockKey nkey_;
     std::uint64_t nnext_ = 0;  // index of the first normal not yet in nbuf_
-    std::array<double, kNormals> nbuf_;
+    std::array<double, kNormals> nbuf_{};
     unsigned npos_ = kNormals;
 };
 
