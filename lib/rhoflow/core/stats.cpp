@@ -94,6 +94,11 @@ MeanCI mean_ci(const RunningStats& s, double level) {
 double quantile(std::vector<double> x, double p) {
     if (x.empty()) throw NumericalError("quantile of an empty sample");
     std::sort(x.begin(), x.end());
+    return sorted_quantile(x, p);
+}
+
+double sorted_quantile(const std::vector<double>& x, double p) {
+    if (x.empty()) throw NumericalError("quantile of an empty sample");
     const double h = (static_cast<double>(x.size()) - 1) * std::clamp(p, 0.0, 1.0);
     const auto lo = static_cast<std::size_t>(std::floor(h));
     const std::size_t hi = std::min(lo + 1, x.size() - 1);

@@ -82,6 +82,8 @@ ProportionCI wilson_ci(std::int64_t k, std::int64_t n, double level = 0.95);
 
 /// Quantile p in [0, 1] by linear interpolation of order statistics (Hyndman-Fan type 7).
 double quantile(std::vector<double> x, double p);
+/// The same of a sample already in ascending order, without the copy and the sort (non-empty).
+double sorted_quantile(const std::vector<double>& sorted, double p);
 
 /// P(K > x) for the Kolmogorov distribution K = sup |Brownian bridge|.
 double kolmogorov_survival(double x) noexcept;

@@ -192,7 +192,7 @@ std::vector<double> stats_of(std::vector<double> x, double tail_level) {
     }
     std::vector<double> out = {r.mean(), std::sqrt(r.variance()), ra.mean(), tail / static_cast<double>(x.size())};
     std::sort(x.begin(), x.end());
-    for (double l : kLevels) out.push_back(quantile(x, l));
+    for (double l : kLevels) out.push_back(sorted_quantile(x, l));
     return out;
 }
 

@@ -329,16 +329,6 @@ void SummaryBuilder::add(double rho_final, std::optional<std::int64_t> hit_step,
     }
 }
 
-namespace {
-// Quantile p of an ascending sample (quantile() of core/stats.hpp without its copy and sort).
-double sorted_quantile(const std::vector<double>& x, double p) {
-    const double h = (static_cast<double>(x.size()) - 1) * std::clamp(p, 0.0, 1.0);
-    const auto lo = static_cast<std::size_t>(std::floor(h));
-    const std::size_t hi = std::min(lo + 1, x.size() - 1);
-    return x[lo] + (h - static_cast<double>(lo)) * (x[hi] - x[lo]);
-}
-}  // namespace
-
 EnsembleSummary SummaryBuilder::finish() {
     if (rho_finals_.empty()) throw NumericalError("summary of an ensemble without trials");
     EnsembleSummary s;
