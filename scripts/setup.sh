@@ -5,11 +5,12 @@
 # and examples, all for Debian's /usr/bin/python3; pdflatex with graphicx, color, amsmath,
 # booktabs and siunitx (texlive-latex-base, -recommended, texlive-science) to compile the LaTeX
 # figures and tables in the tests, and pdftoppm (poppler-utils) to look at the PDF figures as
-# images: docs/dependencies.md).
+# images; `locales` for the tests that build a decimal-comma locale with localedef:
+# docs/dependencies.md).
 # Idempotent: when everything is already installed it touches nothing.
 # Run as root on Debian 12 (bookworm); uses sudo when not root and sudo exists.
 set -eu
-PKGS="build-essential cmake git libboost-dev libeigen3-dev doctest-dev libcli11-dev libfmt-dev
+PKGS="build-essential cmake git locales libboost-dev libeigen3-dev doctest-dev libcli11-dev libfmt-dev
 nlohmann-json3-dev libtomlplusplus-dev librandom123-dev gnuplot-nox libopenmpi-dev openmpi-bin libflint-arb-dev
 python3-mpmath pybind11-dev python3-pybind11 python3-dev python3-numpy python3-pytest python3-matplotlib python3-pandas
 texlive-latex-base texlive-latex-recommended texlive-science poppler-utils"

@@ -24,24 +24,6 @@ bool has_staged(const fs::path& dir, const std::string& name) {
     return false;
 }
 
-// Every regular file under `dir` with its content, by relative path (run.json's "execution"
-// field, the one place for what may differ, is dropped).
-std::map<std::string, std::string> files_of(const fs::path& dir) {
-    std::map<std::string, std::string> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        if (!e.is_regular_file()) continue;
-        std::string text = read_text(e.path());
-        const std::string rel = fs::relative(e.path(), dir).string();
-        if (rel == "run.json") {
-            auto doc = nlohmann::json::parse(text);
-            doc.erase("execution");
-            text = doc.dump();
-        }
-        out[rel] = text;
-    }
-    return out;
-}
-
 }  // namespace
 
 TEST_CASE("cli interrupt: SIGTERM while compare writes its folder leaves the earlier run whole") {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/number_text.hpp"
 
 namespace rhoflow {
 
@@ -52,15 +53,10 @@ std::string_view trim(std::string_view s) {
 }
 
 bool to_number(std::string_view s, double& out) {
-    const std::string t(trim(s));
-    if (t.empty()) return false;
-    std::size_t used = 0;
-    try {
-        out = std::stod(t, &used);
-    } catch (const std::exception&) {
-        return false;
-    }
-    return used == t.size();
+    const auto v = parse_number(trim(s));
+    if (!v) return false;
+    out = *v;
+    return true;
 }
 
 // The parameter's name for messages: the last component of the field path.

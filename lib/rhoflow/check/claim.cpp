@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/number_text.hpp"
 
 namespace rhoflow {
 
@@ -55,14 +56,9 @@ Claim parse_claim(std::string_view text, const std::string& field) {
         if (n.empty() || r.ec != std::errc() || r.ptr != n.data() + n.size()) bad_claim(text, field);
     } else if (text.starts_with("hitting-time<=")) {
         c.kind = ClaimKind::hitting_time;
-        const std::string t(text.substr(14));
-        std::size_t used = 0;
-        try {
-            c.t_max = std::stod(t, &used);
-        } catch (const std::exception&) {
-            bad_claim(text, field);
-        }
-        if (used != t.size()) bad_claim(text, field);
+        const auto t = parse_number(text.substr(14));
+        if (!t) bad_claim(text, field);
+        c.t_max = *t;
     } else {
         bad_claim(text, field);
     }

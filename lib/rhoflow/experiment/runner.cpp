@@ -18,6 +18,7 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/number_text.hpp"
 #include "rhoflow/exec/team.hpp"
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/experiment/detail/run_folder.hpp"
@@ -652,12 +653,11 @@ Table summary_table(const Experiment& e, std::size_t task, const std::vector<Job
         for (const auto& cells : rows) {
             std::vector<TableCell> row;
             for (const auto& [k, v] : c.swept) {
-                char* end = nullptr;
-                const double x = std::strtod(v.c_str(), &end);
+                const auto x = parse_number(v);
                 // A swept list ("0,0.5") is written "0;0.5": no comma in a CSV cell (docs/cli.md).
                 std::string text = v;
                 std::replace(text.begin(), text.end(), ',', ';');
-                row.push_back(end && *end == 0 && !v.empty() ? TableCell(x) : TableCell(text));
+                row.push_back(x ? TableCell(*x) : TableCell(text));
             }
             for (const auto& [k, v] : cells) row.push_back(v);
             table.rows.push_back(row);

@@ -13,6 +13,7 @@
 
 #include "rhoflow/check/box.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/number_text.hpp"
 #include "rhoflow/experiment/detail/settings_tables.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 
@@ -77,14 +78,9 @@ std::optional<std::uint64_t> exact_integer(std::string_view t) {
 }  // namespace
 
 double parse_real(std::string_view text, const std::string& field) {
-    double v = 0;
-    if (plain(text)) {
-        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec == std::errc() && end == text.data() + text.size() && !std::isnan(v)) return v;
-        // Out of range: overflow gives +-inf, underflow +-0 or a subnormal (as strtod rounds it).
-        if (ec == std::errc::result_out_of_range && end == text.data() + text.size())
-            return std::strtod(std::string(text).c_str(), nullptr);
-    }
+    // Out of range: overflow gives +-inf, underflow +-0 or a subnormal (as strtod rounds it).
+    if (plain(text))
+        if (const auto v = parse_number(text); v && !std::isnan(*v)) return *v;
     bad_value(text, field, "a number (e.g. 0.5, -2, 1e-3)");
 }
 
@@ -103,7 +99,7 @@ std::int64_t parse_integer(std::string_view text, const std::string& field) {
         // An integer too large for 64 bits (digits), or past 2^53 in scientific notation: out of
         // range, not "not an integer".
         if (number) {
-            const bool overflow = ec2 != std::errc() && std::isinf(std::strtod(std::string(text).c_str(), nullptr));
+            const bool overflow = ec2 != std::errc() && std::isinf(parse_number(text).value_or(0));
             const bool digits = all_digits(text.front() == '-' ? text.substr(1) : text);
             if (digits || overflow || (std::isfinite(v) && v == std::floor(v) && std::abs(v) > 9007199254740992.0)) {
                 const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "rhoflow/core/number_text.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/uncertain.hpp"
 
@@ -58,9 +59,8 @@ std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& re
 }
 
 std::optional<double> number(const std::string& t) {
-    char* end = nullptr;
-    const double x = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(x)) return std::nullopt;
+    const auto x = parse_number(t);
+    if (!x || !std::isfinite(*x)) return std::nullopt;
     return x;
 }
 

@@ -33,9 +33,8 @@ const double* number(const std::vector<TableCell>& row, const Table& full, const
 
 // A value printed with `decimals` fixed decimals (z scores), minus sign in `style`.
 std::string fixed(double v, int decimals, UncertainStyle style) {
-    const double rounded = std::stod(fmt::format("{:.{}f}", v, decimals));
     const std::string digits = fmt::format("{:.{}f}", std::fabs(v), decimals);
-    const bool negative = rounded != 0 && v < 0;
+    const bool negative = v < 0 && digits.find_first_of("123456789") != std::string::npos;  // not -0.00
     if (style == UncertainStyle::latex) return fmt::format("${}{}$", negative ? "-" : "", digits);
     return fmt::format("{}{}", negative ? "\u2212" : "", digits);
 }

@@ -20,6 +20,7 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/number_text.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/detail/fs.hpp"
 #include "rhoflow/io/interrupt.hpp"
@@ -42,12 +43,33 @@ struct Finished {
     bool timed_out = false;  // killed after `timeout` seconds
 };
 
+// This process's environment with every locale variable replaced by LC_ALL=C.UTF-8: gnuplot
+// writes the same bytes (decimal points, minus signs) whatever the user's locale.
+std::vector<std::string> child_environment() {
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string_view v(*e);
+        if (v.starts_with("LC_") || v.starts_with("LANG=") || v.starts_with("LANGUAGE=")) continue;
+        env.emplace_back(v);
+    }
+    env.emplace_back("LC_ALL=C.UTF-8");
+    return env;
+}
+
+std::vector<char*> pointers(const std::vector<std::string>& texts) {
+    std::vector<char*> p;
+    for (const auto& a : texts) p.push_back(const_cast<char*>(a.c_str()));
+    p.push_back(nullptr);
+    return p;
+}
+
 // Runs `exe` with `args` (args[0] included) in folder `cwd`, without a shell, in a process group
-// of its own; after `timeout` seconds the group is killed (SIGKILL) and `timed_out` set.
+// of its own and the locale of child_environment(); after `timeout` seconds the group is killed
+// (SIGKILL) and `timed_out` set.
 Finished run_captured(const fs::path& exe, const std::vector<std::string>& args, const fs::path& cwd, double timeout) {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
+    std::vector<char*> argv = pointers(args);
+    const std::vector<std::string> env_text = child_environment();
+    std::vector<char*> envp = pointers(env_text);
     int pipefd[2];
     if (::pipe2(pipefd, O_CLOEXEC) != 0) {
         const int err = errno;
@@ -69,7 +91,7 @@ Finished run_captured(const fs::path& exe, const std::vector<std::string>& args,
     posix_spawnattr_setsigmask(&attr, &empty);  // interrupt.hpp blocks signals in the parent
     posix_spawnattr_setpgroup(&attr, 0);        // its own group: a timeout kills whatever it started
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-    spawn_err = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), environ);
+    spawn_err = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
 #else
@@ -87,7 +109,7 @@ Finished run_captured(const fs::path& exe, const std::vector<std::string>& args,
                 ::dup2(pipefd[1], STDERR_FILENO) < 0 || ::chdir(cwd.c_str()) != 0)
                 e = errno;
             else
-                ::execv(exe.c_str(), argv.data());
+                ::execve(exe.c_str(), argv.data(), envp.data());
             if (e == 0) e = errno;
             [[maybe_unused]] const ssize_t w = ::write(errpipe[1], &e, sizeof e);
             ::_exit(127);
@@ -262,9 +284,8 @@ bool gnuplot_available() { return find_gnuplot().has_value(); }
 double gnuplot_timeout() {
     const char* env = std::getenv("RHOFLOW_GNUPLOT_TIMEOUT");
     if (!env || !*env) return kGnuplotTimeout;
-    char* end = nullptr;
-    const double t = std::strtod(env, &end);
-    if (end == env || *end != '\0' || !(t > 0) || !std::isfinite(t))
+    const double t = parse_number(env).value_or(0);
+    if (!(t > 0) || !std::isfinite(t))
         throw std::invalid_argument(fmt::format("RHOFLOW_GNUPLOT_TIMEOUT = '{}' is not a number of seconds > 0", env));
     return t;
 }
@@ -277,10 +298,7 @@ std::optional<std::pair<double, double>> explicit_size(const std::string& t) {
     if (x == std::string::npos || x == 0 || x + 1 == t.size()) return std::nullopt;
     auto number = [](const std::string& u) -> std::optional<double> {
         if (u.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
-        char* end = nullptr;
-        const double v = std::strtod(u.c_str(), &end);
-        if (end != u.c_str() + u.size()) return std::nullopt;
-        return v;
+        return parse_number(u);
     };
     const auto w = number(t.substr(0, x)), h = number(t.substr(x + 1));
     if (!w || !h) return std::nullopt;

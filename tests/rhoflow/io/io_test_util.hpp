@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <clocale>
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
@@ -11,6 +12,9 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <spawn.h>
 #include <sstream>
@@ -92,6 +96,24 @@ inline std::set<std::string> temporaries(const fs::path& dir) {
     for (const auto& n : entries(dir))
         if (n.find(".tmp.") != std::string::npos) t.insert(n);
     return t;
+}
+
+/// Every regular file under `dir` with its content, by relative path; run.json's "execution" field
+/// (timings: the one place for what may differ between two runs) is dropped.
+inline std::map<std::string, std::string> files_of(const fs::path& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        if (!e.is_regular_file()) continue;
+        std::string text = read_text(e.path());
+        const std::string rel = fs::relative(e.path(), dir).string();
+        if (rel == "run.json") {
+            auto doc = nlohmann::json::parse(text);
+            doc.erase("execution");
+            text = doc.dump();
+        }
+        out[rel] = text;
+    }
+    return out;
 }
 
 /// Polls `ok` every millisecond for up to `seconds`.
@@ -199,6 +221,43 @@ struct EnvGuard {
         else
             ::unsetenv(name.c_str());
     }
+};
+
+/// A private folder holding de_DE.UTF-8 compiled by localedef (Debian's `locales` has the sources,
+/// scripts/setup.sh installs it), made once per test process and removed at its exit; empty if
+/// localedef failed.
+inline std::optional<fs::path> comma_locale_path() {
+    struct Folder {
+        std::optional<fs::path> dir;
+        ~Folder() {
+            std::error_code ec;
+            if (dir) fs::remove_all(*dir, ec);
+        }
+    };
+    static const Folder folder = [] {
+        Folder f;
+        const fs::path dir = fs::temp_directory_path() / fmt::format("rhoflow_locale_{}", ::getpid());
+        fs::create_directories(dir);
+        f.dir = dir;
+        const fs::path log = dir / "localedef.log";
+        const pid_t pid = spawn({"/usr/bin/localedef", "-i", "de_DE", "-f", "UTF-8", (dir / "de_DE.UTF-8").string()},
+                                log, log);
+        if (pid > 0) wait_status(pid);
+        return f;
+    }();
+    if (!folder.dir || !fs::exists(*folder.dir / "de_DE.UTF-8" / "LC_NUMERIC")) return std::nullopt;
+    return folder.dir;
+}
+
+/// The comma-decimal locale for the scope: setlocale in this process (as Python's
+/// locale.setlocale does) and LC_ALL/LOCPATH in the environment (as an exported LC_ALL).
+struct CommaLocale {
+    EnvGuard locpath, lc_all;
+    explicit CommaLocale(const fs::path& dir) : locpath("LOCPATH", dir.string()), lc_all("LC_ALL", "de_DE.UTF-8") {
+        if (!std::setlocale(LC_ALL, "de_DE.UTF-8") || std::string(std::localeconv()->decimal_point) != ",")
+            throw std::runtime_error("cannot set the comma-decimal locale de_DE.UTF-8");
+    }
+    ~CommaLocale() { std::setlocale(LC_ALL, "C"); }
 };
 
 }  // namespace rhoflow::test
