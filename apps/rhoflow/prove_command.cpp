@@ -130,7 +130,7 @@ std::function<void()> prove_work(const ProveCommand& c) {
             if (!team_root()) return;
             if (!r.valid) {
                 std::string msg = fmt::format("invalid --verify: the certificate '{}' does not check:", c.verify);
-                for (const auto& e : r.errors) msg += "\n  " + e;
+                for (const auto& e : r.errors) msg += "\n  " + without_json_prefixes(e);
                 throw InvalidArgument("verify", msg);
             }
             if (c.json)

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
@@ -84,4 +85,18 @@ TEST_CASE("cli files: prove --verify reads the certificate bounded: a device, a 
     CHECK(bad.code == 2);
     CHECK(bad.err.find("bad.json is not valid JSON: at line 2, column 1: syntax error") != std::string::npos);
     CHECK(bad.err.find("[json.exception") == std::string::npos);
+}
+
+TEST_CASE("cli files: prove --verify lists what fails without nlohmann's prefixes") {
+    TempDir t("cli_verify_prefix");
+    REQUIRE(rhoflow_cli({"prove", "--claim", "monotone", "--d", "5", "--L", "100", "--R", "50", "--quiet", "--output",
+                         (t / "cert.json").string()})
+                .code == 0);
+    nlohmann::json cert = nlohmann::json::parse(read_text(t / "cert.json"));
+    cert["params"].erase("rigorous");
+    write_text(t / "c2.json", cert.dump());
+    const Run r = rhoflow_cli({"prove", "--verify", (t / "c2.json").string()});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("params: key 'rigorous' not found") != std::string::npos);
+    CHECK(r.err.find("[json.exception") == std::string::npos);
 }

@@ -159,4 +159,14 @@ nlohmann::json parse_untrusted_json(std::string_view text, const std::string& wh
     }
 }
 
+std::string without_json_prefixes(std::string message) {
+    for (std::size_t at = message.find("[json.exception."); at != std::string::npos;
+         at = message.find("[json.exception.", at)) {
+        const std::size_t end = message.find("] ", at);
+        if (end == std::string::npos) break;
+        message.erase(at, end + 2 - at);
+    }
+    return message;
+}
+
 }  // namespace rhoflow

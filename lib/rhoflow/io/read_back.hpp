@@ -42,4 +42,8 @@ std::string read_untrusted_file(const std::filesystem::path& path, const ReadLim
 /// deeper than 64 levels ...").
 nlohmann::json parse_untrusted_json(std::string_view text, const std::string& where, const std::string& field);
 
+/// `message` without nlohmann's "[json.exception.KIND.N] " prefixes, wherever they stand (errors
+/// collected as text from several exceptions, such as the checker's list).
+std::string without_json_prefixes(std::string message);
+
 }  // namespace rhoflow

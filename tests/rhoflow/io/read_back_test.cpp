@@ -84,3 +84,10 @@ TEST_CASE("read_back: JSON errors name the file and the position, without nlohma
     const std::string huge(std::string(1000000, '[') + std::string(1000000, ']'));
     CHECK(has(error_of<InvalidArgument>([&] { parse_untrusted_json(huge, "h", "f"); }), "deeper than 64 levels"));
 }
+
+TEST_CASE("read_back: nlohmann's prefixes are removed wherever they stand in a collected message") {
+    CHECK(without_json_prefixes("params: [json.exception.out_of_range.403] key 'rigorous' not found") ==
+          "params: key 'rigorous' not found");
+    CHECK(without_json_prefixes("[json.exception.type_error.302] a; b: [json.exception.x.1] c") == "a; b: c");
+    CHECK(without_json_prefixes("no prefix [json.exception.") == "no prefix [json.exception.");
+}
