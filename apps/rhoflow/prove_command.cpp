@@ -1,9 +1,7 @@
 #include "prove_command.hpp"
 
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <utility>
 
 #include "rhoflow/core/errors.hpp"
@@ -14,6 +12,7 @@
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/io/prove_output.hpp"
+#include "rhoflow/io/read_back.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
 
@@ -118,21 +117,20 @@ std::function<void()> prove_work(const ProveCommand& c) {
         int threads = 0;  // read now: the parsed command line is gone when the work runs
         if (c.app->count("--threads") > 0) threads = static_cast<int>(parse_integer(c.texts.at("threads"), "threads"));
         return [c, threads] {
-            std::ifstream in(c.verify, std::ios::binary);
-            if (!in) throw InvalidArgument("verify", fmt::format("invalid --verify: cannot read '{}'", c.verify));
-            std::stringstream ss;
-            ss << in.rdbuf();
             nlohmann::json cert;
-            try {
-                cert = nlohmann::json::parse(ss.str());
-            } catch (const std::exception& e) {
-                throw InvalidArgument("verify", fmt::format("invalid --verify: '{}' is not JSON: {}", c.verify, e.what()));
+            try {  // untrusted: bounded, never hung by a FIFO or a device (io/read_back.hpp)
+                cert = parse_untrusted_json(read_untrusted_file(c.verify, {max_document_bytes, "a certificate"}),
+                                            c.verify, "verify");
+            } catch (const IoError& e) {
+                throw InvalidArgument("verify", fmt::format("invalid --verify: {}", e.what()));
+            } catch (const InvalidArgument& e) {
+                throw InvalidArgument("verify", fmt::format("invalid --verify: {}", e.what()));
             }
             const VerifyReport r = verify_certificate(cert, threads, Execution::team);
             if (!team_root()) return;
             if (!r.valid) {
                 std::string msg = fmt::format("invalid --verify: the certificate '{}' does not check:", c.verify);
-                for (const auto& e : r.errors) msg += "\n  " + e;
+                for (const auto& e : r.errors) msg += "\n  " + without_json_prefixes(e);
                 throw InvalidArgument("verify", msg);
             }
             if (c.json)

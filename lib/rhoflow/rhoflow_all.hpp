@@ -20,6 +20,7 @@
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/plot.hpp"
 #include "rhoflow/io/prove_output.hpp"
+#include "rhoflow/io/read_back.hpp"
 #include "rhoflow/io/result_output.hpp"
 #include "rhoflow/io/table.hpp"
 #include "rhoflow/io/table_files.hpp"

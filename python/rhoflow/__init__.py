@@ -16,6 +16,7 @@ numbers, bit for bit, as `rhoflow SUB --json`. Long runs release the GIL, stop o
 """
 from __future__ import annotations
 
+import collections.abc as _abc
 import csv as _csv
 import inspect as _inspect
 import json as _json
@@ -121,19 +122,34 @@ def _text(value, name, kind):
             raise TypeError(f"{name} must be a number or a (lo, hi) pair")
         return f"{_number(value[0], name)}:{_number(value[1], name)}"
     if kind == "NAMES":  # compare's table_columns: a sequence of column names
-        items = list(value)
+        items = _items(value, name, "a string or a sequence of strings")
         if not all(isinstance(v, str) for v in items):
             raise TypeError(f"{name} must be a string or a sequence of strings")
         return ",".join(items)
     if kind == "LIST":
         if isinstance(value, _numbers.Real) and not isinstance(value, bool):
             return _number(value, name)
-        try:
-            items = list(value.ravel()) if hasattr(value, "ravel") else list(value)
-        except TypeError:
-            raise TypeError(f"{name} must be a number or a sequence of numbers, not {type(value).__name__}") from None
-        return ",".join(_number(v, name) for v in items)
+        items = _items(value, name, "a number or a sequence of numbers")
+        return ",".join(_number(v, f"{name}[{i}]") for i, v in enumerate(items))
     return _number(value, name)
+
+
+def _items(value, name, accepted):
+    """The elements of a one-dimensional sequence (a list, tuple, range or 1-D array), in order;
+    a mapping or a set (whose iteration gives keys, or no order) and a 2-D array are refused."""
+    if isinstance(value, (_abc.Mapping, _abc.Set, bytes, bytearray)):
+        raise TypeError(f"{name} must be {accepted} (a list, tuple or 1-D array), not {type(value).__name__}")
+    shape = getattr(value, "shape", None)
+    if shape is not None and hasattr(value, "tolist"):  # a NumPy (or array-like) array
+        if len(shape) == 0:
+            return [value.item()]
+        if len(shape) != 1:
+            raise ValueError(f"{name} must be one-dimensional, not an array of shape {tuple(shape)}")
+        return value.tolist()
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{name} must be {accepted}, not {type(value).__name__}") from None
 
 
 def _default(text, kind):
@@ -164,6 +180,20 @@ _PY_TYPES = {"": "bool", "INT": "int", "SEED": "int", "NUMBER": "float", "TEXT":
 
 def _annotation(setting):
     return "list[int]" if setting["key"] == "record" else _PY_TYPES[setting["type"]]
+
+
+_MAX_MEMORY_DOC = ("max_memory : int (bytes) or str ('512M', '8G'), optional",
+                   "    refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this "
+                   "machine's physical memory or its cgroup's limit (as the command line's --max-memory)")
+
+
+def _memory_text(value):
+    """The text of a max_memory argument ("" for the machine's limit)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return _number(value, "max_memory")
 
 
 def _progress_function(progress):
@@ -563,6 +593,7 @@ def _signature(command):
         params.append(P(name, P.KEYWORD_ONLY, default=_default(s["default"], s["type"]), annotation=_annotation(s)))
     if command in _WITH_PROGRESS:
         params.append(P("progress", P.KEYWORD_ONLY, default=None, annotation="Callable[[int, int], None] | None"))
+    params.append(P("max_memory", P.KEYWORD_ONLY, default=None, annotation="int | str | None"))
     return names, _inspect.Signature(params, return_annotation=_RESULTS[command])
 
 
@@ -580,6 +611,7 @@ def _docstring(command, names):
     if command in _WITH_PROGRESS:
         lines += ["progress : callable(done, total) or a tqdm-like bar, optional",
                   "    called from the calling thread about every 50 ms with the SGA steps done and their total"]
+    lines += [_MAX_MEMORY_DOC[0], _MAX_MEMORY_DOC[1]]
     lines += ["", "Returns", "-------", _RESULTS[command],
               "", "Raises", "------",
               "InvalidArgument (a ValueError) naming the parameter and its accepted range",
@@ -596,6 +628,7 @@ def _job_function(command):
         bound = sig.bind(*args, **kwargs)
         settings = []
         progress = None
+        max_memory = ""
         for name, value in bound.arguments.items():
             if name == "model":
                 if not isinstance(value, Model):
@@ -603,12 +636,14 @@ def _job_function(command):
                 settings += value._settings()
             elif name == "progress":
                 progress = _progress_function(value)
+            elif name == "max_memory":
+                max_memory = _memory_text(value)
             else:
                 s = kinds[name]
                 settings.append((s["key"], _text(value, name, s["type"])))
         if command != "check" and "model" not in bound.arguments:
             settings = Model()._settings() + settings
-        return _wrap(_rhoflow.run(command, settings, progress))
+        return _wrap(_rhoflow.run(command, settings, progress, max_memory))
 
     job.__name__ = job.__qualname__ = command
     job.__module__ = __name__
@@ -671,7 +706,7 @@ compare_ensemble = _compare_ensemble_function()
 
 # ------------------------------------------------------------------------------ files
 
-def run(path, out=None, *, figures=True, progress=None, log=None):
+def run(path, out=None, *, figures=True, progress=None, log=None, max_memory=None):
     """Runs an experiment file (TOML; docs/cli.md, Experiment files) like ``rhoflow run``: every
     cell validated first, the run built in .OUT.partial and resumed from there after an
     interruption (KeyboardInterrupt) or a failure; OUT complete or absent.
@@ -679,11 +714,13 @@ def run(path, out=None, *, figures=True, progress=None, log=None):
     path: the experiment file; out: the output folder (default: the file's `out`, else
     <file stem>-out); figures: render the compare cells' figures with gnuplot; progress: a
     callable(done, total) (the SGA steps of the cell running) or a tqdm-like bar; log: a
-    callable(line) receiving the runner's progress lines.
+    callable(line) receiving the runner's progress lines; max_memory: refuse the run, before any
+    cell runs, if a cell's estimated memory exceeds it (bytes, or a text such as '8G'; default: the
+    machine's), as ``rhoflow run --max-memory``.
 
     Returns a RunResult."""
     d = _rhoflow.run_file(_os.fspath(path), "" if out is None else _os.fspath(out), figures,
-                          _progress_function(progress), log)
+                          _progress_function(progress), log, _memory_text(max_memory))
     cells = [Cell(c["task"], c["dir"], c["swept"], c["resumed"], _wrap(c["result"])) for c in d["cells"]]
     return RunResult(d["title"], d["file"], d["out"], cells, d["summaries"])
 
@@ -699,6 +736,10 @@ def load(path):
     result.json), a result document file (`--output FILE`), or an experiment's output folder
     (run.json: a RunResult). Files are untrusted: a malformed one raises ValueError."""
     path = _os.fspath(path)
+    if isinstance(path, bytes):
+        path = _os.fsdecode(path)
+    if "\0" in path:
+        raise ValueError(f"load: the path {path!r} holds a NUL character (no file name can)")
     if _os.path.isdir(path) and _os.path.isfile(_os.path.join(path, "run.json")):
         return _load_run(path)
     return _wrap(_rhoflow.load(path))
@@ -713,8 +754,7 @@ def _safe_relative(p, what):
 def _load_run(path):
     index = _os.path.join(path, "run.json")
     try:
-        with open(index, encoding="utf-8") as f:
-            doc = _json.load(f)
+        doc = _json.loads(_rhoflow.read_text(index, True))  # bounded, nesting checked (io/read_back.hpp)
         if doc.get("program") != "rhoflow" or doc.get("command") != "run" or not isinstance(doc.get("runs"), list):
             raise ValueError("not the index of a rhoflow run")
         cells, tasks = [], []
@@ -736,14 +776,12 @@ def _read_table(path):
     shortest round-trip form, empty fields for missing values; caption and provenance in the
     sidecar PATH.meta.json). Files from before the sidecar, with '#' caption and provenance lines
     at the top, read the same."""
-    with open(path, encoding="utf-8", newline="") as f:
-        lines = f.read().splitlines()
+    lines = _rhoflow.read_text(_os.fspath(path), False).splitlines()
     comments = [l[2:] if l.startswith("# ") else l[1:] for l in lines if l.startswith("#")]
     sidecar = _os.fspath(path) + ".meta.json"
     if _os.path.isfile(sidecar):
         try:
-            with open(sidecar, encoding="utf-8") as f:
-                side = _json.load(f)
+            side = _json.loads(_rhoflow.read_text(sidecar, True))
             comments = [str(side["caption"])] + [str(m) for m in side["meta"]]
         except (KeyError, TypeError, _json.JSONDecodeError) as e:
             raise ValueError(f"{sidecar} is not the sidecar of a rhoflow table: {e}") from None

@@ -135,7 +135,8 @@ class RunResult:
 
 def run(path: str, out: Optional[str] = None, *, figures: bool = True,
         progress: Optional[Callable[[int, int], None]] = None,
-        log: Optional[Callable[[str], None]] = None) -> RunResult: ...
+        log: Optional[Callable[[str], None]] = None,
+        max_memory: int | str | None = None) -> RunResult: ...
 def load(path: str) -> Result | RunResult: ...
 def from_json(text: str) -> Result: ...
 
@@ -147,7 +148,8 @@ def field(model: Model = ...,
           seed: int = 1,
           threads: int = 0,
           rel_tol: float = 1e-12,
-          inner_resolution: float = 0.165) -> FieldResult:
+          inner_resolution: float = 0.165,
+          max_memory: int | str | None = None) -> FieldResult:
     """
     The population field at each rho: j(rho) = E||f_q(X)||^2, j'(rho), the ODE drift F = (1 -
     rho^2) j'(rho) and E[A_I], each with its error (method exact, meanfield or montecarlo).
@@ -177,6 +179,8 @@ def field(model: Model = ...,
     inner_resolution : float, default 0.165
         exact: inner trapezoid step is min(0.25, this / (beta sigma)), 0.01 ... 0.5
         [exact.inner_resolution] inner trapezoid step is min(0.25, this / tau)
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------
@@ -204,7 +208,8 @@ def ode(model: Model = ...,
         field: str = 'exact',
         table_tol: float = 1e-12,
         table_points: int = 1025,
-        threads: int = 0) -> OdeResult:
+        threads: int = 0,
+        max_memory: int | str | None = None) -> OdeResult:
     """
     The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the
     others' solutions under 'others') on an even grid of `points` times up to t_end (or t_log
@@ -254,6 +259,8 @@ def ode(model: Model = ...,
     threads : int, default 0
         threads tabulating the exact field (0 = all cores)
         [table.threads] threads sampling the exact field (0 = all cores)
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------
@@ -273,7 +280,8 @@ def phase(model: Model = ...,
           field: str = 'exact',
           table_tol: float = 1e-12,
           table_points: int = 1025,
-          threads: int = 0) -> PhaseResult:
+          threads: int = 0,
+          max_memory: int | str | None = None) -> PhaseResult:
     """
     The phase portrait: every equilibrium with its stability and error, the basins,
     monotonicity.
@@ -297,6 +305,8 @@ def phase(model: Model = ...,
     threads : int, default 0
         threads tabulating the exact field (0 = all cores)
         [table.threads] threads sampling the exact field (0 = all cores)
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------
@@ -326,7 +336,8 @@ def sga(model: Model = ...,
         first_trial: int = 0,
         record: list[int] = [],
         records_per_decade: int = 20,
-        progress: Callable[[int, int], None] | None = None) -> SgaResult:
+        progress: Callable[[int, int], None] | None = None,
+        max_memory: int | str | None = None) -> SgaResult:
     """
     An ensemble of projected SGA trials with step sizes eta_k = eta0 / (1 + k/k0)^gamma; trial k
     draws from the stream (seed, sga_trial, k), so the numbers do not depend on `threads`.
@@ -379,6 +390,8 @@ def sga(model: Model = ...,
         [sga.records_per_decade] log-spaced record steps per decade of k
     progress : callable(done, total) or a tqdm-like bar, optional
         called from the calling thread about every 50 ms with the SGA steps done and their total
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------
@@ -425,7 +438,8 @@ def compare(model: Model = ...,
             effective_paths: int = 4000,
             alpha: float = 0.05,
             figure_size: str = 'column',
-            progress: Callable[[int, int], None] | None = None) -> CompareResult:
+            progress: Callable[[int, int], None] | None = None,
+            max_memory: int | str | None = None) -> CompareResult:
     """
     The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size
     study) and the effective dynamics' prediction with a verdict. With no arguments: the
@@ -530,6 +544,8 @@ def compare(model: Model = ...,
         [figure.size]
     progress : callable(done, total) or a tqdm-like bar, optional
         called from the calling thread about every 50 ms with the SGA steps done and their total
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------
@@ -637,7 +653,8 @@ def stationary(model: Model = ...,
                hit: float = 0.01,
                field: str = 'exact',
                table_tol: float = 1e-12,
-               table_points: int = 1025) -> StationaryResult:
+               table_points: int = 1025,
+               max_memory: int | str | None = None) -> StationaryResult:
     """
     The predicted stationary law of the constant-step chain at each effective attractor: the
     resampled chain's (mean, sd, quantiles, tail, with errors) beside the diffusion
@@ -701,6 +718,8 @@ def stationary(model: Model = ...,
     table_points : int, default 1025
         largest Chebyshev grid for the exact field, 33 ... 8193
         [stationary.table.max_points] largest Lobatto grid (points) before giving up on the target
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------
@@ -739,7 +758,8 @@ def check(claim: str,
           rel_tol: float = 1e-10,
           inner_resolution: float = 0.25,
           x_axis: str = '',
-          figure_size: str = 'column') -> CheckResult:
+          figure_size: str = 'column',
+          max_memory: int | str | None = None) -> CheckResult:
     """
     Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a
     box of model parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.
@@ -821,6 +841,8 @@ def check(claim: str,
     figure_size : str, default 'column'
         figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
         [figure.size]
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
     Returns
     -------

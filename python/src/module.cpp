@@ -26,11 +26,9 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "convert.hpp"
@@ -38,11 +36,13 @@
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/cancel.hpp"
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/io/read_back.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow::python {
@@ -94,7 +94,7 @@ void translate(std::exception_ptr p) {
     } catch (const fs::filesystem_error& e) {
         PyErr_SetString(PyExc_OSError, e.what());
     } catch (const json::exception& e) {
-        PyErr_SetString(PyExc_ValueError, e.what());
+        PyErr_SetString(PyExc_ValueError, plain_message(e).c_str());
     }
 }
 
@@ -379,8 +379,34 @@ py::tuple wrap(Job job, JobResult result, Provenance provenance) {
     return py::make_tuple(self, data, tables);
 }
 
-py::tuple run_job(const std::string& command, const Pairs& settings, py::object progress) {
+// The memory limit of a Python call: max_memory ("" = the machine's), as --max-memory.
+MemoryLimit memory_limit(const std::string& max_memory) {
+    MemoryLimit limit = machine_memory_limit();
+    if (!max_memory.empty()) {
+        try {
+            limit = {parse_memory_size(max_memory, "max_memory"), "max_memory"};
+        } catch (const InvalidArgument& e) {
+            raise_invalid(e.what(), e.field(), "max_memory");
+        }
+    }
+    limit.setter = "max_memory=SIZE";
+    return limit;
+}
+
+// Refuses, before it runs, a job whose estimated memory exceeds the limit (experiment/memory.hpp),
+// naming the keyword that sizes it, as the command line does.
+void check_job_memory(const std::string& command, const Job& job, const MemoryLimit& limit) {
+    try {
+        check_memory(job, ResultDetail::full, limit);  // a Python result keeps everything
+    } catch (const InvalidArgument& e) {
+        raise_invalid(e.what(), e.field(), key_for_field(command, e.field()));
+    }
+}
+
+py::tuple run_job(const std::string& command, const Pairs& settings, py::object progress,
+                  const std::string& max_memory) {
     Job job = build_job(command, settings);
+    check_job_memory(command, job, memory_limit(max_memory));
     Provenance provenance = python_provenance(command);
     Reporter reporter(std::move(progress), py::none());
     JobResult result = watch([&](ProgressCounter* c) { return run(job, c); }, reporter);
@@ -436,6 +462,7 @@ py::tuple from_document(const json& doc) {
     std::visit([&](auto& j) { doc.at("params").get_to(j); }, job);
     validate(job);
     JobResult result = result_from_document(job, doc);
+    check_result_fits(job, result);  // derived numbers recomputed, shapes against the params
     Provenance provenance;  // its own (older documents: no commit, command line, date)
     try {
         provenance = doc.get<Provenance>();
@@ -445,29 +472,33 @@ py::tuple from_document(const json& doc) {
     return wrap(std::move(job), std::move(result), std::move(provenance));
 }
 
-json parse_document(const std::string& text, const std::string& where) {
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        throw std::invalid_argument(where + " is not a JSON document: " + e.what());
-    }
-}
-
 py::tuple from_document_text(const std::string& text, const std::string& where) {
-    const json doc = parse_document(text, where);
+    const json doc = parse_untrusted_json(text, where, "document");
     try {
         return from_document(doc);
     } catch (const json::exception& e) {
-        throw std::invalid_argument(where + " is not a rhoflow result document: " + e.what());
+        throw std::invalid_argument(where + " is not a rhoflow result document: " + plain_message(e));
     } catch (const InvalidArgument& e) {
         throw std::invalid_argument(where + " is not a valid rhoflow result document: " + e.what());
     }
 }
 
+// The bytes of an untrusted file (io/read_back.hpp), read on a worker thread with the GIL
+// released: a FIFO or a slow stream freezes no other thread, and Ctrl-C stops the wait.
+std::string read_back(const std::string& path, std::size_t max_bytes, const std::string& what) {
+    if (path.find('\0') != std::string::npos) {
+        std::string shown;
+        for (char c : path) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
+        throw std::invalid_argument("the path '" + shown + "' holds a NUL character (no file name can)");
+    }
+    Reporter reporter{py::none(), py::none()};
+    return watch([&](ProgressCounter*) { return read_untrusted_file(path, {max_bytes, what}); }, reporter);
+}
+
 // Reads the result document of an output folder (or a document file) back.
 py::tuple load(const std::string& path) {
     fs::path file = path;
-    if (fs::is_directory(file)) {
+    if (path.find('\0') == std::string::npos && fs::is_directory(file)) {
         fs::path found;
         for (const char* name : {"compare.json", "certificate.json", "result.json"})
             if (fs::is_regular_file(file / name)) {
@@ -479,17 +510,32 @@ py::tuple load(const std::string& path) {
                                                "or run.json)");
         file = found;
     }
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw IoError("cannot read " + file.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in && !in.eof()) throw IoError("cannot read " + file.string());
-    return from_document_text(text.str(), file.string());
+    const std::string text = read_back(file.string(), max_document_bytes, "a result document");
+    return from_document_text(text, file.string());
+}
+
+// The text of a file of an output folder read back (run.json, a table), checked to be JSON
+// within the limits when `json_document`.
+std::string read_file_text(const std::string& path, bool json_document) {
+    std::string text = read_back(path, max_document_bytes, json_document ? "a result document" : "a table");
+    if (json_document) parse_untrusted_json(text, path, "document");
+    return text;
 }
 
 py::dict run_file(const std::string& path, const std::string& out, bool figures, py::object progress,
-                  py::object log) {
+                  py::object log, const std::string& max_memory) {
     const Experiment e = read_experiment(path, out);
+    const MemoryLimit limit = memory_limit(max_memory);
+    for (const ExperimentCell& c : e.cells) {  // every cell must fit before anything runs, as `rhoflow run` checks
+        const ExperimentTask& t = e.tasks[c.task];
+        try {
+            check_memory(c.job, ResultDetail::full, limit);
+        } catch (const InvalidArgument& x) {
+            const std::string key = key_for_field(t.command, x.field());
+            throw InvalidArgument(key, e.file + ": task '" + t.name + "', cell " + c.dir + ": key '" + key + "': " +
+                                           x.what());
+        }
+    }
     Reporter reporter(std::move(progress), std::move(log));
     ExperimentOptions o;
     o.provenance = python_provenance("run");
@@ -578,12 +624,16 @@ PYBIND11_MODULE(_rhoflow, m) {
     m.def("check_model", &rp::check_model, py::arg("settings"),
           "Validates model settings (key, text) like a job's; the model's JSON.");
     m.def("run", &rp::run_job, py::arg("command"), py::arg("settings"), py::arg("progress") = py::none(),
+          py::arg("max_memory") = "",
           "Runs a job from (key, text) settings: (Result, data, tables).");
     m.def("compare_ensemble", &rp::compare_ensemble, py::arg("ensemble"), py::arg("settings"),
           "compare() on an sga result's ensemble, from (key, text) compare settings: (Result, data, tables).");
     m.def("run_file", &rp::run_file, py::arg("path"), py::arg("out") = "", py::arg("figures") = true,
-          py::arg("progress") = py::none(), py::arg("log") = py::none(), "Runs an experiment file.");
+          py::arg("progress") = py::none(), py::arg("log") = py::none(), py::arg("max_memory") = "",
+          "Runs an experiment file.");
     m.def("load", &rp::load, py::arg("path"), "Reads a result document (or an output folder's) back.");
+    m.def("read_text", &rp::read_file_text, py::arg("path"), py::arg("json_document"),
+          "The text of a file read back as untrusted (bounded, GIL released); checked as JSON if json_document.");
     m.def("from_document", &rp::from_document_text, py::arg("text"), py::arg("where") = "the document",
           "A result from its JSON document.");
     m.def("set_types", &rp::set_types, py::arg("record"), py::arg("table"));

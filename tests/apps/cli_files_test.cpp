@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
@@ -62,4 +63,40 @@ TEST_CASE("cli files: run --out onto a regular file exits 1 naming it") {
     CHECK(r.err.find("afile") != std::string::npos);
     CHECK(r.err.find("numerical failure") == std::string::npos);
     CHECK(read_text(t / "afile") == "mine");
+}
+
+TEST_CASE("cli files: prove --verify reads the certificate bounded: a device, a FIFO, a directory, bad JSON") {
+    TempDir t("cli_verify_paths");
+    auto verify = [](const fs::path& p) { return rhoflow_cli({"prove", "--verify", p.string()}); };
+    const Run zero = verify("/dev/zero");  // was read without bound
+    CHECK(zero.code == 2);
+    CHECK(zero.err.find("invalid --verify: /dev/zero: more than 1073741824 bytes (1 GiB), the limit for a certificate") !=
+          std::string::npos);
+    const fs::path fifo = t / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const Run hung = verify(fifo);  // was waited for forever
+    CHECK(hung.code == 2);
+    CHECK(hung.err.find(fifo.string() + ": cannot be read: it is a FIFO with no writer") != std::string::npos);
+    const Run dir = verify(t.path);  // was "unexpected end of input"
+    CHECK(dir.code == 2);
+    CHECK(dir.err.find(t.path.string() + ": cannot be read: it is a directory") != std::string::npos);
+    write_text(t / "bad.json", "{\"claim\": \n}");
+    const Run bad = verify(t / "bad.json");
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("bad.json is not valid JSON: at line 2, column 1: syntax error") != std::string::npos);
+    CHECK(bad.err.find("[json.exception") == std::string::npos);
+}
+
+TEST_CASE("cli files: prove --verify lists what fails without nlohmann's prefixes") {
+    TempDir t("cli_verify_prefix");
+    REQUIRE(rhoflow_cli({"prove", "--claim", "monotone", "--d", "5", "--L", "100", "--R", "50", "--quiet", "--output",
+                         (t / "cert.json").string()})
+                .code == 0);
+    nlohmann::json cert = nlohmann::json::parse(read_text(t / "cert.json"));
+    cert["params"].erase("rigorous");
+    write_text(t / "c2.json", cert.dump());
+    const Run r = rhoflow_cli({"prove", "--verify", (t / "c2.json").string()});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("params: key 'rigorous' not found") != std::string::npos);
+    CHECK(r.err.find("[json.exception") == std::string::npos);
 }

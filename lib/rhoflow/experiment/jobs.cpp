@@ -1,7 +1,9 @@
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <fmt/format.h>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
@@ -278,6 +280,106 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
 
 JobResult result_from_document(const Job& job, const json& doc) {
     return std::visit([&](const auto& j) -> JobResult { return doc.get<ResultOf<std::decay_t<decltype(j)>>>(); }, job);
+}
+
+// ------------------------------------------------------------------------------- fit
+
+namespace {
+
+[[noreturn]] void misfit(const std::string& path, const std::string& what) { throw InvalidArgument(path, path + " " + what); }
+
+// The path "a.b[2]" of a JSON pointer "/a/b/2" below `root`.
+std::string dotted(const std::string& root, const std::string& pointer) {
+    std::string out = root;
+    std::size_t at = 1;
+    while (at <= pointer.size() && pointer.size() > 0) {
+        const std::size_t next = std::min(pointer.find('/', at), pointer.size());
+        const std::string part = pointer.substr(at, next - at);
+        const bool index = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+        out += index ? "[" + part + "]" : "." + part;
+        at = next + 1;
+    }
+    return out;
+}
+
+// The summary an ensemble's trials give, against the one it holds (derived data is never taken as is).
+void check_summary(const EnsembleResult& e) {
+    const json given = json::parse(json(e.summary).dump()), recomputed = json::parse(json(summarise(e.trials)).dump());
+    if (given == recomputed) return;
+    const json patch = json::diff(recomputed, given);
+    const std::string path = dotted("summary", patch.empty() ? "" : patch.front().value("path", ""));
+    const json::json_pointer at(patch.empty() ? "" : patch.front().value("path", ""));
+    throw InvalidArgument(path, fmt::format("{} = {} is not what the trials' records give ({})", path,
+                                            given.contains(at) ? given.at(at).dump() : "missing",
+                                            recomputed.contains(at) ? recomputed.at(at).dump() : "nothing"));
+}
+
+void check_fits(const SgaJob& job, const SgaJobResult& r) {
+    const SgaParams& p = job.sga;
+    const EnsembleResult& e = r.ensemble;
+    if (std::cmp_not_equal(e.trials.size(), p.trials))
+        misfit("trials", fmt::format("holds {} trial records, but params.sga.trials = {}", e.trials.size(), p.trials));
+    if (e.record_steps != record_steps_for(p))
+        misfit("record_steps", fmt::format("({} steps up to {}) are not the record steps of params.sga (steps = {}, "
+                                           "records_per_decade = {}, record_steps)",
+                                           e.record_steps.size(), e.record_steps.empty() ? 0 : e.record_steps.back(),
+                                           p.steps, p.records_per_decade));
+    if (e.record_times.size() != e.record_steps.size())
+        misfit("record_times", fmt::format("has {} values for {} record steps", e.record_times.size(), e.record_steps.size()));
+    if (e.rho_finals.size() != e.trials.size())
+        misfit("rho_finals", fmt::format("has {} values for {} trials", e.rho_finals.size(), e.trials.size()));
+    for (std::size_t i = 0; i < e.trials.size(); ++i) {
+        const TrialResult& t = e.trials[i];
+        const std::string at = fmt::format("trials[{}]", i);
+        if (t.trial != p.first_trial + static_cast<std::int64_t>(i) || t.seed != p.seed)
+            misfit(at, fmt::format("is trial {} of seed {}, not trial {} of params.sga.seed = {}", t.trial, t.seed,
+                                   p.first_trial + static_cast<std::int64_t>(i), p.seed));
+        if (t.rho.size() != e.record_steps.size() || t.nuisance_mass.size() != e.record_steps.size())
+            misfit(at + ".rho", fmt::format("and {}.nuisance_mass must have one value per record step ({})", at,
+                                            e.record_steps.size()));
+        if (t.hit_step && (*t.hit_step < 0 || *t.hit_step > p.steps))
+            misfit(at + ".hit_step", fmt::format("= {} is not a step of 0 ... {}", *t.hit_step, p.steps));
+        if (!(e.rho_finals[i] == t.rho_final))
+            misfit(fmt::format("rho_finals[{}]", i), fmt::format("= {} is not {}.rho_final = {}", e.rho_finals[i], at, t.rho_final));
+    }
+    check_summary(e);
+    if (r.outcomes) {
+        std::int64_t counted = r.outcomes->unassigned;
+        for (const BasinOutcome& b : r.outcomes->basins) counted += b.count;
+        if (r.outcomes->trials != p.trials || counted != p.trials)
+            misfit("outcomes", fmt::format("count {} trials ({} in basins and unassigned), but params.sga.trials = {}",
+                                           r.outcomes->trials, counted, p.trials));
+    }
+}
+
+void check_fits(const FieldJob& job, const FieldJobResult& r) {
+    if (r.points.size() != job.rho.size())
+        misfit("points", fmt::format("holds {} points for {} values of params.rho", r.points.size(), job.rho.size()));
+    for (std::size_t i = 0; i < r.points.size(); ++i)
+        if (!(r.points[i].rho == job.rho[i]))
+            misfit(fmt::format("points[{}].rho", i), fmt::format("= {} is not params.rho[{}] = {}", r.points[i].rho, i, job.rho[i]));
+}
+
+void check_solution(const OdeSolution& s, const std::string& at) {
+    if (s.rho.size() != s.t.size() || s.rho_err.size() != s.t.size())
+        misfit(at + "rho", fmt::format("and {}rho_err must have one value per time ({})", at, s.t.size()));
+}
+
+void check_fits(const OdeJob& job, const OdeJobResult& r) {
+    if (r.others.size() + 1 != job.rho0.size())
+        misfit("others", fmt::format("holds {} solutions for {} values of params.rho0 (the first is the main one)",
+                                     r.others.size(), job.rho0.size()));
+    check_solution(r.solution, "");
+    for (std::size_t i = 0; i < r.others.size(); ++i) check_solution(r.others[i], fmt::format("others[{}].", i));
+}
+
+template <class J, class R>
+void check_fits(const J&, const R&) {}  // results without records to recompute from
+
+}  // namespace
+
+void check_result_fits(const Job& job, const JobResult& result) {
+    visit_job(job, result, [](const auto& j, const auto& r) { check_fits(j, r); });
 }
 
 // ------------------------------------------------------------------------------- headlines

@@ -210,6 +210,10 @@ CheckResult run(const CheckJob& job, Execution ex = Execution::local);
 nlohmann::json document(const Job& job, const JobResult& result, const Provenance& provenance);
 /// Reads a job's result back from its document (the experiment runner resumes from these).
 JobResult result_from_document(const Job& job, const nlohmann::json& doc);
+/// Throws InvalidArgument naming the JSON path where a result read back does not fit its job:
+/// an ensemble's trial count, record steps, trial streams and hit steps, and its summary and
+/// rho_finals recomputed from its trials; a field's points and an ODE's solutions per rho0.
+void check_result_fits(const Job& job, const JobResult& result);
 
 /// The headline numbers of a finished job for a sweep's summary table: one row of (column
 /// name, cell) per result (field: one per rho).

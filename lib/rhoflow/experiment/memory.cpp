@@ -199,9 +199,9 @@ void check_memory(const Job& job, ResultDetail detail, const MemoryLimit& limit)
     const MemoryEstimate e = estimate_memory(job, detail);
     if (e.bytes <= limit.bytes) return;
     throw InvalidArgument(e.field, fmt::format("the job needs about {} of memory, mostly {} ({}), more than the {} of {} "
-                                               "(accepted: a job whose estimate fits; --max-memory SIZE sets the limit)",
+                                               "(accepted: a job whose estimate fits; {} sets the limit)",
                                                format_bytes(e.bytes), e.what, format_bytes(e.largest),
-                                               format_bytes(limit.bytes), limit.source));
+                                               format_bytes(limit.bytes), limit.source, limit.setter));
 }
 
 }  // namespace rhoflow

@@ -37,6 +37,7 @@ MemoryEstimate estimate_memory(const Job& job, ResultDetail detail = ResultDetai
 struct MemoryLimit {
     double bytes = 0;      ///< the limit in bytes
     std::string source;    ///< where it comes from ("physical memory", "cgroup limit", "--max-memory")
+    std::string setter = "--max-memory SIZE";  ///< how the user sets another limit, for the message
 };
 /// The machine's limit as described above.
 MemoryLimit machine_memory_limit();

@@ -31,6 +31,7 @@
 #include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/experiment/sweep.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/read_back.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow {
@@ -506,25 +507,13 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
     return cells;
 }
 
-// The whole content of an experiment file; InvalidArgument naming the file if it cannot be read.
+// The whole content of an experiment file (io/read_back.hpp); InvalidArgument naming the file if
+// it cannot be read.
 std::string read_text(const fs::path& file) {
-    auto fail = [&](int err) {
-        throw InvalidArgument("file", fmt::format("{}: cannot be read: {}", file.string(), std::strerror(err)));
-    };
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail(errno);
-    const std::unique_ptr<const int, void (*)(const int*)> closer(&fd, [](const int* f) { ::close(*f); });
-    std::string text;
-    char buffer[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) fail(errno);
-        if (n == 0) return text;
-        text.append(buffer, static_cast<std::size_t>(n));
-        if (text.size() > max_experiment_bytes)  // a device such as /dev/zero never ends
-            throw InvalidArgument("file", fmt::format("{}: more than {} bytes (4 MiB), the limit for an experiment file",
-                                                      file.string(), max_experiment_bytes));
+    try {
+        return read_untrusted_file(file, {max_experiment_bytes, "an experiment file"});
+    } catch (const IoError& e) {
+        throw InvalidArgument("file", e.what());
     }
 }
 

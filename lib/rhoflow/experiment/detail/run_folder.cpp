@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/read_back.hpp"
 
 namespace rhoflow::detail {
 
@@ -81,34 +83,11 @@ void check_run_tree(const fs::path& root) {
 }
 
 json read_json_file(const fs::path& file) {
-    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        const int err = errno;
-        throw IoError(fmt::format("cannot read {}: {}", file.string(),
-                                  err == ELOOP ? "it is a symbolic link" : std::strerror(err)));
-    }
-    struct stat st {};
-    std::string text;
-    int err = 0;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        err = -1;
-    } else {
-        char buffer[65536];
-        for (;;) {
-            const ssize_t n = ::read(fd, buffer, sizeof buffer);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) err = errno;
-            if (n <= 0) break;
-            text.append(buffer, static_cast<std::size_t>(n));
-        }
-    }
-    ::close(fd);
-    if (err == -1) throw IoError(fmt::format("cannot read {}: not a regular file", file.string()));
-    if (err) throw IoError(fmt::format("cannot read {}: {}", file.string(), std::strerror(err)));
+    const std::string text = read_untrusted_file(file, {max_document_bytes, "a document of a run folder", true});
     try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        throw IoError(fmt::format("{} is not valid JSON ({})", file.string(), plain_message(e)));
+        return parse_untrusted_json(text, file.string(), "file");
+    } catch (const InvalidArgument& e) {
+        throw IoError(e.what());
     }
 }
 
