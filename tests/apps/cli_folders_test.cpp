@@ -173,12 +173,11 @@ TEST_CASE("cli folders: a second run on a busy OUT exits 1 at once naming the ho
     const pid_t first = spawn({rhoflow_bin, "run", "a.toml"}, t / "a.out", t / "a.err", t.path);
     REQUIRE(first > 0);
     REQUIRE(wait_until([&] { return fs::exists(t / ".o.partial" / "manifest.json"); }));
-    const auto start = std::chrono::steady_clock::now();
+    // Refused at once, not after waiting for the lock: a run that waited would get it when the
+    // first ends and succeed, so exit 1 naming the holder shows it (no clock: CI machines are busy).
     const Run second = run_into(t / "b.toml", t / "o");
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(second.code == 1);
     CHECK(second.err.find(fmt::format("in use by another rhoflow run (pid {}", first)) != std::string::npos);
-    CHECK(seconds < 2.0);
     CHECK_FALSE(raw_library_text(second.err));
     const int status = wait_status(first);
     CHECK(WIFEXITED(status));

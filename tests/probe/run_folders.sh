@@ -199,11 +199,10 @@ until [ -f .o.partial/manifest.json ]; do
   [ $i -lt 400 ] || break
   sleep 0.05
 done
-start=$(date +%s)
 runs run b.toml
-took=$(($(date +%s) - start))
+# Refused at once, not after waiting for the lock: a run that waited would get the lock when the
+# first ends and exit 0, so exit 1 naming the holder's pid shows it (no clock: CI machines are busy).
 [ $rc -eq 1 ] || fail "the second run exited $rc (expected 1): $(cat err.txt)"
-[ $took -le 2 ] || fail "the second run took $took s to refuse"
 grep -q "pid $apid" err.txt || fail "the message does not name the holder's pid $apid: $(cat err.txt)"
 raw_error && fail "raw library error: $(cat err.txt)"
 wait $apid
@@ -386,11 +385,12 @@ runs run bad.toml --out o3
 end
 
 # ---------------------------------------------------------------------------------- D12, D13
-compare_slow="--d 10 --L 400 --R 8 --steps 300000 --trials 8 --no-study --no-figures --quiet"
+# A comparison of about an hour (3e10 token-steps): one that computed before refusing would run
+# into the probe's ctest TIMEOUT (600 s), so the refusals are shown to come first without a clock.
+compare_slow="--d 10 --L 400 --R 8 --steps 30000000 --trials 8 --no-study --no-figures --quiet"
 
 begin d12_compare_out_unwritable
 mkdir -p locked && touch afile
-start=$(date +%s)
 runs compare $compare_slow --out afile/sub
 [ $rc -eq 1 ] || fail "--out under a file: exit $rc"
 if chattr +i locked 2>/dev/null; then
@@ -407,7 +407,6 @@ if chattr +i locked 2>/dev/null; then
 else
   echo "note $case: chattr +i not available, only the file-in-the-way case ran"
 fi
-[ $(($(date +%s) - start)) -le 3 ] || fail "the refusals took more than 3 s: not before the computation"
 end
 
 begin d13_compare_out_equals_output

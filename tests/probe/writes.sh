@@ -71,17 +71,16 @@ no_nonfinite "compare.json" "$W/cmp/compare.json"
 
 # ---- a hung gnuplot is killed after RHOFLOW_GNUPLOT_TIMEOUT, naming the figure
 mkdir -p "$W/bin"
-printf '#!/bin/sh\n/bin/sleep 60\n' >"$W/bin/gnuplot"
+# (it sleeps a day: a rhoflow that did not kill it would run into the probe's ctest TIMEOUT, so no
+# clock is read here)
+printf '#!/bin/sh\n/bin/sleep 86400\n' >"$W/bin/gnuplot"
 chmod +x "$W/bin/gnuplot"
 PROBE_CASES=$((PROBE_CASES + 1))
-start=$(date +%s)
 PATH="$W/bin:$PATH" RHOFLOW_GNUPLOT_TIMEOUT=1 "$BIN" $CMP --out "$W/hung" >/dev/null 2>"$W/err"
 rc=$?
-took=$(($(date +%s) - start))
 [ $rc -eq 1 ] || fail "hung gnuplot" "exit $rc, expected 1: $(cat "$W/err")"
 grep -qF "did not finish" "$W/err" && grep -qF "fig_trajectory.gp" "$W/err" ||
     fail "hung gnuplot" "no message naming the figure: $(cat "$W/err")"
-[ $took -lt 30 ] || fail "hung gnuplot" "took $took s"
 [ -e "$W/hung" ] && fail "hung gnuplot" "a partial folder is left under its name"
 
 # ---- interruption removes the partial output (first pass)
