@@ -335,7 +335,7 @@ void check_task_name(const std::string& name, const std::string& file, int line)
                                                 shown(name), name.size(), kMaxFolderName));
     if (!detail::is_task_name(name))
         fail_at(file, line, "name", fmt::format("task name '{}' is reserved: the output folder holds the run's own {} "
-                                                "and {}", name, detail::kManifestFile, detail::kIndexFile));
+                                                "(in any case)", name, detail::run_file_list()));
 }
 
 // The command of a [[task]], checked.
@@ -1053,7 +1053,7 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
         }
     }
     write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");
-    write_citation(partial, provenance);
+    write_citation(partial, provenance);  // kCitationFile, one of detail::kRunFiles
     int err = 0;
     without_interrupt_cleanup([&] {
         if (::rename(partial.c_str(), e.out.c_str()) != 0) err = errno;
