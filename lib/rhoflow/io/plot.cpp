@@ -417,6 +417,10 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         const std::string short_name = f.name.rfind("fig_", 0) == 0 ? f.name.substr(4) : f.name;
         if (!f.caption.empty())
             write_file_atomic(dir / (f.name + ".caption.tex"), caption_file(f, figure_label(stem, short_name)));
+        // What a killed run left of this figure's images (the cairolatex pair under its stem too),
+        // whether or not this run renders.
+        for (const auto& name : {final_names.png, final_names.pdf, final_names.svg}) remove_stale_temporaries(dir / name);
+        remove_stale_temporaries(dir / (f.name + "-latex"), {".tex", ".pdf"});
         if (!gnuplot) {
             status.push_back(render ? fmt::format("warning: {0}: gnuplot not found on the PATH, figure not rendered; data "
                                                   "and {0}.gp written (apt-get install gnuplot-nox, then run gnuplot "
@@ -427,7 +431,6 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         }
         const bool latex = !f.latex_body.empty();
         const std::vector<fs::path> images = {dir / final_names.png, dir / final_names.pdf, dir / final_names.svg};
-        for (const auto& p : images) remove_stale_temporaries(p);  // images of a killed run
         std::vector<fs::path> tmps;
         for (const auto& p : images) tmps.push_back(detail::temporary_sibling(p));
         const fs::path tex_stem = latex_temporary_stem(dir, f.name);
