@@ -220,8 +220,14 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         const nlohmann::json doc = document(job, result, provenance);
         if (!c.folder.empty()) {
             StagedDirectory out(c.folder);  // complete or absent under its final name
-            const auto lines = write_outputs(job, result, out.path(), !c.no_figures, provenance,
-                                             std::filesystem::path(c.folder).lexically_normal().filename().string());
+            std::vector<std::string> lines;
+            try {
+                lines = write_outputs(job, result, out.path(), !c.no_figures, provenance,
+                                      std::filesystem::path(c.folder).lexically_normal().filename().string());
+            } catch (const IoError& e) {  // named as the folder the user asked for, not its temporary
+                throw IoError(fmt::format("{} (nothing was written: {} is as it was before this run)",
+                                          with_final_name(e.what(), out.path(), c.folder), c.folder));
+            }
             out.commit();
             if (!c.quiet) std::cerr << "rhoflow " << c.name << ": wrote into " << c.folder << "/:\n";
             for (const auto& l : lines)

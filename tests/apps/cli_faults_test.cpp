@@ -49,7 +49,61 @@ std::vector<std::string> temporaries_under(const fs::path& dir) {
     return t;
 }
 
+// Runs rhoflow `args` in `cwd` with every file it writes limited to `bytes` (RLIMIT_FSIZE, SIGXFSZ
+// ignored): a longer write fails with EFBIG, as a write to a full disk fails with ENOSPC, without
+// root or a small file system. Returns the exit code (-1 if killed); stderr goes to `err`.
+int run_with_file_limit(const std::vector<std::string>& args, rlim_t bytes, const fs::path& cwd, const fs::path& err) {
+    std::vector<std::string> argv = {rhoflow_bin};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> c;
+    for (auto& a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {  // only async-signal-safe calls until exec
+        const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), n = ::open("/dev/null", O_RDWR);
+        if (e < 0 || n < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(126);
+        ::dup2(n, 0);
+        ::dup2(n, 1);
+        ::dup2(e, 2);
+        const rlimit limit{bytes, bytes};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        ::signal(SIGXFSZ, SIG_IGN);  // kept across exec
+        ::execv(c[0], c.data());
+        ::_exit(127);
+    }
+    REQUIRE(pid > 0);
+    const int status = wait_status(pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const std::string kTwoCompareCells =
+    "[[task]]\nname = \"c\"\ncommand = \"compare\"\nd = 8\nL = 20\nR = 4\ntrials = 2\nhorizon = 2\nk0 = 100\n"
+    "no-study = true\nno-effective = true\nsteps = [1000, 2000]\n";
+
 }  // namespace
+
+TEST_CASE("cli faults: a cell that cannot be written removes its temporary folder, and the error is the cell's (H6)") {
+    TempDir t("faults_full");
+    write_text(t / "e.toml", kTwoCompareCells);
+    // compare.json of these cells is > 100 kB, the manifest a few kB: the first cell's write fails.
+    const int code = run_with_file_limit({"run", "e.toml", "--out", "o", "--no-figures"}, 64 * 1024, t.path, t / "err");
+    const std::string err = read_text(t / "err");
+    CAPTURE(err);
+    CHECK(code == 1);
+    CHECK(err.find("File too large") != std::string::npos);
+    CHECK(err.find("compare.json") != std::string::npos);   // the cell's file, not the manifest
+    CHECK(err.find("manifest.json") == std::string::npos);
+    CHECK(err.find(".tmp") == std::string::npos);           // named as the cell's folder, not its temporary
+    CHECK(err.find("c/steps=1000/compare.json") != std::string::npos);
+    const fs::path partial = t / ".o.partial";
+    REQUIRE(fs::exists(partial / "manifest.json"));
+    CHECK(temporaries_under(partial).empty());
+    CHECK(json::parse(read_text(partial / "manifest.json"))["cells"]["c/steps=1000"]["status"] == "failed");
+    // With room again, the rerun completes.
+    CHECK(run_with_file_limit({"run", "e.toml", "--out", "o", "--no-figures"}, RLIM_INFINITY, t.path, t / "err2") == 0);
+    CHECK(fs::exists(t / "o" / "c" / "steps=2000" / "compare.json"));
+    CHECK_FALSE(fs::exists(partial));
+}
 
 TEST_CASE("cli faults: figure temporaries of a killed run (cairolatex's .tex and .pdf) are gone after resuming (H7)") {
     if (!rhoflow::gnuplot_available()) {
@@ -89,4 +143,30 @@ TEST_CASE("cli faults: a task named as one of the run's own files exits 2 at --d
         CHECK(r.out.empty());  // no cell listed: refused before the dry run
     }
     CHECK_FALSE(fs::exists(t / "o"));
+}
+
+TEST_CASE("cli faults: compare --out whose gnuplot times out names the folder, not its temporary, and what is kept (H14)") {
+    TempDir t("faults_timeout");
+    fs::create_directories(t / "bin");
+    write_text(t / "bin" / "gnuplot", "#!/bin/sh\nexec /bin/sleep 60\n");  // hangs until killed
+    fs::permissions(t / "bin" / "gnuplot", static_cast<fs::perms>(0755));
+    const fs::path out = t / "c";
+    std::vector<std::string> args = {"compare", "--d", "8", "--L", "20", "--R", "4", "--trials", "2", "--steps", "300",
+                                     "--k0", "100", "--horizon", "1", "--no-study", "--no-effective", "--quiet",
+                                     "--out", out.string()};
+    std::vector<std::string> first = args;
+    first.push_back("--no-figures");
+    REQUIRE(rhoflow_cli(first).code == 0);
+    const auto before = files_of(out);
+    EnvGuard path("PATH", (t / "bin").string() + ":/usr/bin:/bin");
+    EnvGuard timeout("RHOFLOW_GNUPLOT_TIMEOUT", "0.5");
+    const Run r = rhoflow_cli(args);
+    CAPTURE(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("did not finish " + (out / "fig_trajectory.gp").string()) != std::string::npos);
+    CHECK(r.err.find(".tmp") == std::string::npos);
+    CHECK(r.err.find("kept") == std::string::npos);  // nothing is: the staged folder is removed
+    CHECK(r.err.find("nothing was written: " + out.string() + " is as it was") != std::string::npos);
+    CHECK(files_of(out) == before);
+    CHECK(temporaries(t.path).empty());
 }

@@ -410,10 +410,9 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
     for (const auto& f : figures) {
         const FigureGeometry g = figure_geometry(size, f.aspect);
         const Outputs final_names{f.name + ".png", f.name + ".pdf", f.name + ".svg", f.name + "-latex.tex"};
-        std::string user = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
-        for (const auto& line : provenance) user += fmt::format("# {}\n", line);  // one line each (provenance_lines)
-        user += script(f, final_names, g);
-        write_file_atomic(dir / (f.name + ".gp"), user);
+        std::string header = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
+        for (const auto& line : provenance) header += fmt::format("# {}\n", line);  // one line each (provenance_lines)
+        write_file_atomic(dir / (f.name + ".gp"), header + script(f, final_names, g));
         const std::string short_name = f.name.rfind("fig_", 0) == 0 ? f.name.substr(4) : f.name;
         if (!f.caption.empty())
             write_file_atomic(dir / (f.name + ".caption.tex"), caption_file(f, figure_label(stem, short_name)));
@@ -448,7 +447,7 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         try {
             const Outputs temporary{tmps[0].filename().string(), tmps[1].filename().string(),
                                     tmps[2].filename().string(), tex_tmp.filename().string()};
-            write_file_atomic(run, script(f, temporary, g));
+            write_file_atomic(run, header + script(f, temporary, g));  // line for line the .gp, for gnuplot's messages
             done = run_captured(*gnuplot, {"gnuplot", run.filename().string()}, dir, timeout);
         } catch (...) {
             remove_temporaries();
@@ -458,11 +457,9 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         fs::remove(run, ec);
         if (done.timed_out) {
             remove_temporaries();
-            throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed (the data and the "
-                                      "script are kept: run gnuplot {}.gp in that folder; RHOFLOW_GNUPLOT_TIMEOUT sets "
-                                      "the limit)",
-                                      gnuplot->string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout),
-                                      f.name));
+            throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed "
+                                      "(RHOFLOW_GNUPLOT_TIMEOUT sets the limit, in seconds)",
+                                      gnuplot->string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout)));
         }
         const bool ok = done.status != -1 && WIFEXITED(done.status) && WEXITSTATUS(done.status) == 0;
         bool wrote = true;
@@ -472,6 +469,10 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
             remove_temporaries();
             std::string msg = done.output;
             while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+            // gnuplot names the script and images it was given: say the final names instead.
+            replace_all(msg, run.filename().string(), f.name + ".gp");
+            for (std::size_t i = 0; i < tmps.size(); ++i) replace_all(msg, tmps[i].filename().string(), images[i].filename().string());
+            replace_all(msg, tex_stem.filename().string(), f.name + "-latex");
             throw IoError(fmt::format("gnuplot ({}) failed on {} ({}){}{}", gnuplot->string(),
                                       (dir / (f.name + ".gp")).string(), describe(done.status),
                                       ok ? ": it wrote no image" : "", msg.empty() ? "" : ":\n" + msg));
