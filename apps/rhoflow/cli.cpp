@@ -22,6 +22,7 @@
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/io/plot.hpp"
 #include "rhoflow/version.hpp"
 #include "text.hpp"
 
@@ -264,6 +265,7 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     }
     outcome.input_digest = e->digest;
     outcome.input_file = r.file;
+    if (!r.no_figures) check_gnuplot_timeout();  // read when the figures are drawn, after the cells
     for (const auto& c : e->cells) {  // every cell must fit, before anything runs
         const ExperimentTask& t = e->tasks[c.task];
         try {
@@ -491,6 +493,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);
+                if (!c.folder.empty() && !c.no_figures) check_gnuplot_timeout();  // read when the figures are drawn
                 if (c.name == "field" && !c.rigorous && c.app->count("--precision") > 0)
                     throw FlagError{"precision", "--precision sets the balls of --rigorous (add --rigorous)"};
                 if (c.rigorous) {

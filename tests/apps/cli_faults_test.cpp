@@ -4,6 +4,7 @@
 // the work (H13), messages that named temporaries (H14).
 #include <doctest/doctest.h>
 
+#include <charconv>
 #include <csignal>
 #include <fcntl.h>
 #include <map>
@@ -169,4 +170,58 @@ TEST_CASE("cli faults: compare --out whose gnuplot times out names the folder, n
     CHECK(r.err.find("nothing was written: " + out.string() + " is as it was") != std::string::npos);
     CHECK(files_of(out) == before);
     CHECK(temporaries(t.path).empty());
+}
+
+TEST_CASE("cli faults: a step-size study with repeated eta0 values exits 2 before the work, naming --study-eta0 (H13)") {
+    TempDir t("faults_study");
+    for (const char* list : {"0.01,0.01,0.01", "0.02,0.01,0.01", "0.04,0.02,0.01,0.01"}) {
+        CAPTURE(list);
+        const Run r = rhoflow_cli({"compare", "--study-eta0", list, "--out", (t / "c").string(), "--quiet"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("invalid --study-eta0") != std::string::npos);
+        CHECK(r.err.find("distinct") != std::string::npos);
+        CHECK_FALSE(fs::exists(t / "c"));
+    }
+}
+
+TEST_CASE("cli faults: RHOFLOW_GNUPLOT_TIMEOUT that is not a number of seconds exits 2 before any work (H13)") {
+    TempDir t("faults_timeout_env");
+    EnvGuard bad("RHOFLOW_GNUPLOT_TIMEOUT", "abc");
+    // The default comparison takes seconds of compute: refused before it, not after.
+    const Run c = rhoflow_cli({"compare", "--out", (t / "c").string(), "--quiet"});
+    CHECK(c.code == 2);
+    CHECK(c.err.find("RHOFLOW_GNUPLOT_TIMEOUT = 'abc'") != std::string::npos);
+    CHECK(c.err.find("seconds > 0") != std::string::npos);
+    CHECK_FALSE(fs::exists(t / "c"));
+    write_text(t / "e.toml", "[[task]]\nname = \"s\"\ncommand = \"sga\"\nd = 8\nL = 20\nR = 4\ntrials = 2\n"
+                             "steps = [200, 300]\n");
+    const Run r = rhoflow_cli({"run", (t / "e.toml").string(), "--out", (t / "o").string()});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("RHOFLOW_GNUPLOT_TIMEOUT = 'abc'") != std::string::npos);
+    CHECK_FALSE(fs::exists(t / ".o.partial"));
+    // Without figures the variable is not used.
+    CHECK(rhoflow_cli({"run", (t / "e.toml").string(), "--out", (t / "o").string(), "--no-figures"}).code == 0);
+}
+
+TEST_CASE("cli faults: a comparison of one step, its horizon shorter than the step, draws valid figures (H13)") {
+    TempDir t("faults_one_step");
+    const fs::path out = t / "c";
+    const Run r = rhoflow_cli({"compare", "--d", "8", "--L", "20", "--R", "4", "--trials", "2", "--steps", "1",
+                               "--horizon", "0.001", "--no-study", "--out", out.string(), "--quiet"});
+    CAPTURE(r.err);
+    REQUIRE(r.code == 0);
+    // Every x range of every script is a range, not a point.
+    for (const auto& e : fs::directory_iterator(out)) {
+        if (e.path().extension() != ".gp") continue;
+        const std::string gp = read_text(e.path());
+        for (std::size_t at = gp.find("set xrange ["); at != std::string::npos; at = gp.find("set xrange [", at + 1)) {
+            const std::size_t colon = gp.find(':', at), close = gp.find(']', at);
+            double lo = 0, hi = 0;
+            std::from_chars(gp.data() + at + 12, gp.data() + colon, lo);
+            std::from_chars(gp.data() + colon + 1, gp.data() + close, hi);
+            CAPTURE(e.path().filename());
+            CHECK(lo < hi);
+        }
+    }
+    if (rhoflow::gnuplot_available()) CHECK(fs::file_size(out / "fig_trajectory.png") > 1000);
 }

@@ -350,6 +350,7 @@ std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
     std::vector<double> tics;
     double a = lo, b = hi;
     if (log) {
+        if (lo > 0 && !(hi > lo)) lo /= 3, hi = 9 * lo;  // one value: a range around it, not a point
         const double f = std::pow(hi / lo, 0.08);
         a = lo / f, b = hi * f;
         const int e0 = static_cast<int>(std::floor(std::log10(a))), e1 = static_cast<int>(std::ceil(std::log10(b)));
@@ -504,6 +505,14 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
                                : fmt::format("{0}: {0}.{{png,pdf,svg}}", f.name));
     }
     return status;
+}
+
+void check_gnuplot_timeout() {
+    try {
+        gnuplot_timeout();
+    } catch (const std::invalid_argument& e) {
+        throw InvalidArgument("RHOFLOW_GNUPLOT_TIMEOUT", e.what());
+    }
 }
 
 }  // namespace rhoflow
