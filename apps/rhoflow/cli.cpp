@@ -22,6 +22,7 @@
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
+#include "rhoflow/io/plot.hpp"
 #include "rhoflow/version.hpp"
 #include "text.hpp"
 
@@ -220,8 +221,14 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         const nlohmann::json doc = document(job, result, provenance);
         if (!c.folder.empty()) {
             StagedDirectory out(c.folder);  // complete or absent under its final name
-            const auto lines = write_outputs(job, result, out.path(), !c.no_figures, provenance,
-                                             std::filesystem::path(c.folder).lexically_normal().filename().string());
+            std::vector<std::string> lines;
+            try {
+                lines = write_outputs(job, result, out.path(), !c.no_figures, provenance,
+                                      std::filesystem::path(c.folder).lexically_normal().filename().string());
+            } catch (const IoError& e) {  // named as the folder the user asked for, not its temporary
+                throw IoError(fmt::format("{} (nothing was written: {} is as it was before this run)",
+                                          with_final_name(e.what(), out.path(), c.folder), c.folder));
+            }
             out.commit();
             if (!c.quiet) std::cerr << "rhoflow " << c.name << ": wrote into " << c.folder << "/:\n";
             for (const auto& l : lines)
@@ -258,6 +265,7 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     }
     outcome.input_digest = e->digest;
     outcome.input_file = r.file;
+    if (!r.no_figures) check_gnuplot_timeout();  // read when the figures are drawn, after the cells
     for (const auto& c : e->cells) {  // every cell must fit, before anything runs
         const ExperimentTask& t = e->tasks[c.task];
         try {
@@ -485,6 +493,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);
+                if (!c.folder.empty() && !c.no_figures) check_gnuplot_timeout();  // read when the figures are drawn
                 if (c.name == "field" && !c.rigorous && c.app->count("--precision") > 0)
                     throw FlagError{"precision", "--precision sets the balls of --rigorous (add --rigorous)"};
                 if (c.rigorous) {

@@ -18,6 +18,26 @@
 
 namespace rhoflow {
 
+namespace {
+
+// The study fits log(error) against log(eta0), over all values and over the smaller half: each
+// value once, so that every fit has distinct x (values whose logarithms coincide count as one).
+void validate_study_distinct(const std::vector<double>& eta0) {
+    std::vector<double> v = eta0;
+    std::sort(v.begin(), v.end());
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        if (std::log(v[i]) != std::log(v[i - 1])) continue;
+        throw InvalidArgument("study_eta0",
+                              fmt::format("study_eta0 {} (accepted: at least 3 distinct values > 0, each given once: "
+                                          "the study fits a slope against log eta0)",
+                                          v[i] == v[i - 1] ? fmt::format("gives {} twice", format_number(v[i]))
+                                                           : fmt::format("gives {} and {}, too close to tell apart",
+                                                                         format_number(v[i - 1]), format_number(v[i]))));
+    }
+}
+
+}  // namespace
+
 void CompareParams::validate() const {
     validate_member("model", [&] { model.validate(); });
     // One trial has no spread: its "95% CI" would have zero width and every row would pass.
@@ -35,6 +55,7 @@ void CompareParams::validate() const {
         throw InvalidArgument("study_eta0", fmt::format("study_eta0 has {} value{}, too few to fit a slope (accepted: a "
                                                         "list of at least 3 values, or none)",
                                                         study_eta0.size(), study_eta0.size() == 1 ? "" : "s"));
+    validate_study_distinct(study_eta0);
     require(study_trials >= 2 && study_trials <= 1000000, "study_trials", static_cast<double>(study_trials),
             "2 <= study_trials <= 1e6");
     require(std::isfinite(study_horizon) && study_horizon >= 0, "study_horizon", study_horizon,

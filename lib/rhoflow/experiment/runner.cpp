@@ -337,7 +337,7 @@ void check_task_name(const std::string& name, const std::string& file, int line)
                                                 shown(name), name.size(), kMaxFolderName));
     if (!detail::is_task_name(name))
         fail_at(file, line, "name", fmt::format("task name '{}' is reserved: the output folder holds the run's own {} "
-                                                "and {}", name, detail::kManifestFile, detail::kIndexFile));
+                                                "(in any case)", name, detail::run_file_list()));
 }
 
 // The command of a [[task]], checked.
@@ -861,18 +861,35 @@ std::string e_out_name(const fs::path& partial) {
     return n;
 }
 
-// Writes one cell's outputs whole: into a temporary folder, renamed into place at the end.
+// Removes a cell's temporary folder when the cell fails: on a full disk its files would keep
+// the disk full, and every rerun would then fail writing the manifest.
+struct RemoveUnlessKept {
+    fs::path folder;
+    bool kept = false;
+    ~RemoveUnlessKept() {
+        std::error_code ec;
+        if (!kept) fs::remove_all(folder, ec);
+    }
+};
+
+// Writes one cell's outputs whole: into a temporary folder, renamed into place at the end. A
+// failure leaves no temporary and names the cell's folder, not its temporary.
 void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& partial, bool render,
                 const Provenance& provenance) {
     const fs::path dir = partial / c.dir;
     const fs::path tmp = dir.parent_path() / fmt::format(".{}.tmp", dir.filename().string());
     std::error_code ec;
     fs::remove_all(tmp, ec);  // left by a killed run
+    RemoveUnlessKept removal{tmp};
     fs::create_directories(tmp, ec);
-    if (ec) throw IoError(fmt::format("cannot create the folder {}: {}", tmp.string(), ec.message()));
+    if (ec) throw IoError(fmt::format("cannot create a folder for {}: {}", dir.string(), ec.message()));
     RemoveOnInterrupt guard(tmp, c.dir);  // an interruption removes the unfinished cell, keeps the finished ones
-    write_outputs(c.job, r, tmp, render, provenance, fmt::format("{}-{}", e_out_name(partial), c.dir),
-                  false);  // one CITATION.bib, in OUT
+    try {
+        write_outputs(c.job, r, tmp, render, provenance, fmt::format("{}-{}", e_out_name(partial), c.dir),
+                      false);  // one CITATION.bib, in OUT
+    } catch (const IoError& e) {
+        throw IoError(with_final_name(e.what(), tmp, dir));
+    }
     int err = 0;
     without_interrupt_cleanup([&] {
         fs::remove_all(dir, ec);
@@ -880,6 +897,7 @@ void write_cell(const ExperimentCell& c, const JobResult& r, const fs::path& par
     });
     if (ec) throw IoError(fmt::format("cannot remove the old folder {}: {}", dir.string(), ec.message()));
     if (err) fail_io(fmt::format("cannot move {} into place as {}", tmp.string(), dir.string()), err);
+    removal.kept = true;
     guard.release();
 }
 
@@ -1042,7 +1060,7 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
         }
     }
     write_file_atomic(partial / detail::kIndexFile, index.dump(2) + "\n");
-    write_citation(partial, provenance);
+    write_citation(partial, provenance);  // kCitationFile, one of detail::kRunFiles
     int err = 0;
     without_interrupt_cleanup([&] {
         if (::rename(partial.c_str(), e.out.c_str()) != 0) err = errno;

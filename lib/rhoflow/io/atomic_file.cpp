@@ -231,14 +231,14 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
     detail::fsync_path(dir);  // best effort: the new file is in place either way
 }
 
-int remove_stale_temporaries(const fs::path& target) noexcept {
+int remove_stale_temporaries(const fs::path& target, const std::vector<std::string>& extensions) noexcept {
     try {
         const std::string name = target.filename().string();
         if (name.empty()) return 0;
         int removed = 0;
         std::error_code ec;
         for (fs::directory_iterator it(detail::parent_dir(target), ec), end; !ec && it != end; it.increment(ec)) {
-            if (!detail::is_stale_temporary(it->path().filename().string(), name)) continue;
+            if (!detail::is_stale_temporary(it->path().filename().string(), name, extensions)) continue;
             std::error_code ec2;
             if (fs::remove_all(it->path(), ec2) > 0 && !ec2) ++removed;
         }

@@ -33,6 +33,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace rhoflow {
 
@@ -62,6 +63,8 @@ void check_file_writable(const std::filesystem::path& path);
 
 /// Removes the temporaries `.NAME.tmp.PID.HOST.N` beside `target` (NAME its file name) left by
 /// processes of this machine that are no longer running; returns how many it removed. Never throws.
-int remove_stale_temporaries(const std::filesystem::path& target) noexcept;
+/// With `extensions`, those named `.NAME.tmp.PID.HOST.N` + one of them instead (a stem that a
+/// program such as gnuplot's cairolatex completes into several files).
+int remove_stale_temporaries(const std::filesystem::path& target, const std::vector<std::string>& extensions = {}) noexcept;
 
 }  // namespace rhoflow

@@ -94,6 +94,11 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
         t_hi = std::max(t_hi, p.t);
     }
     out.data.push_back({"fig_trajectory.dat", d});
+    if (t_lo == 0) t_lo = 1, t_hi = 10;  // no row after step 0
+    if (t_hi <= t_lo) {                  // one row after step 0 (--steps 1): a range around it
+        const double t = t_lo;
+        t_lo = t / 3, t_hi = 3 * t;
+    }
     // 1 - x, missing ('?') where it is not > 0 (a log axis).
     auto gap = [](double x) { return 1 - x > 0 ? fmt::format("{:.10g}", 1 - x) : std::string("?"); };
     std::string c = "# t 1-sga_mean 1-ci95_hi 1-ci95_lo 1-rho_ode 1-pred_mean (table rows, t > 0)\n";

@@ -77,6 +77,25 @@ void sync_tree(const fs::path& root) {
 
 }  // namespace
 
+std::string with_final_name(std::string message, const fs::path& tmp, const fs::path& final_path) {
+    const std::string from = tmp.string(), to = final_path.string();
+    const auto continues_name = [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '.' || c == '_' || c == '-';
+    };
+    for (std::size_t at = from.empty() ? std::string::npos : message.find(from); at != std::string::npos;
+         at = message.find(from, at)) {
+        const std::size_t end = at + from.size();
+        const bool starts = at == 0 || !continues_name(message[at - 1]);
+        if (starts && (end == message.size() || !continues_name(message[end]))) {
+            message.replace(at, from.size(), to);
+            at += to.size();
+        } else {
+            at = end;
+        }
+    }
+    return message;
+}
+
 bool is_within(const fs::path& p, const fs::path& folder) {
     std::error_code ec;
     auto resolved = [&](const fs::path& q) {

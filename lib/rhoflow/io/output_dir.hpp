@@ -35,6 +35,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "rhoflow/io/interrupt.hpp"
 
@@ -79,6 +80,12 @@ private:
     RemoveOnInterrupt guard_;
     bool committed_ = false;
 };
+
+/// `message` with each mention of the temporary folder `tmp` (a whole path component, alone or
+/// followed by '/') replaced by `final_path`: an error met while a folder is written in its
+/// temporary names the file the user will look for (StagedDirectory, a run's cells).
+std::string with_final_name(std::string message, const std::filesystem::path& tmp,
+                            const std::filesystem::path& final_path);
 
 /// True when `p` is `folder` or lies inside it, both made absolute and their symbolic links
 /// followed as far as they exist; false when either cannot be resolved.

@@ -368,6 +368,7 @@ std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
     std::vector<double> tics;
     double a = lo, b = hi;
     if (log) {
+        if (lo > 0 && !(hi > lo)) lo /= 3, hi = 9 * lo;  // one value: a range around it, not a point
         const double f = std::pow(hi / lo, 0.08);
         a = lo / f, b = hi * f;
         const int e0 = static_cast<int>(std::floor(std::log10(a))), e1 = static_cast<int>(std::ceil(std::log10(b)));
@@ -428,13 +429,16 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
     for (const auto& f : figures) {
         const FigureGeometry g = figure_geometry(size, f.aspect);
         const Outputs final_names{f.name + ".png", f.name + ".pdf", f.name + ".svg", f.name + "-latex.tex"};
-        std::string user = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
-        for (const auto& line : provenance) user += fmt::format("# {}\n", line);  // one line each (provenance_lines)
-        user += script(f, final_names, g);
-        write_file_atomic(dir / (f.name + ".gp"), user);
+        std::string header = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
+        for (const auto& line : provenance) header += fmt::format("# {}\n", line);  // one line each (provenance_lines)
+        write_file_atomic(dir / (f.name + ".gp"), header + script(f, final_names, g));
         const std::string short_name = f.name.rfind("fig_", 0) == 0 ? f.name.substr(4) : f.name;
         if (!f.caption.empty())
             write_file_atomic(dir / (f.name + ".caption.tex"), caption_file(f, figure_label(stem, short_name)));
+        // What a killed run left of this figure's images (the cairolatex pair under its stem too),
+        // whether or not this run renders.
+        for (const auto& name : {final_names.png, final_names.pdf, final_names.svg}) remove_stale_temporaries(dir / name);
+        remove_stale_temporaries(dir / (f.name + "-latex"), {".tex", ".pdf"});
         if (!gnuplot) {
             status.push_back(render ? fmt::format("warning: {0}: gnuplot not found on the PATH, figure not rendered; data "
                                                   "and {0}.gp written (apt-get install gnuplot-nox, then run gnuplot "
@@ -445,7 +449,6 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         }
         const bool latex = !f.latex_body.empty();
         const std::vector<fs::path> images = {dir / final_names.png, dir / final_names.pdf, dir / final_names.svg};
-        for (const auto& p : images) remove_stale_temporaries(p);  // images of a killed run
         std::vector<fs::path> tmps;
         for (const auto& p : images) tmps.push_back(detail::temporary_sibling(p));
         const fs::path tex_stem = latex_temporary_stem(dir, f.name);
@@ -463,7 +466,7 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         try {
             const Outputs temporary{tmps[0].filename().string(), tmps[1].filename().string(),
                                     tmps[2].filename().string(), tex_tmp.filename().string()};
-            write_file_atomic(run, script(f, temporary, g));
+            write_file_atomic(run, header + script(f, temporary, g));  // line for line the .gp, for gnuplot's messages
             done = run_captured(*gnuplot, {"gnuplot", run.filename().string()}, dir, timeout);
         } catch (...) {
             remove_temporaries();
@@ -473,11 +476,9 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         fs::remove(run, ec);
         if (done.timed_out) {
             remove_temporaries();
-            throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed (the data and the "
-                                      "script are kept: run gnuplot {}.gp in that folder; RHOFLOW_GNUPLOT_TIMEOUT sets "
-                                      "the limit)",
-                                      gnuplot->string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout),
-                                      f.name));
+            throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed "
+                                      "(RHOFLOW_GNUPLOT_TIMEOUT sets the limit, in seconds)",
+                                      gnuplot->string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout)));
         }
         const bool ok = done.status != -1 && WIFEXITED(done.status) && WEXITSTATUS(done.status) == 0;
         bool wrote = true;
@@ -487,6 +488,10 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
             remove_temporaries();
             std::string msg = done.output;
             while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+            // gnuplot names the script and images it was given: say the final names instead.
+            replace_all(msg, run.filename().string(), f.name + ".gp");
+            for (std::size_t i = 0; i < tmps.size(); ++i) replace_all(msg, tmps[i].filename().string(), images[i].filename().string());
+            replace_all(msg, tex_stem.filename().string(), f.name + "-latex");
             throw IoError(fmt::format("gnuplot ({}) failed on {} ({}){}{}", gnuplot->string(),
                                       (dir / (f.name + ".gp")).string(), describe(done.status),
                                       ok ? ": it wrote no image" : "", msg.empty() ? "" : ":\n" + msg));
@@ -518,6 +523,14 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
                                : fmt::format("{0}: {0}.{{png,pdf,svg}}", f.name));
     }
     return status;
+}
+
+void check_gnuplot_timeout() {
+    try {
+        gnuplot_timeout();
+    } catch (const std::invalid_argument& e) {
+        throw InvalidArgument("RHOFLOW_GNUPLOT_TIMEOUT", e.what());
+    }
 }
 
 }  // namespace rhoflow

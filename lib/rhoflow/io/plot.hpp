@@ -113,6 +113,9 @@ inline constexpr double kGnuplotTimeout = 60;
 /// The limit on one gnuplot run: RHOFLOW_GNUPLOT_TIMEOUT (seconds > 0) if set, else
 /// kGnuplotTimeout; std::invalid_argument naming the variable for a value that is not a number > 0.
 double gnuplot_timeout();
+/// Reads RHOFLOW_GNUPLOT_TIMEOUT as gnuplot_timeout() does, before any work: InvalidArgument with
+/// field "RHOFLOW_GNUPLOT_TIMEOUT" (exit 2 on the command line) for a value it would refuse.
+void check_gnuplot_timeout();
 
 /// Writes DIR/NAME.gp and DIR/NAME.caption.tex for each figure and, when `render` and gnuplot is
 /// available, renders NAME.png, NAME.pdf, NAME.svg and NAME-latex.{tex,pdf} at `size`; the

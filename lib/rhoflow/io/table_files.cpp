@@ -48,7 +48,7 @@ void write_table_files(Table t, const std::filesystem::path& dir, const std::str
 }
 
 void write_citation(const std::filesystem::path& dir, const Provenance& provenance) {
-    write_file_atomic(dir / "CITATION.bib", citation_bib(provenance));
+    write_file_atomic(dir / kCitationFile, citation_bib(provenance));
 }
 
 }  // namespace rhoflow

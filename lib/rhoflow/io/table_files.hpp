@@ -27,6 +27,8 @@ void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pa
 /// carrying `provenance`.
 void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
                        const PaperTable* paper = nullptr);
+/// The name of an output folder's citation file.
+inline constexpr const char* kCitationFile = "CITATION.bib";
 /// Writes DIR/CITATION.bib (io/json.hpp, citation_bib).
 void write_citation(const std::filesystem::path& dir, const Provenance& provenance);
 

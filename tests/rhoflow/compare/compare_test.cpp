@@ -93,6 +93,17 @@ TEST_CASE("compare: invalid parameters are named") {
     p = small();
     p.study_eta0 = {0.1, -0.1, 0.2};
     CHECK(param_of(p) == "study_eta0");
+    // The slope fits need distinct log eta0: a repeated value (or one a rounding away) is refused up
+    // front, not by the fit after the whole run ("line fit: all x values are equal").
+    for (const std::vector<double>& same : {std::vector<double>{0.01, 0.01, 0.01}, {0.04, 0.02, 0.01, 0.01},
+                                            {0.02, 0.01, std::nextafter(0.01, 1.0)}}) {
+        p = small();
+        p.study_eta0 = same;
+        CHECK(param_of(p) == "study_eta0");
+    }
+    p = small();
+    p.study_eta0 = {0.04, 0.02, 0.01, 0.005};
+    CHECK(param_of(p) == "");
     p = small();
     p.sga.schedule.eta0 = 0;
     CHECK(param_of(p) == "sga.schedule.eta0");

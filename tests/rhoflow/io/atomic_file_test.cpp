@@ -225,3 +225,31 @@ TEST_CASE("atomic file: temporaries of dead processes are removed by the next wr
     write_file_atomic(t / "a.json", "whole");
     CHECK(entries(t.path) == std::set<std::string>{"a.json", live, other});
 }
+
+TEST_CASE("atomic file: a temporary whose given extension follows the counter (cairolatex's) is stale only with it") {
+    TempDir t("atomic_stale_ext");
+    // `.fig-latex.tmp.PID.HOST.N.tex` and `.pdf`: gnuplot's cairolatex names its picture and graphics so.
+    const std::string mine = detail::temporary_sibling(t / "fig-latex").filename().string();
+    const std::string own_pid = fmt::format(".{}.", ::getpid());
+    const auto with_pid = [&](pid_t pid) {
+        std::string n = mine;
+        n.replace(n.find(own_pid), own_pid.size(), fmt::format(".{}.", pid));
+        return n;
+    };
+    const std::string dead = with_pid(dead_pid()), live = with_pid(1);
+    const std::vector<std::string> ext = {".tex", ".pdf"};
+    CHECK(detail::is_stale_temporary(dead + ".tex", "fig-latex", ext));
+    CHECK(detail::is_stale_temporary(dead + ".pdf", "fig-latex", ext));
+    CHECK_FALSE(detail::is_stale_temporary(dead + ".tex", "fig-latex"));  // not without the extension given
+    CHECK_FALSE(detail::is_stale_temporary(live + ".tex", "fig-latex", ext));
+    // Names a user might give: another extension, one after the other, or none after a dot.
+    for (const std::string& kept : {dead + ".txt", dead + ".tex.bak", dead + ".tex~", dead + ".", dead + ".pdf.tex",
+                                    dead + "tex", dead + "..tex"}) {
+        CAPTURE(kept);
+        CHECK_FALSE(detail::is_stale_temporary(kept, "fig-latex", ext));
+    }
+    for (const std::string& n : {dead + ".tex", dead + ".pdf", dead + ".txt", dead + ".tex.bak", live + ".tex"})
+        write_text(t / n, "x");
+    CHECK(remove_stale_temporaries(t / "fig-latex", ext) == 2);
+    CHECK(entries(t.path) == std::set<std::string>{dead + ".txt", dead + ".tex.bak", live + ".tex"});
+}

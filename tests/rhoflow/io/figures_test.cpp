@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <charconv>
 #include <regex>
 
 #include "rhoflow/core/errors.hpp"
@@ -109,6 +110,17 @@ TEST_CASE("figures: tics, numbers and labels for LaTeX and enhanced text") {
         CHECK((*it)[1].str().find('e') == std::string::npos);  // no C exponent in a label
     CHECK(labels >= 4);
     CHECK(axis_tics('y', -2e-5, 4e-5, false, false).find("2·10^{-5}") != std::string::npos);
+    // One value (a run of one step): a log range around it, with tics, never a point gnuplot refuses.
+    for (const std::string& one : {axis_tics('x', 0.01, 0.01, true, false), axis_tics('x', 2, 2, false, false)}) {
+        CAPTURE(one);
+        const std::size_t open = one.find('['), colon = one.find(':'), close = one.find(']');
+        double a = 0, b = 0;
+        std::from_chars(one.data() + open + 1, one.data() + colon, a);
+        std::from_chars(one.data() + colon + 1, one.data() + close, b);
+        CHECK(a > 0);
+        CHECK(a < b);
+        CHECK(count(one) >= 1);
+    }
     CHECK(output_stem(".my out.tmp.123.host.4") == "my out");
     CHECK(output_stem("a/b/cell") == "cell");
     CHECK(figure_label("recovery/L=1000_theta=1", "final") == "fig:recovery-L-1000-theta-1-final");

@@ -158,3 +158,15 @@ TEST_CASE("staged folder: the working directory, or a folder that holds it, is n
     CHECK_FALSE(is_within(t / "cmpx", t / "cmp"));
     CHECK_FALSE(is_within(t.path, t / "cmp"));
 }
+
+TEST_CASE("staged folder: with_final_name names the final folder for its temporary, whole components only") {
+    const fs::path tmp = "runs/.c2.tmp.1085.4049c22c.0", final_path = "runs/c2";
+    CHECK(with_final_name("cannot write runs/.c2.tmp.1085.4049c22c.0/compare.json: No space left on device", tmp,
+                          final_path) == "cannot write runs/c2/compare.json: No space left on device");
+    CHECK(with_final_name("runs/.c2.tmp.1085.4049c22c.0", tmp, final_path) == "runs/c2");
+    CHECK(with_final_name("a runs/.c2.tmp.1085.4049c22c.0 and runs/.c2.tmp.1085.4049c22c.0/x", tmp, final_path) ==
+          "a runs/c2 and runs/c2/x");
+    // Another temporary that starts with the same characters, or a path that merely ends with them, is kept.
+    CHECK(with_final_name("runs/.c2.tmp.1085.4049c22c.01/x", tmp, final_path) == "runs/.c2.tmp.1085.4049c22c.01/x");
+    CHECK(with_final_name("old_runs/.c2.tmp.1085.4049c22c.0/x", tmp, final_path) == "old_runs/.c2.tmp.1085.4049c22c.0/x");
+}

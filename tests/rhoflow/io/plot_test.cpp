@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <regex>
+#include <sstream>
 
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/io_test_util.hpp"
@@ -62,12 +63,38 @@ TEST_CASE("plot: a failing gnuplot is an error carrying its messages, and leaves
     write_data(dir);
     const std::string error = error_of([&] { render_figures(dir, figures); });
     CAPTURE(error);
-    CHECK(error.find("fake gnuplot in " + fs::canonical(dir).string() + " with 1: \".fig_line.gp.tmp.") !=
+    // The script gnuplot ran is a temporary; the message names the figure's own script instead.
+    CHECK(error.find("fake gnuplot in " + fs::canonical(dir).string() + " with 1: \"fig_line.gp\", line 3") !=
           std::string::npos);
+    CHECK(error.find(".tmp.") == std::string::npos);
     CHECK(error.find("line 3: undefined variable: x") != std::string::npos);
     CHECK(error.find("exit status 1") != std::string::npos);
     CHECK(error.find("fig_line.gp") != std::string::npos);
     CHECK(entries(dir) == std::set<std::string>{"fig_line.dat", "fig_line.gp"});
+}
+
+TEST_CASE("plot: gnuplot's own message names the figure's script at the line of the script as written") {
+    if (!gnuplot_available()) {
+        MESSAGE("gnuplot not installed");
+        return;
+    }
+    TempDir t("plot_line");
+    const fs::path dir = t / "figs";
+    write_data(dir);
+    const std::vector<Figure> bad = {{"fig_bad", "set grid\nplot no_such_function_xyz(x)", "", ""}};
+    const std::string error = error_of([&] { render_figures(dir, bad, true, {}, "", {"provenance one", "two"}); });
+    CAPTURE(error);
+    CHECK(error.find(".tmp") == std::string::npos);
+    const std::smatch m = [&] {
+        std::smatch r;
+        std::regex_search(error, r, std::regex("\"fig_bad.gp\" line ([0-9]+)"));
+        return r;
+    }();
+    REQUIRE(m.size() == 2);
+    std::istringstream gp(read_text(dir / "fig_bad.gp"));
+    std::string line;
+    for (int n = std::stoi(m[1]); n > 0; --n) std::getline(gp, line);
+    CHECK(line.find("no_such_function_xyz") != std::string::npos);
 }
 
 TEST_CASE("plot: a hung gnuplot is killed after the timeout, naming the figure, and leaves no temporary") {
@@ -88,6 +115,8 @@ TEST_CASE("plot: a hung gnuplot is killed after the timeout, naming the figure, 
     CHECK(took < 20);  // the old code waited for the child's 60 s
     CHECK(error.find("did not finish " + (dir / "fig_line.gp").string() + " within 1 s and was killed") !=
           std::string::npos);
+    CHECK(error.find("RHOFLOW_GNUPLOT_TIMEOUT") != std::string::npos);
+    CHECK(error.find("kept") == std::string::npos);  // what stays is the caller's to say (compare --out removes it)
     CHECK(entries(dir) == std::set<std::string>{"fig_line.dat", "fig_line.gp"});
     // The child is gone (or a zombie waiting for its reaper).
     const std::string child = read_text(t / "bin" / "gnuplot.child");

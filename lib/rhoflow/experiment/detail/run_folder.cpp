@@ -50,10 +50,22 @@ const char* kind_of(mode_t m) {
 
 }  // namespace
 
+std::string run_file_list() {
+    std::string s;
+    for (std::size_t i = 0; i < kRunFiles.size(); ++i)
+        s += fmt::format("{}{}", i == 0 ? "" : i + 1 == kRunFiles.size() ? " and " : ", ", kRunFiles[i]);
+    return s;
+}
+
 bool is_task_name(const std::string& name) {
+    const auto lower = [](std::string s) {
+        for (char& c : s) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        return s;
+    };
+    for (const char* own : kRunFiles)
+        if (lower(name) == lower(own)) return false;
     return !name.empty() && name.size() <= kMaxName && name.front() != '.' &&
-           only(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.") && name != kManifestFile &&
-           name != kIndexFile;
+           only(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.");
 }
 
 bool is_cell_name(const std::string& name) {

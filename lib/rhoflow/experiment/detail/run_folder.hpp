@@ -11,19 +11,29 @@
 // Internal to the experiment folder; not installed.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "rhoflow/io/table_files.hpp"
+
 namespace rhoflow::detail {
 
-/// The run's own files at the top of its folder, which no task may be named.
+/// The run's manifest, at the top of the run's folder.
 inline constexpr const char* kManifestFile = "manifest.json";
 /// The run index, at the top of the run's folder.
 inline constexpr const char* kIndexFile = "run.json";
+/// Every file the runner writes at the top of the run's folder (the rest is in task folders),
+/// which no task may be named: the manifest, the index and CITATION.bib (io/table_files.hpp).
+inline constexpr std::array<const char*, 3> kRunFiles = {kManifestFile, kIndexFile, kCitationFile};
+
+/// The run's own files as a message lists them: "manifest.json, run.json and CITATION.bib".
+std::string run_file_list();
 
 /// Whether `name` may name a task (its folder): 1 to 255 letters, digits, '_', '-', '.', not
-/// starting with '.', and neither manifest.json nor run.json.
+/// starting with '.', and none of kRunFiles in any case (a case-insensitive file system would
+/// take CITATION.BIB for it).
 bool is_task_name(const std::string& name);
 
 /// Whether `name` has the layout of a cell's folder: TASK/run or TASK/KEY=VALUE[_KEY=VALUE...]

@@ -85,10 +85,19 @@ fs::path temporary_sibling(const fs::path& target) {
     return target.has_parent_path() ? target.parent_path() / name : fs::path(name);
 }
 
-bool is_stale_temporary(const std::string& file_name, const std::string& name) {
+bool is_stale_temporary(const std::string& file_name, const std::string& name, const std::vector<std::string>& extensions) {
     const std::string prefix = "." + name + ".tmp.";
     if (file_name.size() <= prefix.size() || file_name.compare(0, prefix.size(), prefix) != 0) return false;
-    const std::string rest = file_name.substr(prefix.size());  // PID.HOST.N
+    std::string rest = file_name.substr(prefix.size());  // PID.HOST.N, then one of `extensions` if given
+    if (!extensions.empty()) {
+        bool ends = false;
+        for (const auto& x : extensions)
+            if (!ends && rest.size() > x.size() && rest.compare(rest.size() - x.size(), x.size(), x) == 0) {
+                rest.erase(rest.size() - x.size());
+                ends = true;
+            }
+        if (!ends) return false;
+    }
     const auto a = rest.find('.'), b = rest.find('.', a == std::string::npos ? a : a + 1);
     if (a == std::string::npos || b == std::string::npos) return false;
     const std::string pid = rest.substr(0, a), host = rest.substr(a + 1, b - a - 1), n = rest.substr(b + 1);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace rhoflow::detail {
 
@@ -19,8 +20,10 @@ std::filesystem::path resolve_output_path(const std::filesystem::path& p);
 std::filesystem::path temporary_sibling(const std::filesystem::path& target);
 
 /// True when `file_name` is a temporary of `name` (see temporary_sibling) made by a process of
-/// this machine that is no longer running.
-bool is_stale_temporary(const std::string& file_name, const std::string& name);
+/// this machine that is no longer running; with `extensions`, one of them must follow the counter
+/// (`.NAME.tmp.PID.HOST.N.tex`: what cairolatex makes of a temporary stem), and nothing else may.
+bool is_stale_temporary(const std::string& file_name, const std::string& name,
+                        const std::vector<std::string>& extensions = {});
 
 /// fsync of a file or directory opened read-only; returns 0 or the errno.
 int fsync_path(const std::filesystem::path& p) noexcept;
