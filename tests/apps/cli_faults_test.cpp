@@ -24,24 +24,6 @@ namespace {
 
 const char* rhoflow_bin = RHOFLOW_CLI_PATH;
 
-// Every regular file under `dir` with its content, by relative path (run.json's "execution",
-// the one place for what may differ between runs, dropped).
-std::map<std::string, std::string> files_of(const fs::path& dir) {
-    std::map<std::string, std::string> out;
-    for (const auto& e : fs::recursive_directory_iterator(dir)) {
-        if (!e.is_regular_file()) continue;
-        std::string text = read_text(e.path());
-        const std::string rel = fs::relative(e.path(), dir).string();
-        if (rel == "run.json") {
-            auto doc = json::parse(text);
-            doc.erase("execution");
-            text = doc.dump();
-        }
-        out[rel] = text;
-    }
-    return out;
-}
-
 // The entries under `dir`, at any depth, whose name holds ".tmp" (a cell's or a file's temporary).
 std::vector<std::string> temporaries_under(const fs::path& dir) {
     std::vector<std::string> t;
