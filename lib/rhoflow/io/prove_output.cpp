@@ -38,11 +38,14 @@ std::string proof_summary(const ProveParams& params, const ProveResult& r) {
                          c.model.theta.hi, c.enc.dj.lo, c.enc.dj.hi);
     }
     if (!r.undecided.empty()) {
-        s += fmt::format("\nUndecided cells ({}):\n\n| rho | j' enclosure | width |\n|---|---|---|\n", r.undecided.size());
+        s += fmt::format("\nCells of the parameter cells not proved ({}{}): each one's last rho tiling, every cell "
+                         "enclosed (cells the search created but did not compute are not listed: the table above "
+                         "counts them).\n\n| rho | role | j' enclosure | width |\n|---|---|---|---|\n",
+                         r.undecided.size(), r.undecided.size() > 50 ? "; the first 50" : "");
         for (std::size_t i = 0; i < std::min<std::size_t>(r.undecided.size(), 50); ++i) {
             const auto& c = r.undecided[i];
-            s += fmt::format("| [{}, {}] | [{:.6g}, {:.6g}] | {:.3g} |\n", c.enc.rho.lo, c.enc.rho.hi, c.enc.dj.lo,
-                             c.enc.dj.hi, c.enc.dj.width());
+            s += fmt::format("| [{}, {}] | {} | [{:.6g}, {:.6g}] | {:.3g} |\n", c.enc.rho.lo, c.enc.rho.hi, c.role,
+                             c.enc.dj.lo, c.enc.dj.hi, c.enc.dj.width());
         }
     }
     s += "\nRe-check independently (with `--out DIR`, which writes the certificate): "
