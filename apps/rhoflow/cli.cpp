@@ -124,7 +124,7 @@ void add_job_command(CLI::App& app, JobCommand& c, const JobKind& kind) {
         c.app->add_option("--out", c.folder,
                           c.name == "compare"
                               ? "folder for every output file (complete or absent: built aside, then renamed)"
-                              : "folder for certificate.json, points.{csv,md,tex} and the phase diagram (complete or absent)")
+                              : "folder for check.json, points.{csv,md,tex} and the phase diagram (complete or absent)")
             ->capture_default_str()
             ->group(g);
         c.app->add_flag("--no-figures", c.no_figures, "write figure data and gnuplot scripts but do not run gnuplot")->group(g);
@@ -483,7 +483,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
                 if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
-                if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, c.name == "check" ? "certificate.json" : "compare.json");
+                if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, c.name == "check" ? "check.json" : "compare.json");
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);

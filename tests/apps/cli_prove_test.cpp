@@ -110,3 +110,11 @@ TEST_CASE("cli prove --verify: duplicate keys are named with their path and refu
     CHECK(has(r.err, "\n  verdict: duplicate key"));
     CHECK(has(r.err, "\n  cells[0].role: duplicate key"));
 }
+
+TEST_CASE("cli check: --help groups the accuracy flags as estimated errors, not as certification (H21)") {
+    const Run r = rhoflow_cli({"check", "--help"});
+    CHECK(r.code == 0);
+    CHECK(has(r.out, "Verdict accuracy (estimated errors)"));
+    CHECK_FALSE(has(r.out, "Certification"));
+    CHECK(has(r.out, "folder for check.json"));
+}
