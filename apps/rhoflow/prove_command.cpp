@@ -238,7 +238,7 @@ std::function<void()> rigorous_field_work(const FieldJob& job, const RigorousPar
             std::cout << enclosure_document(make_provenance("field", command_line), job.model, pts).dump(2) << "\n";
             return;
         }
-        std::cout << enclosure_text(pts, rigorous.precision);
+        std::cout << enclosure_text(cell, pts, rigorous.precision);
     };
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
 
@@ -338,4 +339,30 @@ TEST_CASE("prove: a box of more integer combinations than int64 holds is refused
     p.box.d = ParamRange(2, 4098);
     p.box.L = ParamRange(100);
     CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("4097 x 1 x 1 = 4097"), InvalidArgument);
+}
+
+TEST_CASE("prove: the summary names the exact doubles a proof covers where they are not the decimals given (issue 30, H18)") {
+    ProveParams p = params("hitting-time<=5.24", 5, 100, 50, ParamRange(0.1, 0.5));
+    p.rho0 = 0.05;
+    p.hit_eps = 1e-3;
+    ProveResult r;  // the numbers line needs no search
+    r.claim = p.claim;
+    r.box = p.box;
+    const std::string s = proof_summary(p, r);
+    CHECK(s.find("the proof covers exactly those doubles") != std::string::npos);
+    CHECK(s.find("theta lo = 0.1 (the double 0.1000000000000000055511151231257827021181583404541015625)") != std::string::npos);
+    CHECK(s.find("theta hi") == std::string::npos);  // 0.5 is exact
+    CHECK(s.find("rho0 = 0.05 (the double 0.05000000000000000277555756156289135105907917022705078125)") != std::string::npos);
+    CHECK(s.find("the level 1 - hit = 0.999 (the double 0.99899999999999999911182158029987476766109466552734375)") !=
+          std::string::npos);
+    CHECK(s.find("T = 5.24 (the double 5.2400000000000002131628207280300557613372802734375)") != std::string::npos);
+    p = params("monotone", 5, 100, 50, ParamRange(0.5, 2));
+    CHECK(proof_summary(p, r).find("here each is the decimal itself") != std::string::npos);
+
+    CHECK(exact_decimal(1e21) == "1000000000000000000000");
+    CHECK(exact_decimal(-2.5) == "-2.5");
+    const std::string tiny = exact_decimal(5e-324);
+    CHECK(tiny.size() == 1076);  // "0." and 1074 digits
+    CHECK(tiny.rfind("0.000", 0) == 0);
+    CHECK(tiny.substr(tiny.size() - 10) == "3447265625");
 }
