@@ -125,7 +125,7 @@ void add_job_command(CLI::App& app, JobCommand& c, const JobKind& kind) {
         c.app->add_option("--out", c.folder,
                           c.name == "compare"
                               ? "folder for every output file (complete or absent: built aside, then renamed)"
-                              : "folder for certificate.json, points.{csv,md,tex} and the phase diagram (complete or absent)")
+                              : "folder for check.json, points.{csv,md,tex} and the phase diagram (complete or absent)")
             ->capture_default_str()
             ->group(g);
         c.app->add_flag("--no-figures", c.no_figures, "write figure data and gnuplot scripts but do not run gnuplot")->group(g);
@@ -300,20 +300,22 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     };
 }
 
-// compare and check: --out and --output checked before the work. A folder that holds the
-// working directory, and an --output inside the --out folder (which is replaced whole), cannot be
-// meant: exit 2; a folder that cannot be written: IoError, exit 1.
-void check_out_flags(const JobCommand& c) {
-    if (holds_working_directory(c.folder))
-        throw FlagError{"out", fmt::format("--out '{}' is the working directory or holds it: the folder is replaced "
-                                           "whole, which would remove the folder you are in; name another folder",
-                                           c.folder)};
-    if (!c.out.output.empty() && is_within(c.out.output, c.folder))
-        throw FlagError{"output", fmt::format("--output '{}' is the --out folder '{}' or lies inside it: --out replaces "
-                                              "that folder whole (and its {} holds the JSON document already); give "
-                                              "--output a file outside it",
-                                              c.out.output, c.folder, c.name == "check" ? "certificate.json" : "compare.json")};
+}  // namespace
+
+void check_out_flags(const std::string& folder, const std::string& output, const std::string& document) {
+    if (holds_working_directory(folder))
+        throw InvalidArgument("out", fmt::format("invalid --out: --out '{}' is the working directory or holds it: the "
+                                                 "folder is replaced whole, which would remove the folder you are in; "
+                                                 "name another folder",
+                                                 folder));
+    if (!output.empty() && is_within(output, folder))
+        throw InvalidArgument("output", fmt::format("invalid --output: --output '{}' is the --out folder '{}' or lies "
+                                                    "inside it: --out replaces that folder whole (and its {} holds "
+                                                    "the JSON document already); give --output a file outside it",
+                                                    output, folder, document));
 }
+
+namespace {
 
 Outcome failure(int code, const std::string& message, const std::string& flag = "") {
     Outcome o;
@@ -489,7 +491,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             if (c.app->parsed()) {
                 check_path_flag(c.app, "output", c.out.output);
                 if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
-                if (!c.folder.empty()) check_out_flags(c);
+                if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, c.name == "check" ? "check.json" : "compare.json");
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);

@@ -36,6 +36,11 @@ int dispatch(const std::vector<std::string>& args);
 /// the source tree at build time, "unknown" outside git), noting uncommitted changes.
 std::string version_text();
 
+/// compare, check and prove: --out and --output checked before the work. A folder that holds the
+/// working directory, and an --output inside the --out folder (which is replaced whole, `document`
+/// with it), cannot be meant: InvalidArgument naming the flag (exit 2).
+void check_out_flags(const std::string& folder, const std::string& output, const std::string& document);
+
 /// Names of all subcommands, in the order of --help.
 const std::vector<std::string>& command_names();
 

@@ -1,5 +1,7 @@
 #include "prove_command.hpp"
 
+#include "cli.hpp"
+
 #include <fmt/format.h>
 #include <iostream>
 #include <utility>
@@ -32,7 +34,7 @@ const std::vector<Flag>& prove_flags() {
         return [m, key](ProveParams& p, const std::string& t) { p.box.*m = parse_range(t, key); };
     };
     static const std::vector<Flag> flags = {
-        {"claim", "TEXT", "monotone | positive-drift | attractors=N | hitting-time<=T",
+        {"claim", "TEXT", "required: monotone | positive-drift | attractors=N | hitting-time<=T",
          [](ProveParams& p, const std::string& t) { p.claim = parse_claim(t, "claim"); }},
         {"d", "INT|LO:HI", "ambient dimension (integers; a range is enumerated)", range(&ParamBox::d, "d")},
         {"L", "INT|LO:HI", "tokens, >= 3 (integers; a range is enumerated)", range(&ParamBox::L, "L")},
@@ -60,6 +62,12 @@ const std::vector<Flag>& prove_flags() {
          [](ProveParams& p, const std::string& t) { p.threads = static_cast<int>(parse_integer(t, "threads")); }},
     };
     return flags;
+}
+
+const Flag& prove_flag(const std::string& key) {
+    for (const Flag& f : prove_flags())
+        if (f.key == key) return f;
+    throw std::logic_error("prove: no flag --" + key);
 }
 
 // ProveParams field -> flag, for errors raised by validate().
@@ -115,18 +123,31 @@ std::function<void()> prove_work(const ProveCommand& c) {
             if (c.app->count(std::string("--") + f.key) > 0 && std::string(f.key) != "threads")
                 bad_flag(f.key, "cannot be combined with --verify (the certificate says everything)");
         int threads = 0;  // read now: the parsed command line is gone when the work runs
-        if (c.app->count("--threads") > 0) threads = static_cast<int>(parse_integer(c.texts.at("threads"), "threads"));
+        if (c.app->count("--threads") > 0) {
+            ProveParams p;
+            try {
+                prove_flag("threads").set(p, c.texts.at("threads"));
+                require(p.threads >= 0 && p.threads <= 4096, "threads", p.threads, "0 <= threads <= 4096");
+            } catch (const InvalidArgument& e) {
+                bad_flag("threads", e.what());
+            }
+            threads = p.threads;
+        }
         return [c, threads] {
             nlohmann::json cert;
+            std::string text;
             try {  // untrusted: bounded, never hung by a FIFO or a device (io/read_back.hpp)
-                cert = parse_untrusted_json(read_untrusted_file(c.verify, {max_document_bytes, "a certificate"}),
-                                            c.verify, "verify");
+                text = read_untrusted_file(c.verify, {max_document_bytes, "a certificate"});
+                cert = parse_untrusted_json(text, c.verify, "verify");
             } catch (const IoError& e) {
                 throw InvalidArgument("verify", fmt::format("invalid --verify: {}", e.what()));
             } catch (const InvalidArgument& e) {
                 throw InvalidArgument("verify", fmt::format("invalid --verify: {}", e.what()));
             }
-            const VerifyReport r = verify_certificate(cert, threads, Execution::team);
+            VerifyReport r = verify_certificate(cert, threads, Execution::team);
+            const std::vector<std::string> dups = duplicate_keys(text);
+            r.errors.insert(r.errors.begin(), dups.begin(), dups.end());
+            r.valid = r.valid && dups.empty();
             if (!team_root()) return;
             if (!r.valid) {
                 std::string msg = fmt::format("invalid --verify: the certificate '{}' does not check:", c.verify);
@@ -140,6 +161,9 @@ std::function<void()> prove_work(const ProveCommand& c) {
                                          to_string(r.verdict));
         };
     }
+    if (c.app->count("--claim") == 0)
+        bad_flag("claim", "--claim is required (accepted: monotone, positive-drift, attractors=N, hitting-time<=T; or "
+                          "--verify CERT to re-check a certificate)");
     ProveParams p;
     for (const Flag& f : prove_flags())
         if (c.app->count(std::string("--") + f.key) > 0) {
@@ -156,6 +180,7 @@ std::function<void()> prove_work(const ProveCommand& c) {
     }
     if (c.app->count("--output") > 0 && c.output.empty()) bad_flag("output", "output = '' is empty (accepted: a file name)");
     if (c.app->count("--out") > 0 && c.out.empty()) bad_flag("out", "out = '' is empty (accepted: a folder name)");
+    if (!c.out.empty()) check_out_flags(c.out, c.output, "certificate.json");
     if (!c.output.empty()) check_file_writable(c.output);
     if (!c.out.empty()) StagedDirectory::check(c.out);
     return [c, p] {
@@ -183,8 +208,16 @@ std::function<void()> prove_work(const ProveCommand& c) {
 
 std::function<void()> rigorous_field_work(const FieldJob& job, const RigorousParams& rigorous, bool json,
                                           const std::string& command_line) {
-    return [job, rigorous, json, command_line] {
-        const ModelCell cell = ModelCell::of(job.model);
+    const ModelCell cell = ModelCell::of(job.model);
+    try {  // before the work: "invalid --beta: beta = 5 ...", naming the flag
+        cell.validate();
+    } catch (const InvalidArgument& e) {
+        const std::string field = e.field().rfind("cell.", 0) == 0 ? e.field().substr(5) : e.field();
+        std::string what = e.what();
+        if (what.rfind("cell.", 0) == 0) what.erase(0, 5);
+        bad_flag(field, what);
+    }
+    return [job, rigorous, json, command_line, cell] {
         std::vector<FieldEnclosure> pts;
         for (double rho : job.rho) {
             pts.push_back(enclose_field(cell, {rho, rho}, rigorous));
@@ -204,7 +237,7 @@ std::function<void()> rigorous_field_work(const FieldJob& job, const RigorousPar
             std::cout << enclosure_document(make_provenance("field", command_line), job.model, pts).dump(2) << "\n";
             return;
         }
-        std::cout << enclosure_text(pts, rigorous.precision);
+        std::cout << enclosure_text(cell, pts, rigorous.precision);
     };
 }
 

@@ -496,7 +496,7 @@ class StationaryResult(Result):
 
 class CheckResult(Result):
     """A claim over a box: ``verdict`` (holds, fails or undecided), ``table`` (one row per point,
-    points.csv), ``witness``, ``min_margin``, ``counts`` and the rest of certificate.json."""
+    points.csv), ``witness``, ``min_margin``, ``counts`` and the rest of check.json."""
 
     _struct_docs = ("CheckResult",)
 
@@ -732,7 +732,7 @@ def from_json(text):
 
 def load(path):
     """Reads what rhoflow wrote back into the objects the functions return: an output folder of
-    `rhoflow compare --out` / `check --out` / Result.save (its compare.json, certificate.json or
+    `rhoflow compare --out` / `check --out` / Result.save (its compare.json, check.json or
     result.json), a result document file (`--output FILE`), or an experiment's output folder
     (run.json: a RunResult). Files are untrusted: a malformed one raises ValueError."""
     path = _os.fspath(path)

@@ -500,13 +500,13 @@ py::tuple load(const std::string& path) {
     fs::path file = path;
     if (path.find('\0') == std::string::npos && fs::is_directory(file)) {
         fs::path found;
-        for (const char* name : {"compare.json", "certificate.json", "result.json"})
+        for (const char* name : {"compare.json", "check.json", "result.json"})
             if (fs::is_regular_file(file / name)) {
                 found = file / name;
                 break;
             }
         if (found.empty())
-            throw std::invalid_argument(path + " holds no rhoflow output (compare.json, certificate.json, result.json "
+            throw std::invalid_argument(path + " holds no rhoflow output (compare.json, check.json, result.json "
                                                "or run.json)");
         file = found;
     }

@@ -95,7 +95,7 @@ TEST_CASE("cli provenance: compare --out and check --out record it in every file
     const std::vector<std::string> chk = {"check", "--claim", "monotone", "--theta", "0.5:2", "--grid", "3",
                                           "--no-figures", "--quiet", "--out", (t / "chk").string()};
     REQUIRE(rhoflow_cli(chk).code == 0);
-    check_provenance(json::parse(slurp(t / "chk" / "certificate.json")), chk, "check");
+    check_provenance(json::parse(slurp(t / "chk" / "check.json")), chk, "check");
     check_provenance(json::parse(slurp(t / "chk" / "points.csv.meta.json")), chk, "check");
     CHECK(has(slurp(t / "chk" / "points.tex"), "% command line: "));
     CHECK(fs::exists(t / "chk" / "CITATION.bib"));

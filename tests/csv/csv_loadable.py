@@ -167,7 +167,7 @@ with open(os.path.join(SCRATCH, "cmp", "compare.json"), encoding="utf-8") as f:
 for name in ("table", "gap", "study"):
     check_table_against_document(os.path.join(SCRATCH, "cmp", name + ".csv"), cmp, "compare")
 run("check", "--claim", "attractors=1", "--theta", "0.5:2", "--grid", "3", "--no-figures", "--quiet", "--out", "chk")
-with open(os.path.join(SCRATCH, "chk", "certificate.json"), encoding="utf-8") as f:
+with open(os.path.join(SCRATCH, "chk", "check.json"), encoding="utf-8") as f:
     chk = json.load(f)
 check_table_against_document(os.path.join(SCRATCH, "chk", "points.csv"), chk, "check")
 
@@ -240,7 +240,7 @@ for task, paths in SUMMARY_PATHS.items():
     for r in index["runs"]:
         if r["task"] == task:
             with open(os.path.join(SCRATCH, "runout", r["dir"],
-                                   "certificate.json" if task == "check" else
+                                   "check.json" if task == "check" else
                                    "compare.json" if task == "compare" else "result.json"), encoding="utf-8") as f:
                 docs.append((r, json.load(f)))
     if task == "field":  # one row per rho of each cell

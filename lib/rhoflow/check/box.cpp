@@ -1,5 +1,6 @@
 #include "rhoflow/check/box.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -102,6 +103,33 @@ std::string_view axis_name(int axis) {
 }
 
 bool axis_is_integer(int axis) { return axis <= static_cast<int>(Axis::R); }
+
+std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
+    if (a <= 0 || b <= 0) return 0;
+    if (a > count_cap / b) return count_cap;
+    return std::min(a * b, count_cap);
+}
+
+std::int64_t integer_values(const ParamRange& r) {
+    const double n = std::floor(r.hi) - std::ceil(r.lo) + 1;
+    if (!(n >= 1)) return 0;
+    return n >= static_cast<double>(count_cap) ? count_cap : static_cast<std::int64_t>(n);
+}
+
+std::int64_t integer_combinations(const ParamBox& box) {
+    return saturating_product(saturating_product(integer_values(box.d), integer_values(box.L)), integer_values(box.R));
+}
+
+std::string count_text(std::int64_t n, double approx) {
+    return n < count_cap ? fmt::format("{}", n) : fmt::format("about {:.3g}", approx);
+}
+
+std::string combinations_text(const ParamBox& box) {
+    const std::int64_t d = integer_values(box.d), L = integer_values(box.L), R = integer_values(box.R);
+    return fmt::format("d x L x R = {} x {} x {} = {}", d, L, R,
+                       count_text(integer_combinations(box),
+                                  static_cast<double>(d) * static_cast<double>(L) * static_cast<double>(R)));
+}
 
 int ParamBox::ranged_count() const {
     int n = 0;

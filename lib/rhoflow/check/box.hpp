@@ -93,6 +93,19 @@ struct ParamBox {
     void validate() const;
 };
 
+/// Counts of points, cells and combinations saturate here (2^62): no product of counts overflows.
+inline constexpr std::int64_t count_cap = std::int64_t(1) << 62;
+/// a * b for counts a, b >= 0, saturating at count_cap.
+std::int64_t saturating_product(std::int64_t a, std::int64_t b);
+/// The integer values hi - lo + 1 of an integer range (at most count_cap).
+std::int64_t integer_values(const ParamRange& r);
+/// The integer combinations of the box's d, L and R (saturating at count_cap).
+std::int64_t integer_combinations(const ParamBox& box);
+/// A count for messages: the integer below count_cap, else "about 1.14e+19" from `approx`.
+std::string count_text(std::int64_t n, double approx);
+/// "d x L x R = 536870912 x 34359738368 x 1 = about 1.84e+19": the box's integer combinations.
+std::string combinations_text(const ParamBox& box);
+
 /// The scales of a box's ranges as they were asked for: one for every range ("log"), or one per
 /// named parameter, in the order given ("theta=linear,R=log").
 struct BoxScales {

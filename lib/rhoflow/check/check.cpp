@@ -18,10 +18,7 @@ namespace {
 
 std::int64_t int_pow(std::int64_t b, int e) {
     std::int64_t r = 1;
-    for (int i = 0; i < e; ++i) {
-        if (r > std::int64_t(1) << 50) return r;  // saturates well above any cap
-        r *= b;
-    }
+    for (int i = 0; i < e; ++i) r = saturating_product(r, b);  // saturates at count_cap, well above any cap
     return r;
 }
 
@@ -46,7 +43,7 @@ void CheckParams::validate() const {
     if (n > max_points)
         throw InvalidArgument("grid", fmt::format("grid = {} gives {}^{} = {} points over the {} ranged parameters, "
                                                   "more than max_points = {} (accepted: grid^{} <= max_points)",
-                                                  grid, grid, k, n, k, max_points, k));
+                                                  grid, grid, k, count_text(n, std::pow(grid, k)), k, max_points, k));
     // The field method must accept every point: tau = beta sigma is largest at the corner
     // (beta hi, sigma hi, d lo), and the model's own ranges are checked at every corner.
     if (certify.field == FieldMethod::exact) {

@@ -94,7 +94,7 @@ const std::array<JobKind, std::variant_size_v<Job>>& job_kinds() {
             kind<CompareJob>("compare", kCompare, "compare.json", &detail::compare_settings, &write_compare_outputs),
             kind<StationaryJob>("stationary", kStationary, "result.json", &detail::stationary_settings,
                                 &write_stationary_outputs),
-            kind<CheckJob>("check", kCheck, "certificate.json", &detail::check_settings, &write_check_outputs),
+            kind<CheckJob>("check", kCheck, "check.json", &detail::check_settings, &write_check_outputs),
         };
         for (std::size_t i = 0; i < k.size(); ++i)  // row i makes the alternative i of Job
             if (k[i].make().index() != i) throw std::logic_error("job table: row out of the order of Job");

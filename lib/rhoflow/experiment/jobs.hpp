@@ -265,7 +265,7 @@ void to_json(nlohmann::json& j, const CheckJob& v);
 void from_json(const nlohmann::json& j, CheckJob& v);
 
 /// The name of the file holding a job's document in an output folder (its JobKind's): compare.json
-/// for a comparison, certificate.json for a check, result.json otherwise.
+/// for a comparison, check.json for a check, result.json otherwise.
 std::string document_file(const Job& job);
 /// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
 /// output (tables, figures: rendered when `render`), or the document alone; each records
@@ -287,7 +287,7 @@ std::vector<std::string> write_compare_outputs(const Job& job, const JobResult& 
 std::vector<std::string> write_stationary_outputs(const Job& job, const JobResult& result,
                                                   const std::filesystem::path& dir, bool render,
                                                   const Provenance& provenance, const std::string& stem, bool citation);
-/// The writer of a check: certificate.json, points.{csv,md,tex} and the phase diagram.
+/// The writer of a check: check.json, points.{csv,md,tex} and the phase diagram.
 std::vector<std::string> write_check_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                              bool render, const Provenance& provenance, const std::string& stem,
                                              bool citation);

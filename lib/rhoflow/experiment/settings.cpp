@@ -715,7 +715,7 @@ std::vector<Setting> check_settings() {
                                          [](J& j) -> std::int64_t& { return j.check.max_points; }));
     s.push_back(integer<J, int>("threads", "check.threads", "threads over parameter points (0 = all cores)", b,
                                 [](J& j) -> int& { return j.check.threads; }));
-    const char* c = "Certification";
+    const char* c = "Verdict accuracy (estimated errors)";
     s.push_back(real<J>("tol", "check.certify.tol", "largest relative error of the field table accepted for a verdict, 0 < tol <= 1", c,
                         [](J& j) -> double& { return j.check.certify.tol; }));
     s.push_back(real<J>("rho0", "check.certify.rho0", "start of the ODE (hitting-time claims), -1 < rho0 < 1", c,

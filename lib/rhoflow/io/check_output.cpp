@@ -136,7 +136,7 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
         }
     }
     cols.push_back({"verdict", "verdict", "verdict", "verdict", "", "", "", 6, -1, false});
-    cols.push_back({"margin", "margin", "margin", "margin", "error", "", "", 3, -1, false});
+    cols.push_back({"margin", "margin ± est. error", "margin $\\pm$ est.\\ error", "margin", "error", "", "", 3, -1, false});
     cols.push_back({"where", "at ρ", "at $\\rho$", "where", "", "", "", 4, -1, false});
     if (params.claim.kind == ClaimKind::attractors)
         cols.push_back({"attractors", "attractors", "attractors", "attractors", "", "", "", 6, -1, false});
@@ -145,8 +145,10 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
     auto caption = [&](bool latex) {
         return fmt::format(
             "Claim '{}' checked at {} parameter points ({} hold, {} fail, {} undecided; verdict: {}) of the box {}{}{}{}. "
-            "The margin is signed and relative (docs/cli.md, rhoflow check) with its error: a point holds when the "
-            "margin exceeds its error; between the points the result is sampled, not proved.",
+            "Each point's verdict is verified to estimated tolerances, not proved: the margin is signed and relative "
+            "(docs/cli.md, rhoflow check) and the error after it is an estimate (the field table's error and, where a "
+            "derivative comes from the table, the n^2 eps estimate), not a bound; a point holds when the margin exceeds "
+            "its estimated error. Between the points the result is sampled, not proved.",
             latex ? latex_escape(to_string(params.claim)) : to_string(params.claim), result.points.size(), result.holds,
             result.fails, result.undecided, to_string(result.verdict),
             latex ? ranged_tex : ranged_md, (latex ? ranged_tex : ranged_md).empty() ? "" : " with ",
@@ -407,12 +409,12 @@ std::vector<std::string> write_check(const CheckParams& params, const CheckResul
                                      const std::filesystem::path& dir, bool render, const Provenance& provenance, int x_axis,
                                      const FigureParams& figure, const std::string& stem, bool citation) {
     const std::string cite_line = citation ? "CITATION.bib; " : "";
-    write_file_atomic(dir / "certificate.json", certificate.dump(2) + "\n");
+    write_file_atomic(dir / "check.json", certificate.dump(2) + "\n");
     Table points = check_table(params, result);
     set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
     const PaperTable paper = check_paper_table(params, result, stem);
     write_table_files(points, dir, "points", provenance, &paper);
-    std::vector<std::string> lines = {"certificate.json; " + cite_line + "points.{csv,md,tex}"};
+    std::vector<std::string> lines = {"check.json; " + cite_line + "points.{csv,md,tex}"};
     const CheckFigures figs = check_figures(params, result, x_axis, figure);
     for (const auto& [name, content] : figs.data_files) write_file_atomic(dir / name, content);
     for (auto& l : render_figures(dir, figs.figures, render, figure, stem, provenance_lines(provenance))) lines.push_back(l);

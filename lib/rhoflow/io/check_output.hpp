@@ -57,7 +57,7 @@ CheckFigures check_figures(const CheckParams& params, const CheckResult& result,
 /// The text report: claim, box, verdict, counts, witness and its command, caveats, timing.
 std::string check_text(const CheckParams& params, const CheckResult& result);
 
-/// Writes a check's outputs into `dir`: certificate.json (the document `certificate`),
+/// Writes a check's outputs into `dir`: check.json (the document `certificate`),
 /// points.{csv,md,tex} and the phase diagram's data and scripts (check_figures with `x_axis` and
 /// `figure`, rendered when `render`), each recording `provenance`; `stem` makes the LaTeX labels
 /// unique. Returns a line per file group written (`citation`: the first also names the

@@ -15,14 +15,19 @@
 
 namespace rhoflow {
 
+/// The exact decimal value of a double ("0.1000000000000000055511151231257827021181583404541015625"
+/// for 0.1): finite, since a double is an integer times a power of two.
+std::string exact_decimal(double x);
+
 /// A readable summary (Markdown) for a paper's appendix: claim, verdict, box, method (Arb version,
 /// precision, rhoflow version and commit), the work done, one row per parameter cell, the
 /// counterexample or the first 50 undecided cells, and how to re-check the certificate.
 std::string proof_summary(const ProveParams& params, const ProveResult& result);
 
-/// The guaranteed enclosures of j, j', j'' and E[A_I] at each rho as text: a header naming Arb and
-/// the precision, then each interval to 17 digits with its width.
-std::string enclosure_text(const std::vector<FieldEnclosure>& enclosures, int precision);
+/// The guaranteed enclosures of j, j', j'' and E[A_I] at each rho of the (point) `cell` as text: a
+/// header naming Arb, the precision and the exact doubles enclosed, then each interval to 17
+/// digits with its width.
+std::string enclosure_text(const ModelCell& cell, const std::vector<FieldEnclosure>& enclosures, int precision);
 /// Their document: the provenance's keys, "model", "rigorous": true, "arb_version", "enclosures".
 nlohmann::json enclosure_document(const Provenance& provenance, const ModelParams& model,
                                   const std::vector<FieldEnclosure>& enclosures);

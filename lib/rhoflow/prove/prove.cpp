@@ -43,10 +43,6 @@ RHOFLOW_JSON_HOOKS(ProveDiagnostics, seconds, enclosures, threads, ranks, max_de
 RHOFLOW_JSON_HOOKS(ProveResult, claim, box, verdict, param_cells, cells, undecided, counterexample, min_width_rel,
                    diagnostics)
 
-namespace {
-std::int64_t integer_count(const ParamRange& r) { return static_cast<std::int64_t>(r.hi - r.lo) + 1; }
-}  // namespace
-
 void ProveParams::validate() const {
     claim.validate();
     if (claim.kind == ClaimKind::filtering)
@@ -61,8 +57,15 @@ void ProveParams::validate() const {
     require_in("hit_eps", hit_eps, 1e-12, 0.5);
     require(std::isfinite(rho0) && rho0 > -1 && rho0 < 1 - hit_eps, "rho0", rho0, "-1 < rho0 < 1 - hit_eps");
     require(threads >= 0 && threads <= 4096, "threads", threads, "0 <= threads <= 4096");
-    const std::int64_t combos = integer_count(box.d) * integer_count(box.L) * integer_count(box.R);
-    require(combos <= 4096, "box.L", box.L.hi, "at most 4096 integer combinations of d, L, R (each is proved separately)");
+    if (integer_combinations(box) > max_integer_combinations) {
+        const char* widest = integer_values(box.L) >= std::max(integer_values(box.d), integer_values(box.R)) ? "box.L"
+                             : integer_values(box.d) >= integer_values(box.R)                               ? "box.d"
+                                                                                                             : "box.R";
+        throw InvalidArgument(widest, fmt::format("the box has {} integer combinations, more than {} (each is proved "
+                                                  "separately; accepted: at most {} combinations of d, L, R)",
+                                                  combinations_text(box), max_integer_combinations,
+                                                  max_integer_combinations));
+    }
     // Every corner's tau = beta sigma and L in the rigorous field's range.
     ModelCell c;
     c.d = static_cast<std::int64_t>(box.d.lo);
@@ -134,17 +137,15 @@ struct Search {
         std::vector<std::size_t> todo(cells.size());
         for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
         std::vector<Interval> parent(cells.size(), Interval{0, 0});  // (dj, d2j) widths of a child's parent
+        std::vector<ProofCell> last;  // the last tiling whose every cell is enclosed, and its decision
+        CellsDecision last_d;
         for (;;) {
-            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > p.max_cells) {
-                budget_out = true;
-                CellsDecision d;
-                d.note = fmt::format("stopped at max_cells = {}", p.max_cells);
-                for (std::size_t i = 0; i < cells.size(); ++i)
-                    if (cells[i].role == "undecided" || cells[i].role.empty()) d.refine.push_back(i);
-                return d;
-            }
+            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > p.max_cells)
+                return out_of_budget(cells, todo.size(), last, last_d);
             enclose(m, cells, todo);
             CellsDecision d = decide_cells(p.claim, cells, p.rho0, p.hit_eps);
+            last = cells;
+            last_d = d;
             if (d.verdict != ProofVerdict::not_proved || d.refine.empty()) return d;
             if (splittable && stagnated(cells, parent, d.refine)) {
                 d.note += " (rho bisection no longer narrows the enclosures: the parameter cell is split)";
@@ -184,6 +185,20 @@ struct Search {
             cells.swap(next);
             parent.swap(next_parent);
         }
+    }
+
+    // --max-cells reached before `pending` cells could be enclosed: the parameter cell ends at its
+    // last tiling whose every cell is enclosed (its undecided cells and T_hit bracket as decided
+    // then), or with no cell when not even the first tiling fits. Nothing is recorded unenclosed.
+    CellsDecision out_of_budget(std::vector<ProofCell>& cells, std::size_t pending, std::vector<ProofCell>& last,
+                                CellsDecision& last_d) {
+        budget_out = true;
+        cells.swap(last);
+        CellsDecision d = cells.empty() ? CellsDecision{} : last_d;
+        d.verdict = ProofVerdict::not_proved;
+        d.note = fmt::format("{}{}stopped at max_cells = {}: {} further cells not computed", d.note,
+                             d.note.empty() ? "" : "; ", p.max_cells, pending);
+        return d;
     }
 
     // Whether an undecided cell just bisected kept more than kStagnation of its parent's width
@@ -286,7 +301,7 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
         res.param_cells.push_back(pc);
         if (d.verdict == ProofVerdict::not_proved) {
             undecided = true;
-            for (std::size_t i : d.refine) res.undecided.push_back(cells[i]);
+            res.undecided.insert(res.undecided.end(), cells.begin(), cells.end());  // its last enclosed tiling
             if (s.budget_out) break;
             continue;
         }

@@ -39,6 +39,9 @@
 
 namespace rhoflow {
 
+/// The integer combinations of d, L, R a box may have (each is proved separately).
+inline constexpr std::int64_t max_integer_combinations = 4096;
+
 /// Everything `rhoflow prove` needs.
 struct ProveParams {
     Claim claim;                  ///< monotone | positive-drift | attractors=N | hitting-time<=T
@@ -94,7 +97,7 @@ struct ProveResult {
     ProofVerdict verdict = ProofVerdict::not_proved;  ///< proved / disproved / not proved
     std::vector<ParamCellResult> param_cells;   ///< one per parameter cell processed to the end
     std::vector<ProofCell> cells;               ///< the cells of every decided parameter cell (the certificate)
-    std::vector<ProofCell> undecided;           ///< cells left undecided (not proved)
+    std::vector<ProofCell> undecided;           ///< the cells of every parameter cell not proved (its last rho tiling, all enclosed)
     std::optional<ProofCell> counterexample;    ///< disproved sign claims: a cell where j' < 0
     double min_width_rel = 0;                   ///< largest width / max|j'| of a deciding j' enclosure (<= 1)
     ProveDiagnostics diagnostics;               ///< work

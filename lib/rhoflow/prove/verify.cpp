@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -242,6 +243,39 @@ std::int64_t read_integer(const nlohmann::json& j, const std::string& path, Erro
     return j.get<std::int64_t>();
 }
 
+// An integer in [lo, hi] at `path` (else an error naming it).
+bool integer_in(const nlohmann::json& j, const std::string& path, std::int64_t lo, std::int64_t hi, Errors& err) {
+    if (!j.is_number_integer()) {
+        err.add(path + ": must be an integer");
+        return false;
+    }
+    // An unsigned value past int64 is out of range whatever the bounds (hi is an int64).
+    const bool big = j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
+    const std::int64_t v = big ? hi : j.get<std::int64_t>();
+    if (big || v < lo || v > hi) {
+        err.add(fmt::format("{}: must be an integer in [{}, {}]", path, lo, hi));
+        return false;
+    }
+    return true;
+}
+
+// An enclosure's diagnostics (not part of the proof, but typed): precision, the error budget of j.
+bool read_diagnostics(const nlohmann::json& e, const std::string& ep, FieldEnclosure& enc, Errors& err) {
+    bool ok = integer_in(e["precision"], ep + ".precision", 1, 1 << 20, err);
+    if (ok) enc.precision = e["precision"].get<int>();
+    const auto& b = e["budget"];
+    const std::string bp = ep + ".budget";
+    if (!only_keys(b, {"inner", "outer", "tail_left", "tail_right", "lambda_lo", "lambda_hi", "inner_nodes", "outer_nodes"},
+                   bp, err))
+        return false;
+    for (const char* k : {"inner", "outer", "tail_left", "tail_right", "lambda_lo", "lambda_hi"})
+        ok = !std::isnan(finite_number(b[k], bp + "." + k, err)) && ok;
+    for (const char* k : {"inner_nodes", "outer_nodes"})
+        ok = integer_in(b[k], bp + "." + k, 0, std::numeric_limits<int>::max(), err) && ok;
+    if (ok) enc.budget = b.get<EnclosureBudget>();
+    return ok;
+}
+
 bool read_model(const nlohmann::json& j, const std::string& path, ModelCell& m, Errors& err) {
     if (!only_keys(j, {"d", "L", "R", "theta", "sigma", "beta"}, path, err)) return false;
     m.d = read_integer(j["d"], path + ".d", err);
@@ -271,6 +305,7 @@ bool read_cell(const nlohmann::json& j, const std::string& path, ProofCell& c, E
     ok = read_interval(e["dj"], ep + ".dj", c.enc.dj, err) && ok;
     ok = read_interval(e["d2j"], ep + ".d2j", c.enc.d2j, err) && ok;
     ok = read_interval(e["mass"], ep + ".mass", c.enc.mass, err) && ok;
+    ok = read_diagnostics(e, ep, c.enc, err) && ok;
     if (!ok) return false;
     if (c.enc.rho.lo < -1 || c.enc.rho.hi > 1) {
         err.add(ep + ".rho: must lie in [-1, 1]");
@@ -287,6 +322,42 @@ bool read_cell(const nlohmann::json& j, const std::string& path, ProofCell& c, E
         return false;
     }
     return true;
+}
+
+// params: exactly ProveParams' keys with their types (the checker reads claim, box, rigorous,
+// rho0 and hit_eps; the search's own limits are only typed).
+bool check_params_schema(const nlohmann::json& p, Errors& err) {
+    if (!only_keys(p, {"claim", "box", "rigorous", "initial_cells", "max_depth", "max_box_depth", "max_cells", "rho0",
+                       "hit_eps", "threads"},
+                   "params", err))
+        return false;
+    bool ok = true;
+    if (!p["claim"].is_string()) ok = (err.add("params.claim: must be a string"), false);
+    if (only_keys(p["box"], {"d", "L", "R", "theta", "sigma", "beta"}, "params.box", err)) {
+        for (int a = 0; a < axis_count; ++a) {
+            const std::string k(axis_name(a)), path = "params.box." + k;
+            const auto& r = p["box"][k];
+            if (!only_keys(r, {"lo", "hi", "scale"}, path, err)) {
+                ok = false;
+                continue;
+            }
+            ok = !std::isnan(finite_number(r["lo"], path + ".lo", err)) && ok;
+            ok = !std::isnan(finite_number(r["hi"], path + ".hi", err)) && ok;
+            if (!r["scale"].is_string()) ok = (err.add(path + ".scale: must be a string"), false);
+        }
+    } else {
+        ok = false;
+    }
+    if (only_keys(p["rigorous"], {"precision", "rel_tol"}, "params.rigorous", err)) {
+        ok = integer_in(p["rigorous"]["precision"], "params.rigorous.precision", 64, 1024, err) && ok;
+        ok = !std::isnan(finite_number(p["rigorous"]["rel_tol"], "params.rigorous.rel_tol", err)) && ok;
+    } else {
+        ok = false;
+    }
+    for (const char* k : {"initial_cells", "max_depth", "max_box_depth", "max_cells", "threads"})
+        ok = integer_in(p[k], std::string("params.") + k, 0, std::int64_t(1) << 40, err) && ok;
+    for (const char* k : {"rho0", "hit_eps"}) ok = !std::isnan(finite_number(p[k], std::string("params.") + k, err)) && ok;
+    return ok;
 }
 
 using Box3 = std::array<Interval, 3>;
@@ -333,17 +404,22 @@ bool inside(Interval in, Interval out) { return out.lo <= in.lo && in.hi <= out.
 struct Recomputed {
     FieldEnclosure enc;
     std::string error;
+    bool numerical = false;  // the error is a NumericalError (no finite enclosure)
 };
-void to_json(nlohmann::json& j, const Recomputed& r) { j = {{"enc", r.enc}, {"error", r.error}}; }
+void to_json(nlohmann::json& j, const Recomputed& r) { j = {{"enc", r.enc}, {"error", r.error}, {"numerical", r.numerical}}; }
 void from_json(const nlohmann::json& j, Recomputed& r) {
     r.enc = j.at("enc").get<FieldEnclosure>();
     r.error = j.at("error").get<std::string>();
+    r.numerical = j.at("numerical").get<bool>();
 }
 
 Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache) {
     Recomputed r;
     try {
         r.enc = enclose_field(c.model, c.enc.rho, rig, &cache);
+    } catch (const NumericalError& ex) {
+        r.error = ex.what();
+        r.numerical = true;
     } catch (const std::exception& ex) {
         r.error = ex.what();
     }
@@ -359,54 +435,184 @@ std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const Rigo
                                    [&](std::int64_t k) { return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache); });
 }
 
+// An array of cells at `path` ("cells", "undecided"), each read strictly.
+std::vector<ProofCell> read_cells(const nlohmann::json& j, const std::string& path, Errors& err) {
+    if (!j.is_array()) {
+        err.add(path + ": must be an array");
+        return {};
+    }
+    std::vector<ProofCell> cells(j.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) read_cell(j[i], fmt::format("{}[{}]", path, i), cells[i], err);
+    return cells;
+}
+
+// What is wrong with a recorded cell given its recomputation ("" if nothing): every enclosure
+// (j, j', j'', E[A_I]) must contain the recomputed one and the role must follow. A cell the search
+// could not enclose finitely is recorded as the whole line, undecided: accepted when the
+// recomputation fails numerically too.
+std::string cell_error(const ProofCell& c, const Recomputed& e, const Claim& claim, const std::string& path) {
+    if (!e.error.empty()) {
+        const Interval line{-1e308, 1e308};
+        const bool wide = e.numerical && c.role == "undecided" && inside(line, c.enc.j) && inside(line, c.enc.dj) &&
+                          inside(line, c.enc.d2j) && inside(line, c.enc.mass);
+        return wide ? "" : fmt::format("{}: cannot be recomputed: {}", path, e.error);
+    }
+    const std::pair<const char*, Interval FieldEnclosure::*> parts[] = {
+        {"j", &FieldEnclosure::j}, {"dj", &FieldEnclosure::dj}, {"d2j", &FieldEnclosure::d2j}, {"mass", &FieldEnclosure::mass}};
+    for (const auto& [name, m] : parts)
+        if (!inside(e.enc.*m, c.enc.*m)) return fmt::format("{}.enc.{}: does not contain the recomputed enclosure", path, name);
+    if (role_of(claim, c.enc) != c.role)
+        return fmt::format("{}.role: '{}' does not follow from the enclosure (it gives '{}')", path, c.role,
+                           role_of(claim, c.enc));
+    return "";
+}
+
 using Groups = std::vector<std::pair<ModelCell, std::vector<ProofCell>>>;
 
-// param_cells: every decided entry matches decide_cells on its group exactly (verdict, count,
-// T_hit bracket); every group has one decided entry; a 'proved' certificate has only proved
-// entries, a 'disproved' one at least one disproved. Not-proved entries list no cells (their
-// undecided cells are under "undecided") and are only counted.
-void check_param_cells(const nlohmann::json& j, const Groups& groups, const Claim& claim, double rho0, double hit_eps,
-                       ProofVerdict verdict, Errors& err) {
-    std::vector<ParamCellResult> pcs;
+// The cells grouped by parameter cell, each group sorted by rho.
+Groups group_cells(const std::vector<ProofCell>& cells) {
+    Groups groups;
+    for (const auto& c : cells) {
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return same_model(g.first, c.model); });
+        if (it == groups.end()) groups.push_back({c.model, {c}});
+        else it->second.push_back(c);
+    }
+    for (auto& g : groups)
+        std::sort(g.second.begin(), g.second.end(), [](const ProofCell& a, const ProofCell& b) { return a.enc.rho.lo < b.enc.rho.lo; });
+    return groups;
+}
+
+// One param_cells entry, strictly: its keys, the model, verdict, count, bracket, note.
+bool read_param_cell(const nlohmann::json& j, const std::string& path, ParamCellResult& pc, Errors& err) {
+    if (!only_keys(j, {"model", "verdict", "attractors", "hitting_time", "note"}, path, err)) return false;
+    bool ok = read_model(j["model"], path + ".model", pc.model, err);
+    ok = read_interval(j["hitting_time"], path + ".hitting_time", pc.hitting_time, err) && ok;
+    if (integer_in(j["attractors"], path + ".attractors", -1, 1 << 20, err)) pc.attractors = j["attractors"].get<int>();
+    else ok = false;
+    if (!j["note"].is_string()) ok = (err.add(path + ".note: must be a string"), false);
     try {
-        if (!j.is_array()) throw std::runtime_error("must be an array");
-        pcs = j.get<std::vector<ParamCellResult>>();
-    } catch (const std::exception& e) {
-        err.add(fmt::format("param_cells: {}", e.what()));
+        pc.verdict = parse_proof_verdict(j["verdict"].is_string() ? j["verdict"].get<std::string>() : "", path + ".verdict");
+    } catch (const InvalidArgument& e) {
+        err.add(e.what());
+        ok = false;
+    }
+    return ok;
+}
+
+// Whether an entry's recorded count and bracket are those its cells give.
+void check_decision(const ParamCellResult& pc, const CellsDecision& d, const Claim& claim, const std::string& path,
+                    Errors& err) {
+    if (d.verdict != pc.verdict)
+        err.add(fmt::format("{}.verdict: '{}', but its cells give '{}'", path, to_string(pc.verdict), to_string(d.verdict)));
+    if (claim.kind == ClaimKind::attractors && d.attractors != pc.attractors)
+        err.add(fmt::format("{}.attractors: {}, but its cells give {}", path, pc.attractors, d.attractors));
+    if (d.hitting_time.lo != pc.hitting_time.lo || d.hitting_time.hi != pc.hitting_time.hi)
+        err.add(fmt::format("{}.hitting_time: [{}, {}], but its cells give [{}, {}]", path, pc.hitting_time.lo,
+                            pc.hitting_time.hi, d.hitting_time.lo, d.hitting_time.hi));
+}
+
+// param_cells: every entry matches decide_cells on its group exactly (verdict, count, T_hit
+// bracket): a decided entry's group is in `cells`, a not-proved one's (its last complete rho
+// tiling) in `undecided`, or it has none (no cell computed: nothing recorded). Every group has
+// exactly one entry; a 'proved' certificate has only proved entries, a 'disproved' one at least
+// one disproved.
+void check_param_cells(const nlohmann::json& j, const Groups& groups, const Groups& open, const Claim& claim,
+                       double rho0, double hit_eps, ProofVerdict verdict, Errors& err) {
+    if (!j.is_array()) {
+        err.add("param_cells: must be an array");
         return;
     }
-    std::vector<int> seen(groups.size(), 0);
+    std::vector<ParamCellResult> pcs(j.size());
+    bool ok = true;
+    for (std::size_t i = 0; i < pcs.size(); ++i) ok = read_param_cell(j[i], fmt::format("param_cells[{}]", i), pcs[i], err) && ok;
+    if (!ok) return;
+    std::vector<int> seen(groups.size(), 0), seen_open(open.size(), 0);
     bool any_disproved = false;
+    auto find = [](const Groups& gs, const ModelCell& m) {
+        return std::find_if(gs.begin(), gs.end(), [&](const auto& x) { return same_model(x.first, m); });
+    };
     for (std::size_t i = 0; i < pcs.size(); ++i) {
         const ParamCellResult& pc = pcs[i];
         const std::string path = fmt::format("param_cells[{}]", i);
         if (verdict == ProofVerdict::proved && pc.verdict != ProofVerdict::proved)
             err.add(path + ".verdict: a proved certificate has only proved parameter cells");
-        if (pc.verdict == ProofVerdict::not_proved) continue;
         any_disproved = any_disproved || pc.verdict == ProofVerdict::disproved;
-        const auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return same_model(x.first, pc.model); });
-        if (g == groups.end()) {
-            err.add(path + ".model: no cells of this parameter cell in 'cells'");
+        const bool decided = pc.verdict != ProofVerdict::not_proved;
+        const Groups& gs = decided ? groups : open;
+        const auto g = find(gs, pc.model);
+        if (g == gs.end()) {
+            if (decided) err.add(path + ".model: no cells of this parameter cell in 'cells'");
+            else if (pc.attractors != -1 || pc.hitting_time.lo != 0 || pc.hitting_time.hi != 0)
+                err.add(path + ": a count or a T_hit bracket without cells in 'undecided' to give it");
             continue;
         }
-        ++seen[static_cast<std::size_t>(g - groups.begin())];
-        const CellsDecision d = decide_cells(claim, g->second, rho0, hit_eps);
-        if (d.verdict != pc.verdict)
-            err.add(fmt::format("{}.verdict: '{}', but its cells give '{}'", path, to_string(pc.verdict), to_string(d.verdict)));
-        if (claim.kind == ClaimKind::attractors && d.attractors != pc.attractors)
-            err.add(fmt::format("{}.attractors: {}, but its cells give {}", path, pc.attractors, d.attractors));
-        if (claim.kind == ClaimKind::hitting_time &&
-            (d.hitting_time.lo != pc.hitting_time.lo || d.hitting_time.hi != pc.hitting_time.hi))
-            err.add(fmt::format("{}.hitting_time: [{}, {}], but its cells give [{}, {}]", path, pc.hitting_time.lo,
-                                pc.hitting_time.hi, d.hitting_time.lo, d.hitting_time.hi));
+        ++(decided ? seen : seen_open)[static_cast<std::size_t>(g - gs.begin())];
+        check_decision(pc, decide_cells(claim, g->second, rho0, hit_eps), claim, path, err);
     }
     for (std::size_t gi = 0; gi < groups.size(); ++gi)
         if (seen[gi] != 1)
             err.add(fmt::format("param_cells: the parameter cell {} of 'cells' has {} decided entries (must be 1)", gi, seen[gi]));
+    for (std::size_t gi = 0; gi < open.size(); ++gi)
+        if (seen_open[gi] != 1)
+            err.add(fmt::format("param_cells: the parameter cell {} of 'undecided' has {} not-proved entries (must be 1)",
+                                gi, seen_open[gi]));
     if (verdict == ProofVerdict::disproved && !any_disproved) err.add("param_cells: no disproved parameter cell");
 }
 
+// Tracks the path of every value while nlohmann parses, recording keys repeated in an object.
+struct DuplicateKeys : nlohmann::json_sax<nlohmann::json> {
+    struct Frame {
+        bool array = false;
+        std::size_t index = 0;    // arrays: the next element's index
+        std::string key;          // objects: the current key
+        std::set<std::string> keys;
+    };
+    std::vector<Frame> stack;
+    std::vector<std::string> found;
+
+    std::string path() const {
+        std::string p;
+        for (const auto& f : stack) p += f.array ? fmt::format("[{}]", f.index) : (p.empty() ? "" : ".") + f.key;
+        return p;
+    }
+    bool value() {  // a value ends: the enclosing array moves on
+        if (!stack.empty() && stack.back().array) ++stack.back().index;
+        return true;
+    }
+    bool open(bool array) {
+        stack.push_back({array, 0, "", {}});
+        return true;
+    }
+    bool close() {
+        stack.pop_back();
+        return value();
+    }
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(false); }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(true); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override {
+        stack.back().key = k;
+        if (!stack.back().keys.insert(k).second && found.size() < 50) found.push_back(path() + ": duplicate key");
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
 }  // namespace
+
+std::vector<std::string> duplicate_keys(const std::string& text) {
+    DuplicateKeys sax;
+    if (!nlohmann::json::sax_parse(text, &sax)) return {};
+    return sax.found;
+}
 
 VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Execution ex) {
     VerifyReport rep;
@@ -428,10 +634,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
         if (!cert[k].is_string()) err.add(fmt::format("{}: must be a string", k));
     // The parameters that matter to the checker.
     const auto& p = cert["params"];
-    if (!p.is_object()) {
-        err.add("params: must be an object");
-        return done();
-    }
+    if (!check_params_schema(p, err)) return done();
     Claim claim;
     ParamBox box;
     RigorousParams rig;
@@ -444,6 +647,9 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
         box.validate();
         rig = p.at("rigorous").get<RigorousParams>();
         rig.validate();
+        if (integer_combinations(box) > max_integer_combinations)  // before any loop over them
+            throw InvalidArgument("params.box", fmt::format("params.box: {} integer combinations, more than {}",
+                                                            combinations_text(box), max_integer_combinations));
         rho0 = p.at("rho0").get<double>();
         hit_eps = p.at("hit_eps").get<double>();
         require(std::isfinite(rho0) && std::isfinite(hit_eps) && hit_eps > 0 && hit_eps <= 0.5 && rho0 > -1 &&
@@ -460,13 +666,9 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
         err.add(e.what());
         return done();
     }
-    if (!cert["cells"].is_array()) {
-        err.add("cells: must be an array");
-        return done();
-    }
-    std::vector<ProofCell> cells(cert["cells"].size());
-    for (std::size_t i = 0; i < cells.size(); ++i)
-        read_cell(cert["cells"][i], fmt::format("cells[{}]", i), cells[i], err);
+    std::vector<ProofCell> cells = read_cells(cert["cells"], "cells", err);
+    std::vector<ProofCell> open = read_cells(cert["undecided"], "undecided", err);
+    if (verdict == ProofVerdict::proved && !open.empty()) err.add("undecided: a proved certificate has no undecided cells");
     std::optional<ProofCell> counter;
     if (!cert["counterexample"].is_null()) {
         counter.emplace();
@@ -476,24 +678,15 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
 
     // 1. Every cell's enclosure, recomputed, lies inside the recorded one, and the role follows.
     std::vector<ProofCell*> all;
-    for (auto& c : cells) all.push_back(&c);
-    if (counter) all.push_back(&*counter);
-    std::vector<std::string> cell_err(all.size());
+    std::vector<std::string> paths;
+    for (std::size_t i = 0; i < cells.size(); ++i) all.push_back(&cells[i]), paths.push_back(fmt::format("cells[{}]", i));
+    for (std::size_t i = 0; i < open.size(); ++i) all.push_back(&open[i]), paths.push_back(fmt::format("undecided[{}]", i));
+    if (counter) all.push_back(&*counter), paths.push_back("counterexample");
     const std::vector<Recomputed> again = recompute(all, rig, threads, ex);
     for (std::size_t k = 0; k < all.size(); ++k) {
-        const ProofCell& c = *all[k];
-        const Recomputed& e = again[k];
-        const std::string path = k < cells.size() ? fmt::format("cells[{}]", k) : "counterexample";
-        if (!e.error.empty()) cell_err[k] = fmt::format("{}: cannot be recomputed: {}", path, e.error);
-        else if (!inside(e.enc.j, c.enc.j)) cell_err[k] = path + ".enc.j: does not contain the recomputed enclosure";
-        else if (!inside(e.enc.dj, c.enc.dj)) cell_err[k] = path + ".enc.dj: does not contain the recomputed enclosure";
-        else if (!inside(e.enc.d2j, c.enc.d2j)) cell_err[k] = path + ".enc.d2j: does not contain the recomputed enclosure";
-        else if (role_of(claim, c.enc) != c.role)
-            cell_err[k] = fmt::format("{}.role: '{}' does not follow from the enclosure (it gives '{}')", path, c.role,
-                                      role_of(claim, c.enc));
-    }
-    for (const auto& e : cell_err)
+        const std::string e = cell_error(*all[k], again[k], claim, paths[k]);
         if (!e.empty()) err.add(e);
+    }
     rep.cells = all.size();
     if (!err.list.empty()) return done();
 
@@ -505,23 +698,17 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
                in(static_cast<double>(m.R), static_cast<double>(m.R), box.R) && in(m.theta.lo, m.theta.hi, box.theta) &&
                in(m.sigma.lo, m.sigma.hi, box.sigma) && in(m.beta.lo, m.beta.hi, box.beta);
     };
-    for (std::size_t i = 0; i < cells.size(); ++i)
-        if (!in_box(cells[i].model)) err.add(fmt::format("cells[{}].model: outside params.box", i));
+    for (std::size_t k = 0; k < all.size(); ++k)
+        if (!in_box(all[k]->model)) err.add(paths[k] + ".model: outside params.box");
     if (!err.list.empty()) return done();
 
     // 3. Group the cells by parameter cell, sorted by rho; decide each group.
-    Groups groups;
-    for (const auto& c : cells) {
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return same_model(g.first, c.model); });
-        if (it == groups.end()) groups.push_back({c.model, {c}});
-        else it->second.push_back(c);
-    }
-    for (auto& g : groups)
-        std::sort(g.second.begin(), g.second.end(), [](const ProofCell& a, const ProofCell& b) { return a.enc.rho.lo < b.enc.rho.lo; });
+    const Groups groups = group_cells(cells);
 
     // 4. The per-parameter-cell results a reader cites (verdict, attractor count, T_hit bracket)
-    // are those the cells give; a decided parameter cell's cells are all in `cells`.
-    check_param_cells(cert["param_cells"], groups, claim, rho0, hit_eps, verdict, err);
+    // are those the cells give; a decided parameter cell's cells are all in `cells`, a
+    // not-proved one's in `undecided`.
+    check_param_cells(cert["param_cells"], groups, group_cells(open), claim, rho0, hit_eps, verdict, err);
 
     if (verdict == ProofVerdict::proved) {
         for (std::size_t gi = 0; gi < groups.size(); ++gi) {
@@ -532,10 +719,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
                                     groups[gi].first.theta.lo, groups[gi].first.theta.hi, d.note));
         }
         // Coverage: every integer combination of the box, the real axes without gaps.
-        const auto n_int = [](const ParamRange& r) { return static_cast<std::int64_t>(r.hi - r.lo) + 1; };
-        const std::int64_t combos = n_int(box.d) * n_int(box.L) * n_int(box.R);
-        if (combos > 4096) err.add("params.box: more than 4096 integer combinations");
-        else {
+        {  // at most max_integer_combinations (checked with the params)
             const Box3 target = {Interval{box.theta.lo, box.theta.hi}, Interval{box.sigma.lo, box.sigma.hi},
                                  Interval{box.beta.lo, box.beta.hi}};
             for (auto d = static_cast<std::int64_t>(box.d.lo); d <= static_cast<std::int64_t>(box.d.hi); ++d)

@@ -47,6 +47,11 @@ struct VerifyReport {
     std::vector<std::string> errors;    ///< what failed, each naming the field
 };
 
+/// The JSON paths of keys repeated within one object of `text` ("cells[3].role: duplicate key"),
+/// which parsing would silently resolve to the last; empty when there are none or `text` is not
+/// JSON (parsing reports that).
+std::vector<std::string> duplicate_keys(const std::string& text);
+
 /// Re-checks a certificate (untrusted input) independently of the search; `threads` for the
 /// recomputation (0 = all cores); `ex`: over the ranks of the team (collective) or in this process.
 VerifyReport verify_certificate(const nlohmann::json& cert, int threads = 0, Execution ex = Execution::local);

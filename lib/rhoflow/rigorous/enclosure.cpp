@@ -128,6 +128,19 @@ struct Mom {
     T M, A1, B1, Au, Bu;
 };
 
+// The token counts of (4.3) as exact balls: R, N, R (R - 1), N (N - 1), 2 R N (past 2^53, as
+// they are for L above about 1e8, a double product would round).
+struct PairCounts {
+    Ball R, N, RR, NN, RN;
+};
+PairCounts pair_counts(std::int64_t R, std::int64_t N) {
+    PairCounts k{detail::integer_ball(R), detail::integer_ball(N), {}, {}, {}};
+    k.RR = k.R * detail::integer_ball(R - 1);
+    k.NN = k.N * detail::integer_ball(N - 1);
+    k.RN = detail::integer_ball(2) * k.R * k.N;
+    return k;
+}
+
 // The outer integrand (theory.md (4.3)) from both classes' moments: j and E[A_I].
 // Terms with a zero coefficient are skipped (their exponent may be negative).
 template <class T>
@@ -154,10 +167,8 @@ void combine(const Mom<T>& I, const Mom<T>& N, std::int64_t R, std::int64_t Nn, 
     T pI[3], pN[3];  // pI[k] = M_I^{R-k}
     powers(I.M, R, pI);
     powers(N.M, Nn, pN);
-    const Ball Rb(static_cast<double>(R)), Nb(static_cast<double>(Nn));
-    const Ball RR(static_cast<double>(R) * static_cast<double>(R - 1));
-    const Ball NN(static_cast<double>(Nn) * static_cast<double>(Nn - 1));
-    const Ball RN(2.0 * static_cast<double>(R) * static_cast<double>(Nn));
+    const PairCounts k = pair_counts(R, Nn);
+    const Ball &Rb = k.R, &Nb = k.N, &RR = k.RR, &NN = k.NN, &RN = k.RN;
     T t1 = Ball(0.0) * one, t2 = t1, t3 = t1;
     mass = t1;
     if (R >= 1) {
@@ -370,7 +381,7 @@ ClassMaj class_majorants(const ClassNodes& cls, const Setup& s) {
     const Ball C0(2.0), C1 = Ball(2.0) / e, C2 = (Ball(4.0) / e) * (Ball(4.0) / e);
     const Ball a0 = Ball(cls.mu_abs) / Ball(s.beta_min), a1 = Ball(s.tau_max) / Ball(s.beta_min);
     // A complex rho' within r moves Re mu by at most b r: |e^{s - c}| <= E_k e^{b r}.
-    const Ball ebr = cls.jets ? exp(Ball(s.bt_max * s.r)) : Ball(1.0);
+    const Ball ebr = cls.jets ? exp(Ball(s.bt_max) * Ball(s.r)) : Ball(1.0);
     Ball W(0.0), U1(0.0), U2(0.0), S1(0.0), S2(0.0), SU1(0.0), SU2(0.0);
     const double Z = cls.K * cls.h;
     for (std::size_t k = 0; k < cls.w.size(); ++k) {
@@ -718,9 +729,10 @@ Setup make_setup(const ModelCell& cell, Interval rho) {
     s.bt_max = upper(s.b);
     s.r = s.bt_max > 0 ? 0.999 * kPi / (12 * s.bt_max) : 1.0;
     const double rho_abs = std::max(std::abs(rho.lo), std::abs(rho.hi));
-    s.mu_abs = upper(s.b * Ball(rho_abs + s.r));
-    s.mu_min = lower(s.b * s.P) - s.bt_max * s.r - 1e-300;  // smallest Re mu on the Cauchy disc
-    s.mu_min = std::min(s.mu_min, lower(Ball(rho.lo - s.r) * s.b));
+    const Ball reach = Ball(rho_abs) + Ball(s.r);  // |rho'| on the Cauchy disc, in balls: no rounding inwards
+    s.mu_abs = upper(s.b * reach);
+    s.mu_min = lower(s.b * s.P - Ball(s.bt_max) * Ball(s.r));  // smallest Re mu on the Cauchy disc
+    s.mu_min = std::min(s.mu_min, lower((Ball(rho.lo) - Ball(s.r)) * s.b));
     s.I.present = s.R > 0;
     s.I.jets = true;
     s.I.mu_abs = s.mu_abs;
@@ -770,7 +782,8 @@ Plan make_plan(const ModelCell& cell, Interval rho, const RigorousParams& params
     // c2 magnitude on the disc: theta^2 (1 + (|rho| + r)^2).
     const double rho_abs = std::max(std::abs(rho.lo), std::abs(rho.hi));
     const Ball th2 = s.Th * s.Th;
-    const Maj c2m{Ball(upper(th2 * (Ball(1.0) + Ball(rho_abs + s.r) * Ball(rho_abs + s.r)))), Ball(0.0)};
+    const Ball reach = Ball(rho_abs) + Ball(s.r);
+    const Maj c2m{Ball(upper(th2 * (Ball(1.0) + reach * reach))), Ball(0.0)};
     const Maj c3m = constant_maj(s.c3);
 
     // Inner target delta_t: first guessed, then rescaled once by the measured sensitivity of j
@@ -793,6 +806,24 @@ Plan make_plan(const ModelCell& cell, Interval rho, const RigorousParams& params
 }
 
 }  // namespace
+
+std::array<std::string, 3> detail::pair_count_texts(std::int64_t R, std::int64_t N) {
+    detail::ball_prec = 128;
+    const PairCounts k = pair_counts(R, N);
+    std::array<std::string, 3> out;
+    const Ball* balls[3] = {&k.RR, &k.NN, &k.RN};
+    for (int i = 0; i < 3; ++i) {
+        fmpz_t z;
+        fmpz_init(z);
+        if (arb_get_unique_fmpz(z, balls[i]->v)) {
+            char* text = fmpz_get_str(nullptr, 10, z);
+            out[static_cast<std::size_t>(i)] = text;
+            flint_free(text);
+        }
+        fmpz_clear(z);
+    }
+    return out;
+}
 
 std::vector<std::array<double, 3>> detail::panel_bounds_and_values(const ModelCell& cell, Interval rho,
                                                                   const RigorousParams& params, int per_panel) {

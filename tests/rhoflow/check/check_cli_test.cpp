@@ -85,12 +85,12 @@ TEST_CASE("check cli: --json follows the contract, exit 0 whatever the verdict")
     CHECK(nlohmann::json::parse(u.out)["verdict"] == "undecided");
 }
 
-TEST_CASE("check cli: --out writes a complete certificate atomically, with the table and the figure") {
+TEST_CASE("check cli: --out writes a complete check.json atomically (not named a certificate: nothing in it is proved), with the table and the figure") {
     const auto dir = fresh_dir("out");
     const Run r = check_cli({"--claim", "attractors=1", "--d", "100", "--L", "10500", "--R", "100:1000", "--theta",
                              "0.5:3", "--grid", "3", "--refine", "1", "--out", dir.string(), "--no-figures"});
     REQUIRE(r.code == 0);
-    std::ifstream in(dir / "certificate.json");
+    std::ifstream in(dir / "check.json");
     const auto doc = nlohmann::json::parse(in);
     CHECK(doc["command"] == "check");
     CHECK(doc["version"].is_string());
@@ -109,6 +109,14 @@ TEST_CASE("check cli: --out writes a complete certificate atomically, with the t
         CHECK(std::filesystem::exists(dir / f));
     for (const auto& e : std::filesystem::directory_iterator(dir))
         CHECK(e.path().filename().string().find(".tmp") == std::string::npos);  // no temporary left
+    CHECK_FALSE(std::filesystem::exists(dir / "certificate.json"));  // prove's name: --verify would reject it
+    // The paper table says what its margins' errors are: estimates, and so are the verdicts.
+    std::ifstream md(dir / "points.md");
+    const std::string table((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    CHECK(table.find("margin ± est. error") != std::string::npos);
+    CHECK(table.find("verified to estimated tolerances, not proved") != std::string::npos);
+    CHECK(table.find("the n^2 eps estimate), not a bound") != std::string::npos);
+    CHECK(table.find("sampled, not proved") != std::string::npos);
 }
 
 TEST_CASE("check cli: a numerical failure at every point exits 3 and writes nothing") {
@@ -143,7 +151,7 @@ TEST_CASE("check cli: experiment files drive check tasks, validated before anyth
     std::cout.rdbuf(old_out);
     std::cerr.rdbuf(old_err);
     REQUIRE(code == 0);
-    CHECK(std::filesystem::exists(out / "map" / "run" / "certificate.json"));
+    CHECK(std::filesystem::exists(out / "map" / "run" / "check.json"));
     std::ifstream s(out / "map" / "summary.csv");
     const std::string csv((std::istreambuf_iterator<char>(s)), std::istreambuf_iterator<char>());
     CHECK(csv.find("verdict,points,holds,fails,undecided,min_margin") != std::string::npos);

@@ -75,7 +75,7 @@ TEST_CASE("job table: a row per Job alternative, in order, each with a name, des
     }
     CHECK(find_job_kind("bogus") == nullptr);
     CHECK(job_kinds()[4].document_file == "compare.json");
-    CHECK(job_kinds()[6].document_file == "certificate.json");
+    CHECK(job_kinds()[6].document_file == "check.json");
 }
 
 TEST_CASE("job table: every job is accepted by the experiment-file reader, and its cell is a job of that kind") {

@@ -5,9 +5,12 @@
 // tampered certificate (endpoint moved, cell dropped, claim changed, parameter cell dropped).
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
 
@@ -91,8 +94,12 @@ TEST_CASE("prove: a too-small depth limit gives not proved, with the undecided c
     p.max_depth = 2;
     const ProveResult r = run_prove(p);
     CHECK(r.verdict == ProofVerdict::not_proved);
-    CHECK(!r.undecided.empty());
-    for (const auto& c : r.undecided) CHECK(c.role != "dj>0");
+    REQUIRE(!r.undecided.empty());
+    // the parameter cell's whole last tiling of [-1, 1], which its cells do not decide
+    CHECK(decide_cells(p.claim, r.undecided, p.rho0, p.hit_eps).verdict == ProofVerdict::not_proved);
+    CHECK(r.undecided.front().enc.rho.lo == -1.0);
+    CHECK(r.undecided.back().enc.rho.hi == 1.0);
+    CHECK(verify_certificate(certificate(p, r)).valid);
     // the budget cap behaves alike
     p.max_depth = 16;
     p.max_cells = 10;
@@ -200,6 +207,39 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
         t.erase("rhoflow_commit");
         CHECK(has_error(verify_certificate(t), "rhoflow_commit: missing"));
     }
+    SUBCASE("an E[A_I] enclosure edited (issue 30, H17)") {
+        nlohmann::json t = cert;
+        t["cells"][0]["enc"]["mass"] = {{"lo", 5.0}, {"hi", 6.0}};
+        CHECK(has_error(verify_certificate(t), "cells[0].enc.mass: does not contain the recomputed enclosure"));
+    }
+    SUBCASE("wrong types and unknown keys in the proof-carrying parts are named (issue 30, H10)") {
+        const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+            {[](nlohmann::json& t) { t["undecided"] = 5; }, "undecided: must be an array"},
+            {[](nlohmann::json& t) { t["undecided"] = {{{"a", "b"}}}; }, "undecided[0].a: unknown key"},
+            {[](nlohmann::json& t) { t["cells"][0]["enc"]["budget"] = "x"; }, "cells[0].enc.budget: must be an object"},
+            {[](nlohmann::json& t) { t["cells"][1]["enc"]["precision"] = "many"; }, "cells[1].enc.precision: must be an integer"},
+            {[](nlohmann::json& t) { t["cells"][1]["enc"]["budget"]["outer_nodes"] = 2.5; },
+             "cells[1].enc.budget.outer_nodes: must be an integer"},
+            {[](nlohmann::json& t) { t["params"]["seed"] = 1; }, "params.seed: unknown key"},
+            {[](nlohmann::json& t) { t["params"]["max_cells"] = 2.5; }, "params.max_cells: must be an integer"},
+            {[](nlohmann::json& t) { t["params"]["box"]["theta"]["step"] = 1; }, "params.box.theta.step: unknown key"},
+            {[](nlohmann::json& t) { t["params"]["rigorous"]["precision"] = "128"; }, "params.rigorous.precision: must be an integer"},
+            {[](nlohmann::json& t) { t["param_cells"][0]["extra"] = true; }, "param_cells[0].extra: unknown key"},
+            {[](nlohmann::json& t) { t["param_cells"][0]["attractors"] = "none"; }, "param_cells[0].attractors: must be an integer"},
+        };
+        for (const auto& [edit, error] : edits) {
+            CAPTURE(error);
+            nlohmann::json t = cert;
+            edit(t);
+            CHECK(has_error(verify_certificate(t), error));
+        }
+    }
+    SUBCASE("a box of more integer combinations than int64 holds is refused, not enumerated (issue 30, H3)") {
+        nlohmann::json t = cert;
+        t["params"]["box"]["d"] = {{"lo", 2}, {"hi", 536870913}, {"scale", "auto"}};
+        t["params"]["box"]["L"] = {{"lo", 100}, {"hi", 34359738467}, {"scale", "auto"}};
+        CHECK(has_error(verify_certificate(t), "536870912 x 34359738368 x 1 = about 1.84e+19 integer combinations, more than 4096"));
+    }
     SUBCASE("the certificate records the commit rhoflow was configured from") {
         const std::string c = build_commit();
         CHECK(cert["rhoflow_commit"] == c);
@@ -246,4 +286,83 @@ TEST_CASE("prove: a flat field (R = 0: j' = 0 exactly) is not proved at once, wi
     CHECK(r.diagnostics.enclosures == 0);
     REQUIRE(r.param_cells.size() == 1);
     CHECK(r.param_cells[0].note.find("j' = 0 exactly") != std::string::npos);
+}
+
+TEST_CASE("prove: --max-cells ends a parameter cell at its last enclosed tiling, keeps its T_hit bracket, and --verify checks it (issue 30, H16)") {
+    ProveParams p = params("hitting-time<=1000", 5, 100, 50);
+    p.hit_eps = 0.01;
+    p.max_cells = 16;  // the first tiling only (16 cells): decided at once
+    const ProveResult first = run_prove(p);
+    REQUIRE(first.verdict == ProofVerdict::proved);
+    const Interval B = first.param_cells.at(0).hitting_time;
+    REQUIRE(B.lo < B.hi);
+    p.claim = parse_claim(fmt::format("hitting-time<={}", 0.5 * (B.lo + B.hi)));  // inside the bracket: refine
+    p.max_cells = 17;                                                             // but no room for it
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::not_proved);
+    REQUIRE(r.param_cells.size() == 1);
+    CHECK(r.param_cells[0].hitting_time.lo == B.lo);  // the bracket reached, not {0, 0}
+    CHECK(r.param_cells[0].hitting_time.hi == B.hi);
+    CHECK(r.param_cells[0].note.find("not computed") != std::string::npos);
+    REQUIRE(r.undecided.size() == 16);  // the 16 enclosed cells, no fabricated [0, 0] child
+    for (const auto& c : r.undecided) {
+        CHECK(c.role == "dj>0");
+        CHECK(c.enc.dj.lo > 0);
+    }
+    const nlohmann::json cert = certificate(p, r);
+    REQUIRE(verify_certificate(cert).valid);
+    nlohmann::json t = cert;
+    t["undecided"][1]["enc"]["dj"] = {{"lo", 0.0}, {"hi", 0.0}};
+    CHECK(has_error(verify_certificate(t), "undecided[1].enc.dj: does not contain the recomputed enclosure"));
+    t = cert;
+    t["param_cells"][0]["hitting_time"] = {{"lo", 0.0}, {"hi", 0.0}};
+    CHECK(has_error(verify_certificate(t), "param_cells[0].hitting_time"));
+    t = cert;
+    t["undecided"].erase(0);
+    CHECK(has_error(verify_certificate(t), "param_cells[0].hitting_time"));  // no longer a tiling: no bracket
+}
+
+TEST_CASE("prove: duplicate keys of a certificate are found with their JSON path (issue 30, H10)") {
+    CHECK(duplicate_keys(R"({"verdict": "disproved", "verdict": "proved"})") == std::vector<std::string>{"verdict: duplicate key"});
+    CHECK(duplicate_keys(R"({"cells": [{"role": 1}, {"enc": {"dj": {"lo": 1, "lo": 2}}}]})") ==
+          std::vector<std::string>{"cells[1].enc.dj.lo: duplicate key"});
+    CHECK(duplicate_keys(R"({"a": {"x": 1}, "b": {"x": 1}, "c": [[1, 2], {"x": 3}]})").empty());
+    CHECK(duplicate_keys("not json").empty());
+}
+
+TEST_CASE("prove: a box of more integer combinations than int64 holds is refused naming the count and the cap (issue 30, H3)") {
+    ProveParams p = params("monotone", 5, 100, 50);
+    p.box.d = ParamRange(2, 536870913);
+    p.box.L = ParamRange(100, 34359738467.0);
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("536870912 x 34359738368 x 1 = about 1.84e+19 integer combinations, more than 4096"),
+                         InvalidArgument);
+    p.box.d = ParamRange(2, 4098);
+    p.box.L = ParamRange(100);
+    CHECK_THROWS_WITH_AS(p.validate(), doctest::Contains("4097 x 1 x 1 = 4097"), InvalidArgument);
+}
+
+TEST_CASE("prove: the summary names the exact doubles a proof covers where they are not the decimals given (issue 30, H18)") {
+    ProveParams p = params("hitting-time<=5.24", 5, 100, 50, ParamRange(0.1, 0.5));
+    p.rho0 = 0.05;
+    p.hit_eps = 1e-3;
+    ProveResult r;  // the numbers line needs no search
+    r.claim = p.claim;
+    r.box = p.box;
+    const std::string s = proof_summary(p, r);
+    CHECK(s.find("the proof covers exactly those doubles") != std::string::npos);
+    CHECK(s.find("theta lo = 0.1 (the double 0.1000000000000000055511151231257827021181583404541015625)") != std::string::npos);
+    CHECK(s.find("theta hi") == std::string::npos);  // 0.5 is exact
+    CHECK(s.find("rho0 = 0.05 (the double 0.05000000000000000277555756156289135105907917022705078125)") != std::string::npos);
+    CHECK(s.find("the level 1 - hit = 0.999 (the double 0.99899999999999999911182158029987476766109466552734375)") !=
+          std::string::npos);
+    CHECK(s.find("T = 5.24 (the double 5.2400000000000002131628207280300557613372802734375)") != std::string::npos);
+    p = params("monotone", 5, 100, 50, ParamRange(0.5, 2));
+    CHECK(proof_summary(p, r).find("here each is the decimal itself") != std::string::npos);
+
+    CHECK(exact_decimal(1e21) == "1000000000000000000000");
+    CHECK(exact_decimal(-2.5) == "-2.5");
+    const std::string tiny = exact_decimal(5e-324);
+    CHECK(tiny.size() == 1076);  // "0." and 1074 digits
+    CHECK(tiny.rfind("0.000", 0) == 0);
+    CHECK(tiny.substr(tiny.size() - 10) == "3447265625");
 }

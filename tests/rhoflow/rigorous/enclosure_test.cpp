@@ -6,7 +6,9 @@
 // two plain error bounds hold against closed forms.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <fmt/format.h>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -330,4 +332,15 @@ TEST_CASE("rigorous: bad cells and parameters are refused naming the field") {
                          InvalidArgument);
     CHECK_THROWS_WITH_AS(enclose_field(ModelCell::of(model(50, 1000, 100, 1)), {0, 0}, RigorousParams{32, 1e-10}),
                          doctest::Contains("precision"), InvalidArgument);
+}
+
+TEST_CASE("rigorous: the token-pair counts R(R-1), N(N-1), 2RN are exact up to L = 1e12 (issue 30, H19)") {
+    // As doubles the products round past 2^53: R (R - 1) at R = 999999999999 is off by 5.1e7.
+    const std::array<std::string, 3> k = detail::pair_count_texts(999999999999, 999999999998);
+    CHECK(k[0] == "999999999997000000000002");
+    CHECK(k[1] == "999999999995000000000006");
+    CHECK(k[2] == "1999999999994000000000004");
+    const double rounded = 999999999999.0 * 999999999998.0;  // what a double product gave
+    CHECK(fmt::format("{:.0f}", rounded) != k[0]);
+    CHECK(detail::pair_count_texts(1, 0) == std::array<std::string, 3>{"0", "0", "0"});
 }

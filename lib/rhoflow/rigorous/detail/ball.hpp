@@ -6,6 +6,7 @@
 
 #include <arb.h>
 #include <arb_hypgeom.h>
+#include <cstdint>
 #include <utility>
 
 namespace rhoflow::detail {
@@ -23,6 +24,13 @@ public:
     Ball& operator=(const Ball& o) { if (this != &o) arb_set(v, o.v); return *this; }
     Ball& operator=(Ball&& o) noexcept { arb_swap(v, o.v); return *this; }
 };
+
+/// The exact integer n (radius 0).
+inline Ball integer_ball(std::int64_t n) {
+    Ball r;
+    arb_set_si(r.v, static_cast<slong>(n));
+    return r;
+}
 
 /// Precision (bits) of the operators below; set once per rigorous evaluation (thread_local).
 inline thread_local slong ball_prec = 128;

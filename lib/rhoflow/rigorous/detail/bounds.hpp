@@ -3,6 +3,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "rhoflow/rigorous/enclosure.hpp"
@@ -17,6 +19,10 @@ double gaussian_tail_upper(double a0, double a1, int p, double Z);
 /// |g(x + iy) phi(x + iy)| <= C (a0 + a1 |x| + a1 |y|)^p e^{y^2/2} phi(x) for |y| <= b:
 /// 2 e^{b^2/2} C E[(a0 + a1 b + a1 |Z|)^p] / (e^{2 pi b/h} - 1) (Trefethen-Weideman 2014, Thm 5.1).
 double trapezoid_error_upper(double C, double a0, double a1, int p, double b, double h);
+
+/// The coefficients R (R - 1), N (N - 1), 2 R N of (4.3) as the enclosure uses them, each as the
+/// decimal text of the one integer its ball holds ("" if it holds none or several).
+std::array<std::string, 3> pair_count_texts(std::int64_t R, std::int64_t N);
 
 /// For the test of the panel bounds (theory.md section 11.3): at `per_panel` real points lambda of
 /// every outer panel of the enclosure of (cell, rho), {lambda, the panel's bound M_p of j's
