@@ -14,6 +14,7 @@
 #include "rhoflow/exec/team.hpp"
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
+#include "rhoflow/rigorous/independent_enclosure.hpp"
 
 namespace rhoflow {
 
@@ -340,10 +341,12 @@ void from_json(const nlohmann::json& j, Recomputed& r) {
     r.error = j.at("error").get<std::string>();
 }
 
-Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache) {
+// The independent method bisects the cell where its enclosure does not fit the recorded one.
+Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache, VerifyMethod method) {
     Recomputed r;
     try {
-        r.enc = enclose_field(c.model, c.enc.rho, rig, &cache);
+        r.enc = method == VerifyMethod::fast ? enclose_field(c.model, c.enc.rho, rig, &cache)
+                                             : enclose_field_independent_within(c.model, c.enc.rho, rig, c.enc);
     } catch (const std::exception& ex) {
         r.error = ex.what();
     }
@@ -353,10 +356,11 @@ Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, Enclosur
 // Every cell's enclosure recomputed: in units for the executor (over the MPI team under
 // Execution::team, each unit's cells on the threads); every rank gets all of them.
 std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads,
-                                  Execution ex) {
+                                  Execution ex, VerifyMethod method) {
     EnclosureCache cache;  // changes no bit of an enclosure
-    return map_indices<Recomputed>(ex, UnitKind::recompute, static_cast<std::int64_t>(all.size()), threads,
-                                   [&](std::int64_t k) { return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache); });
+    return map_indices<Recomputed>(ex, UnitKind::recompute, static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
+        return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache, method);
+    });
 }
 
 using Groups = std::vector<std::pair<ModelCell, std::vector<ProofCell>>>;
@@ -408,7 +412,7 @@ void check_param_cells(const nlohmann::json& j, const Groups& groups, const Clai
 
 }  // namespace
 
-VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Execution ex) {
+VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Execution ex, VerifyMethod method) {
     VerifyReport rep;
     Errors err;
     auto done = [&]() {
@@ -479,7 +483,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
     for (auto& c : cells) all.push_back(&c);
     if (counter) all.push_back(&*counter);
     std::vector<std::string> cell_err(all.size());
-    const std::vector<Recomputed> again = recompute(all, rig, threads, ex);
+    const std::vector<Recomputed> again = recompute(all, rig, threads, ex, method);
     for (std::size_t k = 0; k < all.size(); ++k) {
         const ProofCell& c = *all[k];
         const Recomputed& e = again[k];
