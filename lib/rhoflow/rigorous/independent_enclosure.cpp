@@ -27,19 +27,24 @@ using detail::upper;
 constexpr slong kLen = 3;               // eps series: j, j', j''/2
 constexpr double kImMax = 0.25 * std::numbers::pi;  // |Im lambda| allowed on the outer ellipses
 
-// n complex balls, owned.
+// Up to kLen complex balls, owned (inline: no allocation per integrand call).
 class CVec {
 public:
-    explicit CVec(slong n = kLen) : n_(n), v_(_acb_vec_init(n)) {}
-    ~CVec() { _acb_vec_clear(v_, n_); }
+    explicit CVec(slong n = kLen) : n_(n) {
+        for (auto& x : v_) acb_init(&x);
+    }
+    ~CVec() {
+        for (auto& x : v_) acb_clear(&x);
+    }
     CVec(const CVec&) = delete;
     CVec& operator=(const CVec&) = delete;
-    acb_ptr operator[](slong i) const { return v_ + i; }
-    acb_ptr p() const { return v_; }
+    acb_ptr operator[](slong i) { return v_ + i; }
+    acb_ptr p() { return v_; }
+    slong size() const { return n_; }
 
 private:
     slong n_;
-    acb_ptr v_;
+    acb_struct v_[kLen];
 };
 
 // The cell as balls, and the constants of the tail bounds (doubles: outward bounds of balls).
@@ -60,21 +65,50 @@ enum Moment { kQ, kA1, kB1, kAu, kBu, kMoments };  // 1 - M, E[x e^-x], E[x^2 e^
 
 void mullow(acb_ptr res, acb_srcptr a, acb_srcptr b, slong n, slong prec) { _acb_poly_mullow(res, a, n, b, n, n, prec); }
 
+// One or two (moment, coefficient) pairs of a class at lambda; two are packed as re + i im
+// (valid at real lambda only, where both integrals are real).
 struct InnerParam {
     const Model* m;
     const acb_struct* lam;
     bool informative;
-    int moment, coef;
+    int count;
+    int moment[2], coef[2];
 };
 
-// g(x(eps)) u(eps)^p phi(z), coefficient `coef`, with x = e^{lambda - c + s}, s = beta theta
+// g (series, n terms) of one moment from x, e^{-x}, u and -x (t1).
+void moment_series(acb_ptr g, int moment, CVec& x, CVec& e, CVec& u, CVec& t1, slong n, slong prec) {
+    CVec a(n), b(n);
+    switch (moment) {
+        case kQ:
+            _acb_vec_neg(g, e.p(), n);
+            acb_expm1(g, t1[0], prec);  // 1 - e^{-x} = -expm1(-x): no cancellation for small x
+            acb_neg(g, g);
+            break;
+        case kA1: mullow(g, x.p(), e.p(), n, prec); break;
+        case kB1:
+            mullow(a.p(), x.p(), x.p(), n, prec);
+            mullow(g, a.p(), e.p(), n, prec);
+            break;
+        case kAu:
+            mullow(a.p(), x.p(), e.p(), n, prec);
+            mullow(g, u.p(), a.p(), n, prec);
+            break;
+        default:
+            mullow(a.p(), x.p(), u.p(), n, prec);
+            mullow(b.p(), a.p(), a.p(), n, prec);
+            mullow(g, b.p(), e.p(), n, prec);
+            break;
+    }
+}
+
+// g(x(eps)) u(eps)^p phi(z), the coefficients asked, with x = e^{lambda - c + s}, s = beta theta
 // (P + eps) + tau z (class N: tau z), u = theta (P + eps) + sigma z (class N: sigma z).
 // Entire in z for each lambda, so the holomorphy flag needs no check.
 int inner_integrand(acb_ptr out, const acb_t z, void* param, slong, slong prec) {
     const auto& q = *static_cast<const InnerParam*>(param);
     const Model& m = *q.m;
-    const slong n = q.coef + 1;
-    CVec arg(n), x(n), e(n), g(n), u(n), t1(n), t2(n);
+    const slong n = std::max(q.coef[0], q.count > 1 ? q.coef[1] : 0) + 1;
+    CVec arg(n), x(n), e(n), u(n), t1(n), g(n);
     acb_mul_arb(arg[0], z, m.tau.v, prec);
     acb_add(arg[0], arg[0], q.lam, prec);
     acb_sub_arb(arg[0], arg[0], m.c.v, prec);
@@ -90,36 +124,24 @@ int inner_integrand(acb_ptr out, const acb_t z, void* param, slong, slong prec) 
     _acb_poly_exp_series(x.p(), arg.p(), n, n, prec);
     _acb_vec_neg(t1.p(), x.p(), n);
     _acb_poly_exp_series(e.p(), t1.p(), n, n, prec);
-    switch (q.moment) {
-        case kQ:
-            _acb_vec_neg(g.p(), e.p(), n);
-            acb_expm1(g[0], t1[0], prec);  // 1 - e^{-x} = -expm1(-x): no cancellation for small x
-            acb_neg(g[0], g[0]);
-            break;
-        case kA1: mullow(g.p(), x.p(), e.p(), n, prec); break;
-        case kB1:
-            mullow(t2.p(), x.p(), x.p(), n, prec);
-            mullow(g.p(), t2.p(), e.p(), n, prec);
-            break;
-        case kAu:
-            mullow(t2.p(), x.p(), e.p(), n, prec);
-            mullow(g.p(), u.p(), t2.p(), n, prec);
-            break;
-        default:
-            mullow(t1.p(), x.p(), u.p(), n, prec);
-            mullow(t2.p(), t1.p(), t1.p(), n, prec);
-            mullow(g.p(), t2.p(), e.p(), n, prec);
-            break;
-    }
-    acb_t w;
+    acb_t w, v;
     acb_init(w);
+    acb_init(v);
     acb_mul(w, z, z, prec);
     acb_mul_2exp_si(w, w, -1);
     acb_neg(w, w);
     acb_exp(w, w, prec);
     acb_mul_arb(w, w, m.inv_sqrt_2pi.v, prec);
-    acb_mul(out, g[q.coef], w, prec);
+    moment_series(g.p(), q.moment[0], x, e, u, t1, n, prec);
+    acb_set(v, g[q.coef[0]]);
+    if (q.count > 1) {
+        moment_series(g.p(), q.moment[1], x, e, u, t1, n, prec);
+        acb_mul_onei(g[q.coef[1]], g[q.coef[1]]);
+        acb_add(v, v, g[q.coef[1]], prec);
+    }
+    acb_mul(out, v, w, prec);
     acb_clear(w);
+    acb_clear(v);
     return 0;
 }
 
@@ -157,29 +179,41 @@ Ball inner_tail(const Model& m, const acb_t lam, bool informative, int moment) {
     return left + min_upper(right_c, right_x);
 }
 
-// The k-th eps coefficient of one inner moment at lambda: acb_calc_integrate on [-Z, Z] plus the tail.
-void inner_moment(acb_t res, const Model& m, const acb_t lam, bool informative, int moment, int coef, slong goal) {
-    InnerParam q{&m, lam, informative, moment, coef};
-    acb_t a, b;
+// Inner moments at lambda (count 1, or 2 packed at real lambda): acb_calc_integrate on [-Z, Z]
+// plus each one's tail (its k-th eps coefficient: the bound / r^k, Cauchy).
+void inner_moments(acb_ptr res[2], const Model& m, const acb_t lam, bool informative, int count, const int moment[2],
+                   const int coef[2], slong goal) {
+    InnerParam q{&m, lam, informative, count, {moment[0], count > 1 ? moment[1] : 0}, {coef[0], count > 1 ? coef[1] : 0}};
+    acb_t a, b, v;
     acb_init(a);
     acb_init(b);
+    acb_init(v);
     acb_set_d(a, -m.Z);
     acb_set_d(b, m.Z);
-    // Absolute floor of the tolerance (cost only): the moment's size, about min(1, |t|^k).
-    const double scale = std::min(1.0, std::exp(std::min(0.0, arf_get_d(arb_midref(acb_realref(lam)), ARF_RND_NEAR))));
+    // Absolute floor of the tolerance (cost only): the moments' size, about min(1, |t|^2).
+    const double scale = std::exp(std::min(0.0, arf_get_d(arb_midref(acb_realref(lam)), ARF_RND_NEAR)));
     mag_t tol;
     mag_init(tol);
     mag_set_d(tol, std::ldexp(std::max(scale * scale, 1e-300), -static_cast<int>(goal)));
     acb_calc_integrate_opt_t opt;
     acb_calc_integrate_opt_init(opt);
     opt->eval_limit = 20000;
-    acb_calc_integrate(res, inner_integrand, &q, a, b, goal, tol, opt, m.prec);
-    Ball t = inner_tail(m, lam, informative, moment);
-    for (int i = 0; i < coef; ++i) t = t / Ball(m.r);
-    acb_add_error_arb(res, t.v);
+    acb_calc_integrate(v, inner_integrand, &q, a, b, goal, tol, opt, m.prec);
+    for (int i = 0; i < count; ++i) {
+        Ball t = inner_tail(m, lam, informative, moment[i]);
+        for (int k = 0; k < coef[i]; ++k) t = t / Ball(m.r);
+        if (count == 1) {
+            acb_set(res[0], v);
+            acb_add_error_arb(res[0], t.v);
+        } else {
+            acb_set_arb(res[i], i == 0 ? acb_realref(v) : acb_imagref(v));
+            arb_add_error(acb_realref(res[i]), t.v);
+        }
+    }
     mag_clear(tol);
     acb_clear(a);
     acb_clear(b);
+    acb_clear(v);
 }
 
 // res = a * (integer k), each coefficient (exact integers, no int64 product).
@@ -198,9 +232,11 @@ struct Moments {
     CVec v[kMoments];  // each a series of length kLen
 };
 
+// The outer integrand's quantities: re (and im, when >= 0) among 0, 1, 2 (eps coefficients of
+// j's integrand) and 3 (E[A_I]'s); two are packed as re + i im (both integrals are real).
 struct OuterParam {
     Model* m;
-    int which;  // 0, 1, 2: eps coefficient of j's integrand; 3: E[A_I]'s
+    int re, im;
 };
 
 // The integrand of (4.3) over lambda from the inner moments: j's as a series, E[A_I]'s value.
@@ -263,13 +299,22 @@ void combine(const Model& m, Moments& I, Moments& Nm, slong n, acb_ptr j, acb_pt
     _acb_vec_add(j, j, t.p(), n, prec);
 }
 
-// Class N's moments are constants in eps: coefficients >= 1 are zero.
+// The moments a class needs (class N's are constants in eps: coefficients >= 1 are zero), in
+// pairs at real lambda.
 void class_moments(const Model& m, const acb_t lam, bool informative, slong n, bool need_j, slong goal, Moments& out) {
+    std::vector<std::pair<int, int>> want;
     for (int mo = 0; mo < kMoments; ++mo) {
         const bool needed = need_j ? (informative || mo != kA1) : (mo == kQ || (informative && mo == kA1));
-        if (!needed) continue;
-        for (slong k = 0; k < (informative ? n : 1); ++k)
-            inner_moment(out.v[mo][k], m, lam, informative, mo, static_cast<int>(k), goal);
+        if (needed)
+            for (slong k = 0; k < (informative ? n : 1); ++k) want.emplace_back(mo, static_cast<int>(k));
+    }
+    const int step = acb_is_real(lam) ? 2 : 1;
+    for (std::size_t i = 0; i < want.size(); i += static_cast<std::size_t>(step)) {
+        const int count = i + 1 < want.size() ? step : 1;
+        const int mo[2] = {want[i].first, count > 1 ? want[i + 1].first : 0};
+        const int co[2] = {want[i].second, count > 1 ? want[i + 1].second : 0};
+        acb_ptr res[2] = {out.v[mo[0]][co[0]], count > 1 ? out.v[mo[1]][co[1]] : nullptr};
+        inner_moments(res, m, lam, informative, count, mo, co, goal);
     }
 }
 
@@ -285,24 +330,30 @@ int outer_integrand(acb_ptr out, const acb_t lam, void* param, slong order, slon
         return 0;
     }
     ++m.evals;
-    const bool need_j = q.which < 3;
-    const slong n = need_j ? q.which + 1 : 1;
+    int top = -1;  // highest eps coefficient of j needed
+    for (int w : {q.re, q.im})
+        if (w >= 0 && w < 3) top = std::max(top, w);
+    const bool need_j = top >= 0;
+    const slong n = need_j ? top + 1 : 1;
     // On the ellipses (order 1) only a bound is needed: the inner integrals to fewer bits.
-    const slong goal = order == 1 ? std::min<slong>(16, m.goal) : m.goal + 8;
+    const slong goal = order == 1 ? std::min<slong>(16, m.goal) : m.goal + 6;
     Moments I, Nm;
-    for (auto& v : Nm.v) acb_zero(v[0]);
     if (m.R > 0) class_moments(m, lam, true, n, need_j, goal, I);
     if (m.N > 0) class_moments(m, lam, false, n, need_j, goal, Nm);
     CVec j(n), mass(n);
     combine(m, I, Nm, n, j.p(), mass.p(), prec);
-    if (need_j) {
-        acb_mul_arb(out, j[q.which], Ball(1.0 + m.perturb).v, prec);
-    } else {
-        acb_set(out, mass[0]);
+    _acb_vec_scalar_mul_arb(j.p(), j.p(), n, Ball(1.0 + m.perturb).v, prec);
+    auto pick = [&](int w) { return w == 3 ? mass[0] : j[w]; };
+    acb_set(out, pick(q.re));
+    if (q.im >= 0) {
+        acb_t t;
+        acb_init(t);
+        acb_mul_onei(t, pick(q.im));
+        acb_add(out, out, t, prec);
+        acb_clear(t);
     }
     return 0;
 }
-
 
 // The cell's balls and the floating-point choices that steer only the cost (shift c, Z, goal).
 Model make_model(const ModelCell& cell, Interval rho, const RigorousParams& params, double perturb) {
@@ -398,8 +449,9 @@ Range outer_range(const Model& m, double tgt_j, double tgt_m) {
     return rg;
 }
 
-Ball integrate_outer(Model& m, int which, const Range& rg, double tol_abs) {
-    OuterParam q{&m, which};
+// The outer integral of the quantities re (+ i im): {its real part, its imaginary part}.
+std::pair<Ball, Ball> integrate_outer(Model& m, int re, int im, const Range& rg, double tol_abs) {
+    OuterParam q{&m, re, im};
     acb_t a, b, res;
     acb_init(a);
     acb_init(b);
@@ -413,8 +465,9 @@ Ball integrate_outer(Model& m, int which, const Range& rg, double tol_abs) {
     acb_calc_integrate_opt_init(opt);
     opt->eval_limit = 4000;
     acb_calc_integrate(res, outer_integrand, &q, a, b, m.goal, tol, opt, m.prec);
-    Ball out;
-    arb_set(out.v, acb_realref(res));  // the true value is real
+    std::pair<Ball, Ball> out;
+    arb_set(out.first.v, acb_realref(res));  // both true values are real
+    arb_set(out.second.v, acb_imagref(res));
     mag_clear(tol);
     acb_clear(a);
     acb_clear(b);
@@ -456,25 +509,22 @@ FieldEnclosure enclose_impl(const ModelCell& cell, Interval rho, const RigorousP
     FieldEnclosure out;
     out.rho = rho;
     out.precision = params.precision;
-    Ball j0 = integrate_outer(m, 0, rg, eps * jfloor);
+    const bool slopes = m.R > 0 && cell.theta.hi > 0;  // else nothing depends on rho
+    const double tol = eps * jfloor;
+    // Two packed integrals: j + i j' (or j + i E[A_I]), then j''/2 + i E[A_I].
+    auto [j0, second] = integrate_outer(m, 0, slopes ? 1 : (m.R > 0 ? 3 : -1), rg, tol);
     add_error(j0, rg.left_j + rg.right_j);
     out.j = to_interval(j0, "j");
-    if (m.R > 0 && cell.theta.hi > 0) {
-        const double tol = eps * std::max(jfloor, std::abs(0.5 * (out.j.lo + out.j.hi)));
-        Ball rk(1.0);
-        Ball d[2];
-        for (int k = 1; k <= 2; ++k) {
-            rk = rk / Ball(m.r);
-            d[k - 1] = integrate_outer(m, k, rg, tol);
-            add_error(d[k - 1], rk * (rg.left_j + rg.right_j));
-        }
-        out.dj = to_interval(d[0], "j'");
-        out.d2j = to_interval(2.0 * d[1], "j''");
-        Ball ms = integrate_outer(m, 3, rg, eps * mscale);
-        add_error(ms, rg.left_m + rg.right_m);
-        out.mass = to_interval(ms, "E[A_I]");
-    } else if (m.R > 0) {  // theta = 0: nothing depends on rho
-        Ball ms = integrate_outer(m, 3, rg, eps * mscale);
+    Ball ms = second;
+    if (slopes) {
+        add_error(second, (rg.left_j + rg.right_j) / Ball(m.r));
+        out.dj = to_interval(second, "j'");
+        auto [j2, mass] = integrate_outer(m, 2, 3, rg, tol);
+        add_error(j2, (rg.left_j + rg.right_j) / (Ball(m.r) * Ball(m.r)));
+        out.d2j = to_interval(2.0 * j2, "j''");
+        ms = mass;
+    }
+    if (m.R > 0) {
         add_error(ms, rg.left_m + rg.right_m);
         out.mass = to_interval(ms, "E[A_I]");
     }
