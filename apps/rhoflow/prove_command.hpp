@@ -23,6 +23,7 @@ struct ProveCommand {
     std::string output;                        ///< --output FILE (the certificate)
     std::string out;                           ///< --out DIR
     std::string verify;                        ///< --verify CERT
+    bool verify_fast = false;                  ///< --verify-fast: recompute with the prover's own enclosure
     std::string command_line;                  ///< the whole command line (recorded in the certificate's provenance)
 };
 

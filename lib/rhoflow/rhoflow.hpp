@@ -64,5 +64,6 @@
 
 // rigorous, prove
 #include "rhoflow/rigorous/enclosure.hpp"
+#include "rhoflow/rigorous/independent_enclosure.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"

@@ -134,7 +134,7 @@ TEST_CASE("cli provenance: prove's certificate carries it, still verifies, and -
     const json cert = json::parse(slurp(t / "proof" / "certificate.json"));
     check_provenance(cert["provenance"], args, "prove");
     CHECK(fs::exists(t / "proof" / "CITATION.bib"));
-    const Run v = rhoflow_cli({"prove", "--verify", (t / "proof" / "certificate.json").string()});
+    const Run v = rhoflow_cli({"prove", "--verify", (t / "proof" / "certificate.json").string(), "--verify-fast"});
     CHECK(v.code == 0);
     CHECK(has(v.out, "certificate valid"));
     // A certificate written before the provenance (no such key) verifies the same.
@@ -144,7 +144,11 @@ TEST_CASE("cli provenance: prove's certificate carries it, still verifies, and -
         std::ofstream f(t / "old.json");
         f << old.dump(1);
     }
-    CHECK(rhoflow_cli({"prove", "--verify", (t / "old.json").string()}).code == 0);
+    CHECK(rhoflow_cli({"prove", "--verify", (t / "old.json").string(), "--verify-fast"}).code == 0);
+    // --verify-fast alone is refused naming itself (issue 30 H20).
+    const Run f = rhoflow_cli({"prove", "--claim", "monotone", "--verify-fast"});
+    CHECK(f.code == 2);
+    CHECK(has(f.err, "invalid --verify-fast"));
 }
 
 // ------------------------------------------------------------------------ defaults and messages (issue 17)

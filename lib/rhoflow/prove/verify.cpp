@@ -15,6 +15,7 @@
 #include "rhoflow/exec/team.hpp"
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
+#include "rhoflow/rigorous/independent_enclosure.hpp"
 
 namespace rhoflow {
 
@@ -413,10 +414,12 @@ void from_json(const nlohmann::json& j, Recomputed& r) {
     r.numerical = j.at("numerical").get<bool>();
 }
 
-Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache) {
+// The independent method bisects the cell where its enclosure does not fit the recorded one.
+Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache, VerifyMethod method) {
     Recomputed r;
     try {
-        r.enc = enclose_field(c.model, c.enc.rho, rig, &cache);
+        r.enc = method == VerifyMethod::fast ? enclose_field(c.model, c.enc.rho, rig, &cache)
+                                             : enclose_field_independent_within(c.model, c.enc.rho, rig, c.enc);
     } catch (const NumericalError& ex) {
         r.error = ex.what();
         r.numerical = true;
@@ -429,10 +432,11 @@ Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, Enclosur
 // Every cell's enclosure recomputed: in units for the executor (over the MPI team under
 // Execution::team, each unit's cells on the threads); every rank gets all of them.
 std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads,
-                                  Execution ex) {
+                                  Execution ex, VerifyMethod method) {
     EnclosureCache cache;  // changes no bit of an enclosure
-    return map_indices<Recomputed>(ex, UnitKind::recompute, static_cast<std::int64_t>(all.size()), threads,
-                                   [&](std::int64_t k) { return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache); });
+    return map_indices<Recomputed>(ex, UnitKind::recompute, static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
+        return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache, method);
+    });
 }
 
 // An array of cells at `path` ("cells", "undecided"), each read strictly.
@@ -614,7 +618,7 @@ std::vector<std::string> duplicate_keys(const std::string& text) {
     return sax.found;
 }
 
-VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Execution ex) {
+VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Execution ex, VerifyMethod method) {
     VerifyReport rep;
     Errors err;
     auto done = [&]() {
@@ -682,7 +686,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
     for (std::size_t i = 0; i < cells.size(); ++i) all.push_back(&cells[i]), paths.push_back(fmt::format("cells[{}]", i));
     for (std::size_t i = 0; i < open.size(); ++i) all.push_back(&open[i]), paths.push_back(fmt::format("undecided[{}]", i));
     if (counter) all.push_back(&*counter), paths.push_back("counterexample");
-    const std::vector<Recomputed> again = recompute(all, rig, threads, ex);
+    const std::vector<Recomputed> again = recompute(all, rig, threads, ex, method);
     for (std::size_t k = 0; k < all.size(); ++k) {
         const std::string e = cell_error(*all[k], again[k], claim, paths[k]);
         if (!e.empty()) err.add(e);

@@ -52,8 +52,16 @@ struct VerifyReport {
 /// JSON (parsing reports that).
 std::vector<std::string> duplicate_keys(const std::string& text);
 
+/// How the checker recomputes each cell's enclosure (docs/theory.md section 11.7).
+enum class VerifyMethod {
+    independent,  ///< enclose_field_independent_within: shares no quadrature with the prover (default)
+    fast          ///< enclose_field, the prover's own method (`--verify-fast`)
+};
+
 /// Re-checks a certificate (untrusted input) independently of the search; `threads` for the
-/// recomputation (0 = all cores); `ex`: over the ranks of the team (collective) or in this process.
-VerifyReport verify_certificate(const nlohmann::json& cert, int threads = 0, Execution ex = Execution::local);
+/// recomputation (0 = all cores); `ex`: over the ranks of the team (collective) or in this process;
+/// `method`: how each enclosure is recomputed.
+VerifyReport verify_certificate(const nlohmann::json& cert, int threads = 0, Execution ex = Execution::local,
+                                VerifyMethod method = VerifyMethod::independent);
 
 }  // namespace rhoflow

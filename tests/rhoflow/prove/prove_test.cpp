@@ -18,6 +18,12 @@ using namespace rhoflow;
 
 namespace {
 
+// The checker with the prover's own enclosure (--verify-fast): these cases are about the schema,
+// roles, tilings and covers, not the recomputation method (the independent one: its own case).
+VerifyReport verify_fast(const nlohmann::json& cert) {
+    return verify_certificate(cert, 0, Execution::local, VerifyMethod::fast);
+}
+
 ProveParams params(const std::string& claim, double d, double L, double R, ParamRange theta = ParamRange(1.0)) {
     ProveParams p;
     p.claim = parse_claim(claim);
@@ -46,9 +52,25 @@ TEST_CASE("prove: monotone is proved where j' > 0 on [-1, 1] (d=5, L=100, R=50) 
     CHECK(r.cells.front().enc.rho.lo == -1.0);
     CHECK(r.cells.back().enc.rho.hi == 1.0);
     for (const auto& c : r.cells) CHECK(c.enc.dj.lo > 0);
-    const VerifyReport v = verify_certificate(certificate(p, r));
+    const VerifyReport v = verify_fast(certificate(p, r));
     CHECK(v.valid);
     CHECK(v.verdict == ProofVerdict::proved);
+}
+
+TEST_CASE("prove: the checker's default, the independent enclosure, confirms a certificate the fast one confirms") {
+    // 4 cells (about 45 s on one core: the independent method is slow, docs/theory.md 11.7).
+    ProveParams p = params("positive-drift", 10, 20, 10, ParamRange(0.5));
+    p.box.beta = ParamRange(0.5);
+    p.initial_cells = 2;
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    REQUIRE(r.cells.size() <= 6);
+    const nlohmann::json cert = certificate(p, r);
+    CHECK(verify_fast(cert).valid);
+    const VerifyReport v = verify_certificate(cert);  // VerifyMethod::independent
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::proved);
+    CHECK(v.cells == r.cells.size());
 }
 
 TEST_CASE("prove: monotone is disproved for d = L = 50, R = 25, theta = 1 with a rigorous counterexample near -1") {
@@ -59,7 +81,7 @@ TEST_CASE("prove: monotone is disproved for d = L = 50, R = 25, theta = 1 with a
     CHECK(r.counterexample->enc.dj.hi < 0);
     CHECK(r.counterexample->enc.rho.lo == -1.0);  // j'(-1) < 0 (theory.md section 3)
     CHECK(r.counterexample->model.L == 50);
-    const VerifyReport v = verify_certificate(certificate(p, r));
+    const VerifyReport v = verify_fast(certificate(p, r));
     CHECK(v.valid);
     CHECK(v.verdict == ProofVerdict::disproved);
 }
@@ -80,7 +102,7 @@ TEST_CASE("prove: the default model has exactly two attractors (proved) and is n
     // the recorded count is re-derived by the checker
     nlohmann::json cert = certificate(p, r);
     cert["param_cells"][0]["attractors"] = 3;
-    CHECK(has_error(verify_certificate(cert), "param_cells[0].attractors"));
+    CHECK(has_error(verify_fast(cert), "param_cells[0].attractors"));
 
     const ProveParams m = params("monotone", 50, 1000, 100);
     const ProveResult rm = run_prove(m);
@@ -99,7 +121,7 @@ TEST_CASE("prove: a too-small depth limit gives not proved, with the undecided c
     CHECK(decide_cells(p.claim, r.undecided, p.rho0, p.hit_eps).verdict == ProofVerdict::not_proved);
     CHECK(r.undecided.front().enc.rho.lo == -1.0);
     CHECK(r.undecided.back().enc.rho.hi == 1.0);
-    CHECK(verify_certificate(certificate(p, r)).valid);
+    CHECK(verify_fast(certificate(p, r)).valid);
     // the budget cap behaves alike
     p.max_depth = 16;
     p.max_cells = 10;
@@ -136,27 +158,27 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
     CHECK(lo == 1.0);
 
     static const nlohmann::json cert = certificate(p, r1);
-    static const bool ok = verify_certificate(cert).valid;
+    static const bool ok = verify_fast(cert).valid;
     REQUIRE(ok);
 
     SUBCASE("an endpoint moved inwards") {
         nlohmann::json t = cert;
         t["cells"][0]["enc"]["dj"]["hi"] = t["cells"][0]["enc"]["dj"]["hi"].get<double>() - 1e-9;
-        const VerifyReport v = verify_certificate(t);
+        const VerifyReport v = verify_fast(t);
         CHECK(!v.valid);
         CHECK(has_error(v, "cells[0].enc.dj"));
     }
     SUBCASE("an endpoint moved to fake a sign") {
         nlohmann::json t = cert;
         t["cells"][0]["enc"]["dj"]["lo"] = -1.0;
-        const VerifyReport v = verify_certificate(t);
+        const VerifyReport v = verify_fast(t);
         CHECK(!v.valid);
         CHECK(has_error(v, "cells[0].role"));
     }
     SUBCASE("a rho cell dropped") {
         nlohmann::json t = cert;
         t["cells"].erase(0);
-        const VerifyReport v = verify_certificate(t);
+        const VerifyReport v = verify_fast(t);
         CHECK(!v.valid);
         CHECK(has_error(v, "do not tile"));
     }
@@ -167,50 +189,50 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
         for (const auto& c : t["cells"])
             if (c["model"] != model0) kept.push_back(c);
         t["cells"] = kept;
-        const VerifyReport v = verify_certificate(t);
+        const VerifyReport v = verify_fast(t);
         CHECK(!v.valid);
         CHECK(has_error(v, "not covered"));
     }
     SUBCASE("a parameter cell's recorded verdict changed, or its entry dropped") {
         nlohmann::json t = cert;
         t["param_cells"][0]["verdict"] = "disproved";
-        CHECK(has_error(verify_certificate(t), "param_cells[0].verdict"));
+        CHECK(has_error(verify_fast(t), "param_cells[0].verdict"));
         t = cert;
         t["param_cells"].erase(0);
-        CHECK(has_error(verify_certificate(t), "decided entries (must be 1)"));
+        CHECK(has_error(verify_fast(t), "decided entries (must be 1)"));
     }
     SUBCASE("the claim changed") {
         nlohmann::json t = cert;
         t["params"]["claim"] = "monotone";  // needs [-1, 1], the cells cover [0, 1]
-        const VerifyReport v = verify_certificate(t);
+        const VerifyReport v = verify_fast(t);
         CHECK(!v.valid);
     }
     SUBCASE("the box widened") {
         nlohmann::json t = cert;
         t["params"]["box"]["theta"]["hi"] = 1.01;
-        CHECK(!verify_certificate(t).valid);
+        CHECK(!verify_fast(t).valid);
     }
     SUBCASE("malformed fields are named") {
         nlohmann::json t = cert;
         t["cells"][1]["enc"]["j"]["lo"] = "0.5";
-        CHECK(has_error(verify_certificate(t), "cells[1].enc.j.lo"));
+        CHECK(has_error(verify_fast(t), "cells[1].enc.j.lo"));
         t = cert;
         t["extra"] = 1;
-        CHECK(has_error(verify_certificate(t), "extra: unknown key"));
+        CHECK(has_error(verify_fast(t), "extra: unknown key"));
         t = cert;
         t["verdict"] = "true";
-        CHECK(!verify_certificate(t).valid);
+        CHECK(!verify_fast(t).valid);
         t = cert;
         t["rhoflow_commit"] = 42;
-        CHECK(has_error(verify_certificate(t), "rhoflow_commit: must be a string"));
+        CHECK(has_error(verify_fast(t), "rhoflow_commit: must be a string"));
         t = cert;
         t.erase("rhoflow_commit");
-        CHECK(has_error(verify_certificate(t), "rhoflow_commit: missing"));
+        CHECK(has_error(verify_fast(t), "rhoflow_commit: missing"));
     }
     SUBCASE("an E[A_I] enclosure edited (issue 30, H17)") {
         nlohmann::json t = cert;
         t["cells"][0]["enc"]["mass"] = {{"lo", 5.0}, {"hi", 6.0}};
-        CHECK(has_error(verify_certificate(t), "cells[0].enc.mass: does not contain the recomputed enclosure"));
+        CHECK(has_error(verify_fast(t), "cells[0].enc.mass: does not contain the recomputed enclosure"));
     }
     SUBCASE("wrong types and unknown keys in the proof-carrying parts are named (issue 30, H10)") {
         const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
@@ -231,14 +253,14 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
             CAPTURE(error);
             nlohmann::json t = cert;
             edit(t);
-            CHECK(has_error(verify_certificate(t), error));
+            CHECK(has_error(verify_fast(t), error));
         }
     }
     SUBCASE("a box of more integer combinations than int64 holds is refused, not enumerated (issue 30, H3)") {
         nlohmann::json t = cert;
         t["params"]["box"]["d"] = {{"lo", 2}, {"hi", 536870913}, {"scale", "auto"}};
         t["params"]["box"]["L"] = {{"lo", 100}, {"hi", 34359738467}, {"scale", "auto"}};
-        CHECK(has_error(verify_certificate(t), "536870912 x 34359738368 x 1 = about 1.84e+19 integer combinations, more than 4096"));
+        CHECK(has_error(verify_fast(t), "536870912 x 34359738368 x 1 = about 1.84e+19 integer combinations, more than 4096"));
     }
     SUBCASE("the certificate records the commit rhoflow was configured from") {
         const std::string c = build_commit();
@@ -272,9 +294,9 @@ TEST_CASE("prove: hitting-time is bracketed by the enclosures and decides both w
     CHECK(T.hi <= 100);
     // The bracket a reader cites is re-derived by the checker: a changed one is rejected.
     nlohmann::json cert = certificate(p, r);
-    REQUIRE(verify_certificate(cert).valid);
+    REQUIRE(verify_fast(cert).valid);
     cert["param_cells"][0]["hitting_time"] = {{"lo", 0.001}, {"hi", 0.002}};
-    CHECK(has_error(verify_certificate(cert), "param_cells[0].hitting_time"));
+    CHECK(has_error(verify_fast(cert), "param_cells[0].hitting_time"));
     p.claim = parse_claim("hitting-time<=" + std::to_string(0.5 * T.lo));
     CHECK(run_prove(p).verdict == ProofVerdict::disproved);
 }
@@ -310,16 +332,16 @@ TEST_CASE("prove: --max-cells ends a parameter cell at its last enclosed tiling,
         CHECK(c.enc.dj.lo > 0);
     }
     const nlohmann::json cert = certificate(p, r);
-    REQUIRE(verify_certificate(cert).valid);
+    REQUIRE(verify_fast(cert).valid);
     nlohmann::json t = cert;
     t["undecided"][1]["enc"]["dj"] = {{"lo", 0.0}, {"hi", 0.0}};
-    CHECK(has_error(verify_certificate(t), "undecided[1].enc.dj: does not contain the recomputed enclosure"));
+    CHECK(has_error(verify_fast(t), "undecided[1].enc.dj: does not contain the recomputed enclosure"));
     t = cert;
     t["param_cells"][0]["hitting_time"] = {{"lo", 0.0}, {"hi", 0.0}};
-    CHECK(has_error(verify_certificate(t), "param_cells[0].hitting_time"));
+    CHECK(has_error(verify_fast(t), "param_cells[0].hitting_time"));
     t = cert;
     t["undecided"].erase(0);
-    CHECK(has_error(verify_certificate(t), "param_cells[0].hitting_time"));  // no longer a tiling: no bracket
+    CHECK(has_error(verify_fast(t), "param_cells[0].hitting_time"));  // no longer a tiling: no bracket
 }
 
 TEST_CASE("prove: duplicate keys of a certificate are found with their JSON path (issue 30, H10)") {
