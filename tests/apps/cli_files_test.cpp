@@ -97,6 +97,6 @@ TEST_CASE("cli files: prove --verify lists what fails without nlohmann's prefixe
     write_text(t / "c2.json", cert.dump());
     const Run r = rhoflow_cli({"prove", "--verify", (t / "c2.json").string(), "--verify-fast"});
     CHECK(r.code == 2);
-    CHECK(r.err.find("params: key 'rigorous' not found") != std::string::npos);
+    CHECK(r.err.find("params.rigorous: missing") != std::string::npos);
     CHECK(r.err.find("[json.exception") == std::string::npos);
 }

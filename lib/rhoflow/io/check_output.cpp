@@ -147,12 +147,13 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
             "Claim '{}' checked at {} parameter points ({} hold, {} fail, {} undecided; verdict: {}) of the box {}{}{}{}. "
             "Each point's verdict is verified to estimated tolerances, not proved: the margin is signed and relative "
             "(docs/cli.md, rhoflow check) and the error after it is an estimate (the field table's error and, where a "
-            "derivative comes from the table, the n^2 eps estimate), not a bound; a point holds when the margin exceeds "
+            "derivative comes from the table, the {} estimate), not a bound; a point holds when the margin exceeds "
             "its estimated error. Between the points the result is sampled, not proved.",
             latex ? latex_escape(to_string(params.claim)) : to_string(params.claim), result.points.size(), result.holds,
             result.fails, result.undecided, to_string(result.verdict),
             latex ? ranged_tex : ranged_md, (latex ? ranged_tex : ranged_md).empty() ? "" : " with ",
-            latex ? fixed_tex : fixed_md, params.noise == NoiseConvention::per_norm ? " (sigma per norm)" : "");
+            latex ? fixed_tex : fixed_md, params.noise == NoiseConvention::per_norm ? " (sigma per norm)" : "",
+            latex ? "$n^2\\varepsilon$" : "n²ε");
     };
     return paper_table(check_table(params, result), cols, caption(true), caption(false), paper_label(stem, "check"));
 }

@@ -115,7 +115,7 @@ TEST_CASE("check cli: --out writes a complete check.json atomically (not named a
     const std::string table((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
     CHECK(table.find("margin ± est. error") != std::string::npos);
     CHECK(table.find("verified to estimated tolerances, not proved") != std::string::npos);
-    CHECK(table.find("the n^2 eps estimate), not a bound") != std::string::npos);
+    CHECK(table.find("the n²ε estimate), not a bound") != std::string::npos);
     CHECK(table.find("sampled, not proved") != std::string::npos);
 }
 
