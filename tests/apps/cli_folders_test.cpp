@@ -55,15 +55,6 @@ void plant(const fs::path& file, const json& entries) {
     write_text(file, m.dump(2));
 }
 
-// Makes the working directory `dir` for the scope.
-struct InDir {
-    fs::path old = fs::current_path();
-    explicit InDir(const fs::path& dir) { fs::current_path(dir); }
-    ~InDir() {
-        std::error_code ec;
-        fs::current_path(old, ec);
-    }
-};
 
 // Sets or clears the immutable attribute of `p` (chattr +i); false when the file system or the
 // process's capabilities do not allow it.

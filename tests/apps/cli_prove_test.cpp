@@ -24,15 +24,6 @@ rhoflow::cli::Outcome prepared(const std::vector<std::string>& args, bool* has_w
     return o;
 }
 
-// Makes the working directory `dir` for the scope.
-struct InDir {
-    fs::path old = fs::current_path();
-    explicit InDir(const fs::path& dir) { fs::current_path(dir); }
-    ~InDir() {
-        std::error_code ec;
-        fs::current_path(old, ec);
-    }
-};
 
 }  // namespace
 

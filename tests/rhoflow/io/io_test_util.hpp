@@ -203,6 +203,16 @@ inline fs::path device_node(const fs::path& dir, const std::string& name, unsign
     return fallback;
 }
 
+/// Makes the working directory `dir` for the scope.
+struct InDir {
+    fs::path old = fs::current_path();
+    explicit InDir(const fs::path& dir) { fs::current_path(dir); }
+    ~InDir() {
+        std::error_code ec;
+        fs::current_path(old, ec);
+    }
+};
+
 /// Sets an environment variable for the scope, restoring the old value.
 struct EnvGuard {
     std::string name;

@@ -21,8 +21,12 @@
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/rigorous/detail/bounds.hpp"
 #include "rhoflow/rigorous/enclosure.hpp"
+#include "rhoflow/rigorous/reference_data.hpp"
 
 using namespace rhoflow;
+using rhoflow::test::contains_text;
+using rhoflow::test::meets;
+using rhoflow::test::read_csv;
 
 namespace {
 
@@ -41,33 +45,6 @@ FieldEnclosure at(const ModelParams& m, double rho, RigorousParams p = {}) {
     return enclose_field(ModelCell::of(m), {rho, rho}, p);
 }
 
-std::vector<std::vector<std::string>> read_csv(const std::string& name) {
-    std::ifstream in(std::string(RHOFLOW_TEST_DATA_DIR) + "/" + name);
-    REQUIRE(in);
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    bool header = true;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;  // comments say how the file was produced
-        if (std::exchange(header, false)) continue;
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string x;
-        while (std::getline(ss, x, ',')) f.push_back(x);
-        rows.push_back(f);
-    }
-    return rows;
-}
-
-// The decimal text v (30 digits) lies in [lo, hi]: compared as long double after rounding the
-// text both ways would need a decimal library; instead the enclosure is widened by one ulp of
-// the double nearest to v, which the 30-digit value cannot reach.
-bool contains_text(Interval e, const std::string& v) {
-    const double x = std::stod(v);
-    return e.lo <= std::nextafter(x, INFINITY) && std::nextafter(x, -INFINITY) <= e.hi;
-}
-
-bool meets(Interval a, Interval b) { return a.lo <= b.hi && b.lo <= a.hi; }
 
 }  // namespace
 

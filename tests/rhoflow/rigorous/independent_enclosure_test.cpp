@@ -14,8 +14,12 @@
 
 #include "rhoflow/rigorous/enclosure.hpp"
 #include "rhoflow/rigorous/independent_enclosure.hpp"
+#include "rhoflow/rigorous/reference_data.hpp"
 
 using namespace rhoflow;
+using rhoflow::test::contains_text;
+using rhoflow::test::meets;
+using rhoflow::test::read_csv;
 
 namespace {
 
@@ -31,7 +35,6 @@ ModelCell cell_of(std::int64_t d, std::int64_t L, std::int64_t R, double theta, 
 }
 
 double mid(Interval v) { return 0.5 * (v.lo + v.hi); }
-bool meets(Interval a, Interval b) { return a.lo <= b.hi && b.lo <= a.hi; }
 
 // The two enclosures overlap and the wider contains the narrower's midpoint (j, j', j'', E[A_I]);
 // the independent one is narrow (rel x |j|). At moderate L it is the narrower (the fast one adds
@@ -49,34 +52,10 @@ void check_agree(const FieldEnclosure& fast, const FieldEnclosure& ind, double r
     }
 }
 
-std::vector<std::vector<std::string>> read_reference() {
-    std::ifstream in(std::string(RHOFLOW_TEST_DATA_DIR) + "/rigorous_reference.csv");
-    REQUIRE(in);
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    bool header = true;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        if (std::exchange(header, false)) continue;
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        std::string x;
-        while (std::getline(ss, x, ',')) f.push_back(x);
-        rows.push_back(f);
-    }
-    return rows;
-}
-
-// The 30-digit text v lies in e (widened by one ulp of the double nearest v).
-bool contains_text(Interval e, const std::string& v) {
-    const double x = std::stod(v);
-    return e.lo <= std::nextafter(x, INFINITY) && std::nextafter(x, -INFINITY) <= e.hi;
-}
-
 }  // namespace
 
 TEST_CASE("rigorous independent: both enclosures contain the mpmath 30-digit reference values") {
-    const auto rows = read_reference();
+    const auto rows = read_csv("rigorous_reference.csv");
     REQUIRE(rows.size() >= 3);
     for (const auto& r : rows) {
         const ModelCell c = cell_of(std::stoll(r[0]), std::stoll(r[1]), std::stoll(r[2]), std::stod(r[3]), std::stod(r[4]),
