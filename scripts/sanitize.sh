@@ -35,12 +35,13 @@ ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS UBSAN_OPTIONS
 rm -f "$build/.rc"
-{ ctest --test-dir "$build" -j "$jobs" --timeout "${TIMEOUT:-1800}" --output-on-failure "$@" 2>&1; echo $? > "$build/.rc"; } | tee "$log"
+# (set -e ends a pipeline's group at a failing command: the status is caught, not tested)
+{ st=0; ctest --test-dir "$build" -j "$jobs" --timeout "${TIMEOUT:-1800}" --output-on-failure "$@" 2>&1 || st=$?; echo "$st" > "$build/.rc"; } | tee "$log"
 rc=$(cat "$build/.rc")
 t2=$(date +%s); cpu > "$build/.c2"
 c0=$(cat "$build/.c0"); c1=$(cat "$build/.c1"); c2=$(cat "$build/.c2")
 
 echo "sanitize: the slowest tests (wall seconds, shared by $jobs jobs):"
-sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \(.*[^ .]\) \.*.* \([0-9.]*\) sec$/\2 \1/p' "$log" | sort -rn | head -15
+sed -n 's/^ *[0-9]*\/[0-9]* *Test *#[0-9]*: \(.*[^ .]\) \.\.*.* \([0-9.][0-9.]*\) sec$/\2 \1/p' "$log" | sort -rn | head -15
 echo "sanitize: build $((t1 - t0)) s wall, $((c1 - c0)) s CPU; tests $((t2 - t1)) s wall, $((c2 - c1)) s CPU; ctest exit $rc (log: $log)"
 exit "$rc"
