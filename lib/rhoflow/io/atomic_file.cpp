@@ -20,18 +20,7 @@ namespace rhoflow {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Fd {
-    int fd = -1;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-    int close() noexcept {  // returns 0 or the errno of close (NFS reports write errors there)
-        const int f = fd;
-        fd = -1;
-        return ::close(f) == 0 ? 0 : errno;
-    }
-};
+using detail::Fd;
 
 // Removes the temporary file on every exit but the successful rename.
 struct Unlink {

@@ -12,20 +12,13 @@
 #include "rhoflow/core/cancel.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/detail/fs.hpp"
 
 namespace rhoflow {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Closes the descriptor on every exit.
-struct Descriptor {
-    int fd = -1;
-    ~Descriptor() {
-        if (fd >= 0) ::close(fd);
-    }
-};
 
 // A name for messages: a NUL shown as \0.
 std::string shown(const fs::path& p) {
@@ -108,7 +101,7 @@ private:
 
     const fs::path& path_;
     const ReadLimits& limits_;
-    Descriptor fd_;
+    detail::Fd fd_;
     bool regular_ = false, fifo_ = false;
 };
 

@@ -2,7 +2,9 @@
 // temporary names, path resolution, fsync, errno messages. Not installed.
 #pragma once
 
+#include <cerrno>
 #include <filesystem>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -30,5 +32,19 @@ int fsync_path(const std::filesystem::path& p) noexcept;
 
 /// The parent directory of `p`, "." when it has none.
 std::filesystem::path parent_dir(const std::filesystem::path& p);
+
+/// A file descriptor closed when it goes out of scope.
+struct Fd {
+    int fd = -1;  ///< the descriptor, -1 when none
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+    /// Closes it now: 0 or the errno of close (NFS reports write errors there).
+    int close() noexcept {
+        const int f = fd;
+        fd = -1;
+        return ::close(f) == 0 ? 0 : errno;
+    }
+};
 
 }  // namespace rhoflow::detail
