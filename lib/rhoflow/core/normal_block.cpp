@@ -38,6 +38,13 @@ BlockZigguratTables::BlockZigguratTables() {
         w[i] = dn / m;
     }
     top_area = dn * (1.0 - f[1]);
+    for (int i = 0; i < n; ++i) {
+        const std::uint64_t bits = std::bit_cast<std::uint64_t>(w[i]);
+        const bool fits = (bits & ~fast_w_bits) == fast_exponent && k[i] >= (std::uint64_t{1} << 44);
+        const std::uint64_t word = fits ? (bits & fast_w_bits) | (((k[i] >> 44) - 1) << 55) : 0;
+        fast[static_cast<std::size_t>(i)] = word;
+        fast[static_cast<std::size_t>(i + n)] = fits ? word | (std::uint64_t{1} << 63) : 0;
+    }
 }
 
 const BlockZigguratTables block_ziggurat;
@@ -47,9 +54,15 @@ const BlockZigguratTables block_ziggurat;
 namespace {
 
 constexpr std::uint64_t kMag = (std::uint64_t{1} << 52) - 1;
+constexpr std::size_t kChunk = 2048;  // normals per pass of fill_normals: the draws stay in L1
 // A draw's bits: layer 0..9, sign 10, magnitude 11..62 (bit 63 unused).
 constexpr std::uint64_t kLayer = 0x3ff, kSign = 0x400;
 constexpr int kMagShift = 11, kSignToTop = 53;
+// The vector fast paths' word (detail/block_ziggurat.hpp): its index, and w's bits it keeps
+// (0..54 and the sign) and gets back (the exponent's bits 55..62).
+constexpr std::uint64_t kLayerSign = kLayer | kSign;
+constexpr std::uint64_t kFastKeep = detail::BlockZigguratTables::fast_w_bits | (std::uint64_t{1} << 63);
+constexpr std::uint64_t kFastExponent = detail::BlockZigguratTables::fast_exponent;
 // Counter word 3 of the key derivation ("normal32"); RandomStream's counters have word 3 = 0.
 constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
 
@@ -69,23 +82,6 @@ constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
 constexpr std::uint32_t kPhiloxM0 = PHILOX_M4x32_0, kPhiloxM1 = PHILOX_M4x32_1;
 constexpr std::uint32_t kPhiloxW0 = PHILOX_W32_0, kPhiloxW1 = PHILOX_W32_1;
 
-// Appends j + l for each set bit l of mask (4 lanes at most) to out, writing 4 entries: the
-// lanes of each 4-bit mask in order, from a table.
-struct LaneTable {
-    std::uint32_t lanes[16][4];
-    constexpr LaneTable() : lanes{} {
-        for (unsigned m = 0; m < 16; ++m) {
-            unsigned c = 0;
-            for (unsigned l = 0; l < 4; ++l)
-                if ((m >> l) & 1u) lanes[m][c++] = l;
-        }
-    }
-};
-constexpr LaneTable kLanes;
-[[gnu::always_inline]] inline void append_lanes4(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept {
-    for (int l = 0; l < 4; ++l) out[l] = j + kLanes.lanes[mask][l];
-}
-
 // ---------------------------------------------------------------- x86-64 baseline (SSE2)
 namespace sse2 {
 struct V {
@@ -101,12 +97,12 @@ struct V {
     static I shl32(I a) noexcept { return _mm_slli_epi64(a, 32); }
     static I and_(I a, I b) noexcept { return _mm_and_si128(a, b); }
     static I or_(I a, I b) noexcept { return _mm_or_si128(a, b); }
+    static I and_or(I a, I b, I c) noexcept { return or_(and_(a, b), c); }
     static I xor3(I a, I b, I c) noexcept { return _mm_xor_si128(_mm_xor_si128(a, b), c); }
     static void store_interleaved(std::uint64_t* out, I d0, I d1) noexcept {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi64(d0, d1));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2), _mm_unpackhi_epi64(d0, d1));
     }
-    static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept { append_lanes4(out, j, mask); }
     // No 64-bit compare nor gather in SSE2: the fast path lane by lane.
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
         unsigned rej = 0;
@@ -135,32 +131,28 @@ struct V {
     static I shl32(I a) noexcept { return _mm256_slli_epi64(a, 32); }
     static I and_(I a, I b) noexcept { return _mm256_and_si256(a, b); }
     static I or_(I a, I b) noexcept { return _mm256_or_si256(a, b); }
+    static I and_or(I a, I b, I c) noexcept { return or_(and_(a, b), c); }
     static I xor3(I a, I b, I c) noexcept { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
     static void store_interleaved(std::uint64_t* out, I d0, I d1) noexcept {
         const I lo = _mm256_unpacklo_epi64(d0, d1), hi = _mm256_unpackhi_epi64(d0, d1);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute2x128_si256(lo, hi, 0x20));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_permute2x128_si256(lo, hi, 0x31));
     }
-    static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept { append_lanes4(out, j, mask); }
+    // The fast words (detail/block_ziggurat.hpp) by four scalar loads (vpgatherqq is slow on
+    // some cores); the exact conversion of mag < 2^52 is (2^52 + mag) - 2^52.
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
         const auto& z = detail::block_ziggurat;
-        const I x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r));
-        const I idx = _mm256_and_si256(x, set1(kLayer));
-        const I mag = _mm256_and_si256(_mm256_srli_epi64(x, kMagShift), set1(kMag));
-        // Four scalar loads per table instead of a gather (vpgatherqq is slow on some cores).
-        alignas(32) std::uint64_t id[4];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(id), idx);
-        const I k = _mm256_set_epi64x(static_cast<long long>(z.k[id[3]]), static_cast<long long>(z.k[id[2]]),
-                                      static_cast<long long>(z.k[id[1]]), static_cast<long long>(z.k[id[0]]));
-        const __m256d w = _mm256_set_pd(z.w[id[3]], z.w[id[2]], z.w[id[1]], z.w[id[0]]);
-        // mag < k: both below 2^63, so the signed compare is the unsigned one.
-        const I accept = _mm256_cmpgt_epi64(k, mag);
-        // mag < 2^52 exactly as a double: (2^52 + mag) - 2^52.
-        const __m256d m = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(mag, set1(0x4330000000000000))),
+        auto word = [&](int l) { return _mm_cvtsi64_si128(static_cast<long long>(z.fast[r[l] & kLayerSign])); };
+        const I p = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(word(0), word(1))),
+                                            _mm_unpacklo_epi64(word(2), word(3)), 1);
+        const I y = _mm256_slli_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r)), 1);
+        const __m256d w = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(p, set1(kFastKeep)), set1(kFastExponent)));
+        const __m256d m = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(y, 12), set1(0x4330000000000000))),
                                         _mm256_set1_pd(0x1.0p52));
-        const I sign = _mm256_slli_epi64(_mm256_and_si256(x, set1(kSign)), kSignToTop);
-        const __m256d y = _mm256_castsi256_pd(_mm256_xor_si256(_mm256_castpd_si256(_mm256_mul_pd(m, w)), sign));
-        _mm256_storeu_pd(out, y);
+        _mm256_storeu_pd(out, _mm256_mul_pd(m, w));
+        // y < p << 1 unsigned, as a signed compare of both with the top bit flipped.
+        const I top = set1(std::uint64_t{1} << 63);
+        const I accept = _mm256_cmpgt_epi64(_mm256_xor_si256(_mm256_slli_epi64(p, 1), top), _mm256_xor_si256(y, top));
         return ~static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(accept))) & 0xfu;
     }
 };
@@ -189,31 +181,24 @@ struct V {
     static I shl32(I a) noexcept { return reinterpret_cast<I>(reinterpret_cast<__v8du>(a) << 32); }
     static I and_(I a, I b) noexcept { return _mm512_and_si512(a, b); }
     static I or_(I a, I b) noexcept { return _mm512_or_si512(a, b); }
+    static I and_or(I a, I b, I c) noexcept { return _mm512_ternarylogic_epi64(a, b, c, 0xea); }
     static I xor3(I a, I b, I c) noexcept { return _mm512_ternarylogic_epi64(a, b, c, 0x96); }
     static void store_interleaved(std::uint64_t* out, I d0, I d1) noexcept {
         const I lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
         _mm512_storeu_si512(out, _mm512_permutex2var_epi64(d0, lo, d1));
         _mm512_storeu_si512(out + 8, _mm512_permutex2var_epi64(d0, hi, d1));
     }
-    // The rejected lanes' positions packed by a compress into one 8-entry store.
-    static void append(std::uint32_t* out, std::uint32_t j, unsigned mask) noexcept {
-        const __m256i lanes = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(j)), _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_maskz_compress_epi32(static_cast<__mmask8>(mask), lanes));
-    }
+    // One gather of the fast words (detail/block_ziggurat.hpp), w rebuilt by one ternary op.
     static unsigned zig(const std::uint64_t* r, double* out) noexcept {
         const auto& z = detail::block_ziggurat;
         const I x = _mm512_loadu_si512(r);
-        const I idx = _mm512_and_si512(x, set1(kLayer));
-        const I mag = _mm512_and_si512(reinterpret_cast<I>(reinterpret_cast<__v8du>(x) >> kMagShift), set1(kMag));
-        const I k = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), kAll, idx, z.k.data(), 8);
-        const __m512d w = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), kAll, idx, z.w.data(), 8);
-        const __mmask8 accept = _mm512_cmplt_epu64_mask(mag, k);
-        // mag < 2^52 converts exactly; the sign bit 10 moved to bit 63 and xored in one ternary op.
-        const __m512d m = _mm512_maskz_cvtepi64_pd(kAll, mag);
-        const I sign = reinterpret_cast<I>(reinterpret_cast<__v8du>(x) << kSignToTop);
-        const __m512d y = _mm512_castsi512_pd(
-            _mm512_ternarylogic_epi64(_mm512_castpd_si512(_mm512_mul_pd(m, w)), sign, set1(0x8000000000000000), 0x78));  // A ^ (B & C)
-        _mm512_storeu_pd(out, y);
+        const I p = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), kAll, _mm512_and_si512(x, set1(kLayerSign)),
+                                                z.fast.data(), 8);
+        const __m512d w = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(p, set1(kFastKeep), set1(kFastExponent), 0xea));  // A & B | C
+        const I y = reinterpret_cast<I>(reinterpret_cast<__v8du>(x) << 1);
+        const __m512d m = _mm512_maskz_cvtepi64_pd(kAll, reinterpret_cast<I>(reinterpret_cast<__v8du>(y) >> 12));  // mag < 2^52: exact
+        _mm512_storeu_pd(out, _mm512_mul_pd(m, w));
+        const __mmask8 accept = _mm512_cmplt_epu64_mask(y, reinterpret_cast<I>(reinterpret_cast<__v8du>(p) << 1));
         return ~static_cast<unsigned>(accept) & 0xffu;
     }
 };
@@ -370,6 +355,20 @@ void slow_path(const NormalBlockKey& key, std::uint64_t first, const std::uint64
     }
 }
 
+// The exact test (m < k[i]) on the fast path's rejected draws r[rejected[j]], j < nrej: the
+// vector variants' test is conservative (detail/block_ziggurat.hpp), so about half of what they
+// reject is accepted here. Keeps the rest in rejected; returns their count. Without a branch
+// on the outcome, which is a coin toss.
+std::size_t exact_recheck(const std::uint64_t* r, double* out, std::uint32_t* rejected, std::size_t nrej) noexcept {
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < nrej; ++j) {
+        const std::uint32_t p = rejected[j];
+        rejected[kept] = p;
+        kept += zig_fast_scalar(r[p], out[p]) ? 0 : 1;
+    }
+    return kept;
+}
+
 }  // namespace
 
 NormalBlockKey normal_block_key(const StreamId& id) noexcept {
@@ -394,19 +393,18 @@ void fill_normals(const StreamId& id, std::uint64_t first, double* out, std::siz
 }
 
 void fill_normals(const NormalBlockKey& key, std::uint64_t first, double* out, std::size_t n) noexcept {
-    constexpr std::size_t kChunk = 2048;  // normals per pass: the draws stay in L1
     constexpr std::size_t kMaxGroup = 32;  // the largest variant's U * N (AVX-512: 4 x 8)
 #ifdef RHOFLOW_NORMAL_BLOCK_X86
     static_assert(avx512::V::U * avx512::V::N <= kMaxGroup && avx2::V::U * avx2::V::N <= kMaxGroup &&
                   sse2::V::U * sse2::V::N <= kMaxGroup);
 #endif
     alignas(64) std::uint64_t draws[kChunk + 2], slow_index[kChunk + kMaxGroup], slow_draws[2 * (kChunk + kMaxGroup)];
-    std::uint32_t rejected[kChunk + kMaxGroup];  // zig_fast writes up to N entries past the count
+    std::uint32_t rejected[kChunk];
     const Kernels kern = active_kernels();
     while (n > 0) {
         const std::size_t off = static_cast<std::size_t>(first & 1), m = std::min(n, kChunk);
         kern.philox(key, first / 2, draws, (off + m + 1) / 2);
-        const std::size_t nrej = kern.zig(draws + off, out, m, rejected);
+        const std::size_t nrej = exact_recheck(draws + off, out, rejected, kern.zig(draws + off, out, m, rejected));
         if (nrej > 0) {
             const std::size_t padded = (nrej + kern.group - 1) / kern.group * kern.group;
             for (std::size_t j = 0; j < padded; ++j) slow_index[j] = first + (j < nrej ? rejected[j] : 0);
@@ -424,6 +422,17 @@ namespace detail {
 void philox4x32_draws(const NormalBlockKey& key, std::uint64_t first_block, std::uint64_t* out,
                       std::size_t blocks) noexcept {
     active_kernels().philox(key, first_block, out, blocks);
+}
+
+std::size_t ziggurat_fast_path(const std::uint64_t* r, double* out, std::size_t m, std::uint32_t* rejected) noexcept {
+    const Kernels kern = active_kernels();
+    std::size_t nrej = 0;
+    for (std::size_t j = 0; j < m; j += kChunk) {
+        const std::size_t len = std::min(kChunk, m - j), got = kern.zig(r + j, out + j, len, rejected + nrej);
+        for (std::size_t l = 0; l < got; ++l) rejected[nrej + l] += static_cast<std::uint32_t>(j);
+        nrej += got;
+    }
+    return nrej;
 }
 
 }  // namespace detail

@@ -97,6 +97,11 @@ namespace detail {
 void philox4x32_draws(const NormalBlockKey& key, std::uint64_t first_block, std::uint64_t* out,
                       std::size_t blocks) noexcept;
 
+/// The active variant's ziggurat fast path on the draws r[0..m) (bits as in normal_block.cpp):
+/// out[j] = its value of draw j, and the positions it rejects in rejected[0..returned) (room
+/// for m); exposed for the tests, which check it accepts only what the exact test accepts.
+std::size_t ziggurat_fast_path(const std::uint64_t* r, double* out, std::size_t m, std::uint32_t* rejected) noexcept;
+
 }  // namespace detail
 
 }  // namespace rhoflow

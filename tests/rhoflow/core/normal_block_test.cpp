@@ -165,6 +165,53 @@ TEST_CASE("normal_block: every variant gives the header's definition (scalar ref
     }
 }
 
+TEST_CASE("normal_block: every variant's fast path accepts only what the exact test m < k accepts, at its edges") {
+    // Draws built by hand at the edges of each layer's acceptance (m = k - 1, k, and around the
+    // vector variants' coarse threshold (floor(k / 2^44)) 2^44), both signs, with bit 63 (unused)
+    // set and clear: draws the 1e5 random normals above almost never reach. A fast path that
+    // accepted one m >= k, or gave another value than m w[i] with its sign, would change the
+    // stream's law or bits; one that rejected nearly everything would be slow, so it must also
+    // accept m = 0 and m = (floor(k / 2^44) - 1) 2^44 - 1 (below its threshold's last step)
+    // in every layer but 1 (k = 0).
+    const auto& z = detail::block_ziggurat;
+    constexpr std::uint64_t one = 1, mag_max = (one << 52) - 1;
+    std::vector<std::uint64_t> draws;
+    std::vector<std::uint64_t> easy;  // draws every fast path must accept
+    for (std::uint64_t layer = 0; layer < 1024; ++layer) {
+        const std::uint64_t k = z.k[layer], coarse = (k >> 44) << 44;
+        const std::uint64_t below = coarse - (one << 44) - 1;
+        for (std::uint64_t m : {std::uint64_t{0}, k - 2, k - 1, k, k + 1, coarse - 1, coarse, coarse + 1, below, mag_max}) {
+            if (m > mag_max) continue;  // k - 2 etc. below 0 wrapped round
+            for (std::uint64_t sign = 0; sign < 2; ++sign)
+                for (std::uint64_t top = 0; top < 2; ++top) {
+                    draws.push_back(layer | sign << 10 | m << 11 | top << 63);
+                    if (layer != 1 && (m == 0 || (coarse > (one << 45) && m == below))) easy.push_back(draws.back());
+                }
+        }
+    }
+    REQUIRE(easy.size() > 4 * 1023);
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
+        CAPTURE(static_cast<int>(v));
+        std::vector<double> out(draws.size());
+        std::vector<std::uint32_t> rejected(draws.size());
+        const std::size_t nrej = detail::ziggurat_fast_path(draws.data(), out.data(), draws.size(), rejected.data());
+        std::vector<char> is_rejected(draws.size(), 0);
+        for (std::size_t j = 0; j < nrej; ++j) is_rejected.at(rejected[j]) = 1;
+        std::size_t wrong = 0;
+        for (std::size_t j = 0; j < draws.size(); ++j) {
+            if (is_rejected[j]) continue;
+            const std::uint64_t r = draws[j], layer = r & 0x3ff, m = (r >> 11) & mag_max;
+            const double x = static_cast<double>(m) * z.w[layer], want = (r & 0x400) != 0 ? -x : x;
+            wrong += !(m < z.k[layer]) || std::bit_cast<std::uint64_t>(out[j]) != std::bit_cast<std::uint64_t>(want);
+        }
+        CHECK(wrong == 0);
+        std::vector<double> easy_out(easy.size());
+        std::vector<std::uint32_t> easy_rej(easy.size());
+        CHECK(detail::ziggurat_fast_path(easy.data(), easy_out.data(), easy.size(), easy_rej.data()) == 0);
+    }
+}
+
 TEST_CASE("normal_block: normal i does not depend on where a fill starts or how long it is") {
     const StreamId id{11, StreamPurpose::effective_sde, 5, 1};
     std::vector<double> whole(5000);
