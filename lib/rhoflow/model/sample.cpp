@@ -43,13 +43,21 @@ namespace avx2 {
 #include "rhoflow/model/detail/sample_passes.hpp"
 }  // namespace avx2
 #pragma GCC pop_options
+// The same passes with AVX-512 for the element-wise loops (the sums stay in V4, four lanes, so
+// every variant adds in the same order and gives the same bits).
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx2")
+namespace avx512 {
+#include "rhoflow/model/detail/sample_passes.hpp"
+}  // namespace avx512
+#pragma GCC pop_options
 #endif
 
 // The passes of the variant in force (core/detail/simd.hpp).
 struct Passes {
-    double (*scale)(double*, double*, double*, std::size_t, std::size_t, double, double, double, double) noexcept;
+    double (*scale)(double*, double*, std::size_t, std::size_t, double, double, double) noexcept;
     FirstSums (*first_sums)(const double*, const double*, const double*, std::size_t) noexcept;
-    double (*zeta)(double*, const double*, double, std::size_t) noexcept;
+    FirstSums (*first_sums_zeta)(const double*, const double*, const double*, double*, double, std::size_t, double&) noexcept;
     GradientSums (*gradient)(double*, const double*, const double*, double*, double*, std::size_t,
                              const GradientCoefficients&) noexcept;
     double (*perp)(const double*, const double*, double, std::size_t) noexcept;
@@ -57,10 +65,12 @@ struct Passes {
 
 Passes active_passes() noexcept {
 #ifdef RHOFLOW_SAMPLE_AVX2
+    if (detail::active_simd_variant() == detail::SimdVariant::avx512)
+        return {avx512::pass_scale, avx512::pass_first_sums, avx512::pass_first_sums_zeta, avx512::pass_gradient, avx512::pass_perp};
     if (detail::simd_uses_avx2(detail::active_simd_variant()))
-        return {avx2::pass_scale, avx2::pass_first_sums, avx2::pass_zeta, avx2::pass_gradient, avx2::pass_perp};
+        return {avx2::pass_scale, avx2::pass_first_sums, avx2::pass_first_sums_zeta, avx2::pass_gradient, avx2::pass_perp};
 #endif
-    return {baseline::pass_scale, baseline::pass_first_sums, baseline::pass_zeta, baseline::pass_gradient,
+    return {baseline::pass_scale, baseline::pass_first_sums, baseline::pass_first_sums_zeta, baseline::pass_gradient,
             baseline::pass_perp};
 }
 
@@ -92,12 +102,15 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     // Pass 1 (random): the two in-plane coordinates of every token, and the softmax exponents.
     rng.fill_normal(u, L);
     rng.fill_normal(v, L);
-    pass.scale(u, v, a, L, R, sigma, beta, m_.theta * rho, m_.theta * std::sqrt(std::max(0.0, 1.0 - rho * rho)));
+    const double umax = pass.scale(u, v, L, R, sigma, m_.theta * rho, m_.theta * std::sqrt(std::max(0.0, 1.0 - rho * rho)));
     // Pass 2: e^{beta (u - max)}, the stable softmax numerators (vectorised exp, see
     // detail/exp_nonpositive.hpp).
-    detail::exp_nonpositive(a, a, L);
-    // Pass 3: first moments of the attention weights.
-    const FirstSums first = pass.first_sums(a, u, v, Lp);
+    detail::exp_nonpositive_affine(u, beta, umax, a, L);
+    // Pass 3: first moments of the attention weights; with W (d >= 3) in one loop with pass 4
+    // (random): the L normals of zeta, scaled, and sum a zeta.
+    double Sz = 0;
+    if (has_w) rng.fill_normal(z, L);
+    const FirstSums first = has_w ? pass.first_sums_zeta(a, u, v, z, sigma, Lp, Sz) : pass.first_sums(a, u, v, Lp);
     double SI = 0, SIu = 0, SI2 = 0;
     for (std::size_t i = 0; i < R; ++i) {
         SI += a[i];
@@ -118,8 +131,6 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     // zeta ~ N(0, sigma^2 I_L) and P the projection orthogonal to a_hat = a / ||a||.
     double H = 0, sqH = 0, ah_z = 0;
     if (has_w) {
-        rng.fill_normal(z, L);  // pass 4 (random)
-        const double Sz = pass.zeta(z, a, sigma, Lp);
         H = sigma * sigma * rng.chi_squared(m_.d - 2);
         sqH = std::sqrt(H);
         ah_z = Sz * invZ / na;

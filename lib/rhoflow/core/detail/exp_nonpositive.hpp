@@ -23,5 +23,8 @@ namespace rhoflow::detail {
 
 /// out[i] = e^{in[i]} for in[i] <= 0 (0 below -708.39); `in` may equal `out`.
 void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept;
+/// out[i] = e^{x} with x = scale (in[i] - shift) rounded as written, for x <= 0: the same bits as
+/// computing x into an array and calling exp_nonpositive, in one pass.
+void exp_nonpositive_affine(const double* in, double scale, double shift, double* out, std::size_t n) noexcept;
 
 }  // namespace rhoflow::detail
