@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+
+#include "rhoflow/core/detail/exp_nonpositive.hpp"
+#include "rhoflow/core/detail/simd.hpp"
 
 namespace rhoflow {
 
@@ -10,12 +14,58 @@ namespace {
 // Normals per fill of pass 1: whole rows, about 32 KiB, so that a block is still in the L1/L2
 // cache when it is scored and folded.
 constexpr Eigen::Index kBlockNormals = 4096;
+
+// The row loops (stochastic/detail/full_passes.hpp) over V4, a GCC vector of four doubles, once
+// per SIMD variant; loads and stores through memcpy (no vector crosses a call, defined when
+// unaligned).
+constexpr std::size_t kLanes = 4;
+using V4 = double __attribute__((vector_size(kLanes * sizeof(double))));
+[[gnu::always_inline]] inline void load4(V4& x, const double* p) noexcept { std::memcpy(&x, p, sizeof x); }
+[[gnu::always_inline]] inline double lane_sum(const V4& s) noexcept { return (s[0] + s[1]) + (s[2] + s[3]); }
+
+namespace baseline {
+#include "rhoflow/stochastic/detail/full_passes.hpp"
+}  // namespace baseline
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define RHOFLOW_FULL_X86 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "rhoflow/stochastic/detail/full_passes.hpp"
+}  // namespace avx2
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx2")
+namespace avx512 {
+#include "rhoflow/stochastic/detail/full_passes.hpp"
+}  // namespace avx512
+#pragma GCC pop_options
+#endif
+
+struct RowPasses {
+    double (*scale_dot)(double*, const double*, std::size_t, double, double) noexcept;
+    double (*dot)(const double*, const double*, std::size_t) noexcept;
+    void (*axpy)(double*, double, const double*, std::size_t) noexcept;
+    void (*scale)(double*, double, std::size_t) noexcept;
+};
+
+RowPasses active_row_passes() noexcept {
+#ifdef RHOFLOW_FULL_X86
+    switch (detail::active_simd_variant()) {
+    case detail::SimdVariant::avx512: return {avx512::scale_dot, avx512::dot, avx512::axpy, avx512::scale};
+    case detail::SimdVariant::avx2: return {avx2::scale_dot, avx2::dot, avx2::axpy, avx2::scale};
+    default: break;
+    }
+#endif
+    return {baseline::scale_dot, baseline::dot, baseline::axpy, baseline::scale};
+}
 }  // namespace
 
 FullSampler::FullSampler(const ModelParams& model) : m_(model) {
     m_.validate();
     X_.resize(m_.L, m_.d);
     s_.resize(m_.L);
+    e_.resize(m_.L);
     f_.resize(m_.d);
     g_.resize(m_.d);
 }
@@ -39,41 +89,50 @@ GradientDraw FullSampler::draw(const Eigen::VectorXd& q, RandomStream& rng) {
 
     // Pass 1: generate the tokens a block of rows at a time (one fill of the generator, still
     // in cache when read), score each, and fold it into f by an online softmax.
+    const RowPasses pass = active_row_passes();
+    const std::size_t dn = static_cast<std::size_t>(d);
+    double* f = f_.data();
+    double* g = g_.data();
     double smax = -std::numeric_limits<double>::infinity(), Z = 0;
     f_.setZero();
     const Eigen::Index block = std::max<Eigen::Index>(1, kBlockNormals / d);
     for (Eigen::Index i0 = 0; i0 < L; i0 += block) {
         const Eigen::Index rows = std::min(block, L - i0);
         rng.fill_normal(X_.row(i0).data(), static_cast<std::size_t>(rows * d));
+        double bmax = smax;
         for (Eigen::Index i = i0; i < i0 + rows; ++i) {
-            auto x = X_.row(i);
-            x *= sigma;
-            if (i < R) x[0] += theta;
-            const double s = beta * x.dot(q.transpose());
+            const double s = beta * pass.scale_dot(X_.row(i).data(), q.data(), dn, sigma, i < R ? theta : 0.0);
             s_[i] = s;
-            if (s > smax) {
-                const double scale = std::exp(smax - s);  // 0 on the first token
-                Z *= scale;
-                f_ *= scale;
-                smax = s;
-            }
-            const double w = std::exp(s - smax);
-            Z += w;
-            f_.noalias() += w * x.transpose();
+            bmax = s > bmax ? s : bmax;
+        }
+        // The running maximum moves once per block: the partial sums rescaled to it, then the
+        // block's numerators e^{s - smax} in one vector call.
+        if (bmax > smax) {
+            const double scale = std::exp(smax - bmax);  // 0 on the first block
+            Z *= scale;
+            pass.scale(f, scale, dn);
+            smax = bmax;
+        }
+        detail::exp_nonpositive_affine(s_.data() + i0, 1.0, smax, e_.data() + i0, static_cast<std::size_t>(rows));
+        for (Eigen::Index i = i0; i < i0 + rows; ++i) {
+            Z += e_[i];
+            pass.axpy(f, e_[i], X_.row(i).data(), dn);
         }
     }
     f_ /= Z;
 
-    // Pass 2: c_i = 2 beta a_i <x_i, f>; g = sum c_i x_i - (sum c_i) f.
+    // Pass 2: c_i = 2 beta a_i <x_i, f>; g = sum c_i x_i - (sum c_i) f. The numerators
+    // e^{s_i - smax} first, all at once (rhoflow's vector exp, detail/exp_nonpositive.hpp).
+    detail::exp_nonpositive_affine(s_.data(), 1.0, smax, e_.data(), static_cast<std::size_t>(L));
     GradientDraw out;
     double C = 0, A_I = 0, sum_a2 = 0, Iau = 0, Ia2 = 0;
     g_.setZero();
     for (Eigen::Index i = 0; i < L; ++i) {
-        const double a = std::exp(s_[i] - smax) / Z;
-        auto x = X_.row(i);
-        const double c = 2.0 * beta * a * x.dot(f_.transpose());
+        const double a = e_[i] / Z;
+        const double* x = X_.row(i).data();
+        const double c = 2.0 * beta * a * pass.dot(x, f, dn);
         C += c;
-        g_.noalias() += c * x.transpose();
+        pass.axpy(g, c, x, dn);
         sum_a2 += a * a;
         if (i < R) {
             A_I += a;
@@ -81,7 +140,7 @@ GradientDraw FullSampler::draw(const Eigen::VectorXd& q, RandomStream& rng) {
             Ia2 += a * a;
         }
     }
-    g_.noalias() -= C * f_;
+    pass.axpy(g, -C, f, dn);
 
     // Decompose in the frame (q, e, rest).
     const double rho = q[0];

@@ -5,10 +5,12 @@
 // Cost O(L d) per step, organised so that the random-number generation dominates: the token
 // rows are generated a block of about 4096 normals at a time (one vectorised fill, in the
 // stream's order: row by row) into a reusable L x d buffer and, while still in cache, each
-// row's score is taken
-// and folded into f by an online softmax (running maximum, rescaling the partial sum when the
-// maximum grows); a second pass forms c_i = 2 beta a_i <x_i, f> and sum_i c_i x_i, whence
-// g = sum_i c_i x_i - (sum_i c_i) f. The buffer is written once and read once per step.
+// row's score is taken and the block folded into f by an online softmax (the running maximum
+// moves once per block, the partial sums rescaled to it; the block's numerators by one vector
+// exp); a second pass forms c_i = 2 beta a_i <x_i, f> and sum_i c_i x_i, whence
+// g = sum_i c_i x_i - (sum_i c_i) f. The buffer is written once and read once per step. The
+// row loops (detail/full_passes.hpp) are compiled per SIMD variant with their sums in fixed
+// lanes: the same bits on every variant.
 // This simulator is the reference the reduced sampler is tested against; it makes no use of
 // the rotational reduction.
 #pragma once
@@ -47,7 +49,7 @@ public:
 private:
     ModelParams m_;
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> X_;
-    Eigen::VectorXd s_, f_, g_;
+    Eigen::VectorXd s_, e_, f_, g_;  // scores, softmax numerators, f, g
 };
 
 }  // namespace rhoflow

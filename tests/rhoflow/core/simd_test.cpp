@@ -9,14 +9,15 @@
 
 #include "rhoflow/core/detail/exp_nonpositive.hpp"
 #include "rhoflow/core/random.hpp"
+#include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
 using detail::SimdVariant;
 
-// Under avx512 the two kernels here run their AVX2 code (only the block normal generator has an
-// AVX-512 variant): forced, they must still give the pinned bits.
+// Each variant runs its own code (avx512: the block normal generator, the exp and the samplers'
+// passes have AVX-512 code): forced, every one must give the pinned bits.
 using test::ForceSimdVariant;
 using test::available_simd_variants;
 
@@ -52,6 +53,23 @@ TEST_CASE("simd: the sampler's lanes give the same bits at d = 2 and 3 with L no
             for (int k = 0; k < 100; ++k) rho = s.step(rho, 0.1, UpdateRule::normalized, rng);
             CHECK(rho == (d == 2 ? 0x1.e44ea1c69eac7p-1 : 0x1.30e1ab85048b5p-1));
         }
+    }
+}
+
+TEST_CASE("simd: every variant gives the pinned full-sampler trajectory (row sums in 16 lanes, their tails)") {
+    // d = 37 = 2 x 16 + 4 + 1: the row loops' 16-lane part, a group of 4 and one scalar tail;
+    // sigma != 1 (the rows scaled), R = 5 tokens shifted by theta; 30 normalized steps of
+    // eta = 0.05 from rho = 0.2. The pinned value was produced by this code on x86-64 (it changed,
+    // with issue 34's row loops, from the Eigen expressions before); every variant must give it.
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
+        CAPTURE(static_cast<int>(v));
+        FullSampler s(ModelParams{37, 101, 5, 1.3, 0.7, 1.1});
+        RandomStream rng({77, StreamPurpose::sga_trial, 3});
+        Eigen::VectorXd q = FullSampler::query_with_alignment(37, 0.2);
+        double rho = 0.2;
+        for (int k = 0; k < 30; ++k) rho = s.step(q, 0.05, UpdateRule::normalized, rng);
+        CHECK(rho == 0x1.2df6106910965p-2);
     }
 }
 
