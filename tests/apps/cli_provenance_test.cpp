@@ -88,7 +88,7 @@ TEST_CASE("cli provenance: compare --out and check --out record it in every file
     CHECK(has(slurp(c / "fig_trajectory.gp"), "# " + line + "\n"));
     CHECK(has(slurp(c / "fig_trajectory.gp"), std::string("commit ") + rhoflow::git_commit()));
     const std::string bib = slurp(c / "CITATION.bib");
-    CHECK(has(bib, "@software{rhoflow,"));
+    CHECK(has(bib, "@misc{rhoflow,"));
     CHECK(has(bib, std::string("git commit ") + rhoflow::git_commit()));
     CHECK(has(bib, "2606.22406"));
 

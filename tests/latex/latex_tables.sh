@@ -5,7 +5,9 @@
 # one document) do not collide: no label is defined twice (docs/verification.md, tables).
 #   sh latex_tables.sh MODE RHOFLOW PDFLATEX SCRATCH
 # MODE: outputs (write the outputs into SCRATCH), alone (compile each .tex alone), together
-# (all of them in one document, no label twice). Exits 0 when every case passes; prints each failure.
+# (all of them in one document, no label twice), bibtex (compare's CITATION.bib cited with plain
+# BibTeX: no warning, the version and commit in the reference). Exits 0 when every case passes;
+# prints each failure.
 set -u
 mode=$1 rhoflow=$2 pdflatex=$3 dir=$4
 fail=0
@@ -103,6 +105,21 @@ together)
   labels=$(grep -ho '\\label{[^}]*}' $(find . -name '*.tex' ! -name 'doc_*') | sort | uniq -d)
   [ -z "$labels" ] || bad "labels used twice: $labels"
   say "$(grep -c input doc_together.tex) tables compiled together"
+  ;;
+bibtex)
+  cd "$dir" || exit 1
+  bibtex=$(dirname "$(command -v "$pdflatex")")/bibtex
+  [ -x "$bibtex" ] || bibtex=bibtex
+  cp cmp/CITATION.bib doc_cite.bib || bad "compare wrote no CITATION.bib"
+  printf '\\documentclass{article}\n\\begin{document}\nrhoflow~\\cite{rhoflow}, the seed paper~\\cite{seed-paper-2606.22406}.\n\\bibliographystyle{plain}\n\\bibliography{doc_cite}\n\\end{document}\n' > doc_cite.tex
+  "$pdflatex" -halt-on-error -interaction=nonstopmode doc_cite.tex >doc_cite.out 2>&1 || bad "doc_cite.tex does not compile"
+  "$bibtex" doc_cite >doc_cite.bibout 2>&1 || { bad "bibtex failed:"; cat doc_cite.bibout; }
+  grep '^Warning--' doc_cite.blg && bad "plain BibTeX warns on CITATION.bib"
+  version=$("$rhoflow" --version | sed -n 's/^rhoflow \([^ ,]*\).*/\1/p')
+  bbl=$(tr '\n' ' ' < doc_cite.bbl | tr -s ' ')  # BibTeX breaks long lines
+  case $bbl in *"Version $version, git commit"*) ;; *) bad "the reference lacks 'Version $version, git commit': $bbl" ;; esac
+  case $bbl in *"Asymptotic Signal Subspace Recovery"*) ;; *) bad "the seed paper is not in the references: $bbl" ;; esac
+  [ $fail -eq 0 ] && say "CITATION.bib cited with plain BibTeX: $(grep -c bibitem doc_cite.bbl) references, no warning"
   ;;
 *) say "unknown mode $mode"; exit 2 ;;
 esac

@@ -96,8 +96,10 @@ TEST_CASE("json: CITATION.bib names the software with its commit and the seed pa
     Provenance p = make_provenance("compare");
     p.commit = "0123abc";
     const std::string bib = citation_bib(p);
-    CHECK(bib.find("@software{rhoflow,") != std::string::npos);
-    CHECK(bib.find("git commit 0123abc") != std::string::npos);
+    CHECK(bib.find("@misc{rhoflow,") != std::string::npos);  // plain BibTeX knows @misc
+    CHECK(bib.find("@software{rhoflow-software,") != std::string::npos);  // biblatex's type beside it
+    CHECK(bib.find("Version " + std::string(rhoflow::version) + ", git commit 0123abc") != std::string::npos);
+    CHECK(bib.find("@misc{seed-paper-2606.22406,") != std::string::npos);
     CHECK(bib.find("Asymptotic Signal Subspace Recovery in Softmax Attention Models") != std::string::npos);
     CHECK(bib.find("eprint        = {2606.22406}") != std::string::npos);
     p.commit = "}\n@evil{";  // read back from an untrusted document: no braces or lines reach the BibTeX
