@@ -485,6 +485,21 @@ class CompareResult(Result):
         v = self._data.get("verdict")
         return None if v is None else v["consistent"]
 
+    @property
+    def ode(self):
+        """The SGA mean against the mean-field ODE, which the verdict does not test: ``rows``,
+        ``outside`` (rows where the ODE lies outside the SGA mean's 95% CI), ``first_outside_t``,
+        ``max_abs_z`` and ``explanation``; per row, ``table["ode_z"]``."""
+        return self._data["ode"]
+
+    def __repr__(self):
+        v = self._data.get("verdict")
+        o = self._data["ode"]
+        m = self._data["params"]["model"]
+        verdict = "no verdict" if v is None else ("consistent" if v["consistent"] else "inconsistent")
+        return (f"<CompareResult: {verdict}; the ODE outside the SGA's 95% CI at {o['outside']} of {o['rows']} rows; "
+                f"{self._data['params']['sga']['trials']} trials; d={m['d']}, L={m['L']}, R={m['R']}>")
+
 
 class StationaryResult(Result):
     """The stationary law of the constant-step chain: ``attractors`` (each effective attractor's law

@@ -92,6 +92,12 @@ def test_compare_tables_and_verdict():
     assert len(pd.DataFrame(c.gap_table)) > 0 and len(c.study_table["eta0"]) == 3
     assert c.verdict.consistent in (True, False) and c.consistent == c.verdict.consistent
     assert c.verdict.rows_tested > 0 and c.verdict.alpha == 0.05
+    # The ODE's part, which the verdict does not test: counted from the rows' own residuals.
+    z = c.table["ode_z"]
+    inside = (c.table["rho_sga_ci95_lo"] <= c.table["rho_ode"]) & (c.table["rho_ode"] <= c.table["rho_sga_ci95_hi"])
+    assert c.ode.rows == np.count_nonzero(~np.isnan(z)) and c.ode.outside == np.count_nonzero(~inside[~np.isnan(z)])
+    assert c.ode.explanation.startswith("The mean-field ODE lies")
+    assert f"at {c.ode.outside} of {c.ode.rows} rows" in repr(c) and "consistent" in repr(c)
     # The raw document rows: a table whose MeanCI columns are nested tables.
     check_array(c.data.table.rho_sga.mean, np.float64, (len(c.data.table.step),))
     assert small_compare(no_effective=True).verdict is None

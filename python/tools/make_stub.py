@@ -123,6 +123,8 @@ class CompareResult(Result):
     verdict: Optional[Record]
     @property
     def consistent(self) -> Optional[bool]: ...
+    @property
+    def ode(self) -> Record: ...
 
 class StationaryResult(Result):
     mean: float

@@ -240,7 +240,8 @@ TEST_CASE("cli: compare writes its files and prints the Markdown table") {
                                "--trials", "6", "--eta0", "0.02", "--k0", "500", "--horizon", "3", "--no-study",
                                "--no-figures", "--out", dir.string(), "--quiet"});
     REQUIRE(r.code == 0);
-    CHECK(r.out.find("| step k | t | rho ODE |") != std::string::npos);
+    CHECK(r.out.find("| t_k | ρ ODE | predicted mean | SGA mean | z |") != std::string::npos);  // the compact table, not the CSV's 19 columns
+    CHECK(r.out.find("| q10 |") == std::string::npos);
     CHECK(std::filesystem::exists(dir / "compare.json"));
     CHECK(std::filesystem::exists(dir / "table.tex"));
     CHECK(std::filesystem::exists(dir / "fig_gap.gp"));

@@ -84,8 +84,8 @@ void CompareParams::validate() const {
 }
 
 const std::vector<std::string>& compare_table_column_keys() {
-    static const std::vector<std::string> keys = {"step", "t",      "rho_ode", "rho_eff",  "pred",
-                                                  "sga",  "median", "z",       "gap_mean", "nuisance"};
+    static const std::vector<std::string> keys = {"step",   "t", "rho_ode", "rho_eff",  "pred",    "sga",
+                                                  "median", "z", "z_ode",   "gap_mean", "nuisance"};
     return keys;
 }
 
@@ -265,6 +265,7 @@ std::vector<CompareRow> table_rows(const ComparePlan& plan, const EnsembleResult
         r.t = ens.record_times[j];
         r.rho_ode = mean_of(ode);
         r.rho_sga = mean_ci_within(rho, -1, 1);
+        if (r.rho_sga.se > 0) r.ode_z = (r.rho_sga.mean - r.rho_ode) / r.rho_sga.se;
         r.rho_sga_q10 = quantile(rho, 0.1);
         r.rho_sga_median = quantile(rho, 0.5);
         r.rho_sga_q90 = quantile(rho, 0.9);
@@ -546,7 +547,45 @@ CompareResult compare(const EnsembleResult& ens, const DriftField& field, const 
         out.gap_fit.reset();
     }
     out.params.study_eta0.clear();  // no study here (run_compare adds it)
+    out.ode = ode_agreement(out);
     return out;
+}
+
+OdeAgreement ode_agreement(const CompareResult& r) {
+    OdeAgreement a;
+    for (const CompareRow& row : r.table) {
+        if (!row.ode_z) continue;
+        ++a.rows;
+        a.max_abs_z = std::max(a.max_abs_z, std::abs(*row.ode_z));
+        if (row.rho_ode < row.rho_sga.lo || row.rho_ode > row.rho_sga.hi) {
+            ++a.outside;
+            if (!a.first_outside_t) a.first_outside_t = row.t;
+        }
+    }
+    if (a.rows == 0) {
+        a.explanation = "No row has an SGA mean with a positive standard error (the trials agree exactly), so the "
+                        "mean-field ODE is not compared with it.";
+        return a;
+    }
+    if (a.outside == 0) {
+        a.explanation = fmt::format("The mean-field ODE lies inside the SGA mean's 95% CI at all {} rows (largest "
+                                    "|z_ODE| = {:.2f}): at these step sizes SGA follows it within the ensemble's "
+                                    "resolution.",
+                                    a.rows, a.max_abs_z);
+        return a;
+    }
+    a.explanation = fmt::format(
+        "The mean-field ODE lies outside the SGA mean's 95% CI at {} of {} rows (the first at t = {:.3g}; largest "
+        "|z_ODE| = {:.2f}): SGA with finite steps is biased away from the ODE by O(eta){}",
+        a.outside, a.rows, *a.first_outside_t, a.max_abs_z,
+        r.verdict ? "; the effective dynamics predict that bias, and the verdict tests their prediction" : "");
+    if (r.study && r.study->rows.size() >= 2)
+        a.explanation += fmt::format("; the step-size study measures the largest SGA-ODE distance shrinking as "
+                                     "eta0^({:.2f} +- {:.2f}).",
+                                     r.study->fit.slope, r.study->fit.slope_se);
+    else
+        a.explanation += "; the step-size study (compare's default) measures how it shrinks with eta0.";
+    return a;
 }
 
 void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field,
@@ -563,6 +602,7 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
                                                     "table_etas)", tables.tables.size(), want));
     r.params.effective.enabled = true;
     detail::explain_gap(r.params, theory_field(field, p.field_scale), ens.record_steps, ens, std::move(tables), r);
+    r.ode = ode_agreement(r);
 }
 
 void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field) {
@@ -802,6 +842,7 @@ CompareResult CompareUnits::finish() const {
     out.params = m.p;
     if (!c.study.empty()) out.study = study_result(m.p, c.study, sups, c.study_rho0, c.study_t);
     if (m.p.effective.enabled) add_effective_prediction(out, ens, c.base, std::move(tables));
+    out.ode = ode_agreement(out);
     return out;
 }
 
@@ -818,7 +859,8 @@ RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, ro
                    study_horizon, field_scale, effective, table_columns)
 RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_median, rho_sga_q90, gap_mean, gap_q90,
                    nuisance_mass_sga, nuisance_mass_population, rho_eff_ode, rho_first_order, pred_mean, pred_q10, pred_q90, pred_se,
-                   residual_z, p_value)
+                   residual_z, p_value, ode_z)
+RHOFLOW_JSON_HOOKS(OdeAgreement, rows, outside, first_outside_t, max_abs_z, explanation)
 RHOFLOW_JSON_HOOKS(GapAnchor, step, t, eta, mean, median, q90, max)
 RHOFLOW_JSON_HOOKS(GapFit, fit, from_t)
 RHOFLOW_JSON_HOOKS(HittingTimes, level, ode, sga, sga_hits, trials)
@@ -832,15 +874,28 @@ RHOFLOW_JSON_HOOKS(ComparePlan, t_final, rows, anchors, records)
 namespace {
 RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, CompareResult, params, field, phase, t_final, table, gap,
                          gap_fit, tracking_error, tracking_error_max, every_step, hitting_time, summary, outcomes, rho_ode_final,
-                         study, trajectory, field_curve, warning, effective, verdict)
+                         study, trajectory, field_curve, warning, effective, verdict, ode)
 }  // namespace
 void to_json(nlohmann::json& j, const CompareResult& v) { to_json_members(j, v); }
 void from_json(const nlohmann::json& j, CompareResult& v) {
-    if (j.contains("outcomes") && j.contains("every_step")) return from_json_members(j, v);
+    if (j.contains("outcomes") && j.contains("every_step") && j.contains("ode")) return from_json_members(j, v);
     nlohmann::json with = j;
     if (!with.contains("outcomes")) with["outcomes"] = OutcomeSummary{};  // written before the outcome statistics: none (0 trials)
     if (!with.contains("every_step")) with["every_step"] = true;  // written before compare(): always every step
+    // Written before the ODE's residuals (issue 33): taken from the rows' SGA means and errors.
+    const bool old_rows = !with.contains("ode");
+    if (old_rows) {
+        with["ode"] = OdeAgreement{};
+        if (with.contains("table") && with["table"].is_array())
+            for (auto& row : with["table"])
+                if (row.is_object() && !row.contains("ode_z")) row["ode_z"] = nullptr;
+    }
     from_json_members(with, v);
+    if (old_rows) {
+        for (CompareRow& row : v.table)
+            if (row.rho_sga.se > 0) row.ode_z = (row.rho_sga.mean - row.rho_ode) / row.rho_sga.se;
+        v.ode = ode_agreement(v);
+    }
 }
 
 }  // namespace rhoflow

@@ -99,6 +99,7 @@ struct CompareRow {
     std::optional<double> pred_se;        ///< predicted standard error of the SGA mean (spread/sqrt(trials) with the prediction's own errors)
     std::optional<double> residual_z;     ///< (SGA mean - predicted mean) / pred_se
     std::optional<double> p_value;        ///< two-sided normal p-value of residual_z
+    std::optional<double> ode_z;          ///< (SGA mean - rho_ODE) / the SGA mean's standard error: the mean-field ODE's residual (empty where that error is 0)
 };
 
 /// D_T across trials at one anchor.
@@ -195,6 +196,17 @@ ComparePlan compare_plan(const CompareParams& p);
 /// outlive the run.
 ObserverFactory tracking_observers(const DriftField& field, const CompareParams& p, std::vector<TrialTracking>& out);
 
+/// The SGA mean against the mean-field ODE (the paper's theory) over the table's rows; the
+/// verdict tests the effective (finite-step) dynamics instead, so a consistent verdict does not
+/// say that SGA follows the ODE: this does.
+struct OdeAgreement {
+    std::int64_t rows = 0;                  ///< rows with an ode_z (an SGA mean with a positive standard error)
+    std::int64_t outside = 0;               ///< of them, rows where rho_ODE lies outside the SGA mean's 95% CI
+    std::optional<double> first_outside_t;  ///< ODE time of the first such row
+    double max_abs_z = 0;                   ///< largest |ode_z|
+    std::string explanation;                ///< the above in one or two sentences, with what the bias is
+};
+
 /// A finished comparison.
 struct CompareResult {
     CompareParams params;                   ///< what was run
@@ -217,7 +229,12 @@ struct CompareResult {
     std::string warning;                    ///< the schedule's Robbins-Monro warning, if any
     std::optional<EffectiveSummary> effective;  ///< the effective-dynamics prediction (when enabled)
     std::optional<ConsistencyVerdict> verdict;         ///< consistent or not (when enabled)
+    OdeAgreement ode;                       ///< the SGA mean against the mean-field ODE, row by row
 };
+
+/// The ODE's agreement with the SGA mean over r.table, explained with r's verdict and step-size
+/// study (compare() and run_compare fill CompareResult::ode with it).
+OdeAgreement ode_agreement(const CompareResult& r);
 
 /// The comparison of an ensemble already run against the field `field` (multiplied by
 /// options.field_scale, as run_compare does: pass the field unscaled): every statistic and the figure data, without the
@@ -299,6 +316,10 @@ void from_json(const nlohmann::json& j, CompareParams& v);
 void to_json(nlohmann::json& j, const CompareRow& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, CompareRow& v);
+/// One key per member.
+void to_json(nlohmann::json& j, const OdeAgreement& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, OdeAgreement& v);
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const GapAnchor& v);
 /// Reads what to_json writes.

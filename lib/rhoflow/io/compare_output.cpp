@@ -41,6 +41,7 @@ Table compare_table(const CompareResult& r) {
         {"rho_sga_mean", "rho SGA mean", "$\\bar\\rho_{\\mathrm{SGA}}$", "{:.5f}"},
         {"rho_sga_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.5f}"},
         {"rho_sga_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.5f}"},
+        {"ode_z", "z ODE", "$z_{\\mathrm{ODE}}$", "{:.2f}"},
         {"rho_sga_q10", "q10", "$q_{0.1}$", "{:.5f}"},
         {"rho_sga_q50", "median", "$q_{0.5}$", "{:.5f}"},
         {"rho_sga_q90", "q90", "$q_{0.9}$", "{:.5f}"},
@@ -57,7 +58,7 @@ Table compare_table(const CompareResult& r) {
                                                  {"residual_z", "z", "$z$", "{:.2f}"}});
     for (const auto& w : r.table) {
         std::vector<TableCell> row = {static_cast<double>(w.step), w.t, w.rho_ode, w.rho_sga.mean, w.rho_sga.lo,
-                                      w.rho_sga.hi, w.rho_sga_q10, w.rho_sga_median, w.rho_sga_q90, cell(w.gap_mean),
+                                      w.rho_sga.hi, cell(w.ode_z), w.rho_sga_q10, w.rho_sga_median, w.rho_sga_q90, cell(w.gap_mean),
                                       cell(w.gap_q90), w.nuisance_mass_sga.mean, w.nuisance_mass_population};
         if (r.verdict)
             row.insert(row.begin() + 3, {cell(w.rho_eff_ode), cell(w.pred_mean), cell(w.pred_q10), cell(w.pred_q90),
@@ -130,6 +131,22 @@ std::string schedule_sentence(const StepSchedule& s, bool latex) {
     return fmt::format("η_k = {}/(1 + k/{}){}", e0, k0, g.empty() ? "" : "^" + g);
 }
 
+// The ODE's agreement as a caption sentence (r.ode.explanation's content, typeset).
+std::string ode_agreement_sentence(const OdeAgreement& a, bool latex) {
+    if (a.rows == 0) return "";
+    const std::string pct = latex ? "95\\%" : "95%";
+    const std::string z = latex ? fmt::format("$|z_{{\\mathrm{{ODE}}}}| = {:.2f}$", a.max_abs_z)
+                                : fmt::format("|z_ODE| = {:.2f}", a.max_abs_z);
+    if (a.outside == 0)
+        return fmt::format("The mean-field ODE lies inside the SGA mean's {} confidence interval at all {} rows "
+                           "(largest {}).",
+                           pct, a.rows, z);
+    const std::string t0 = latex ? fmt::format("$t = {:.3g}$", *a.first_outside_t) : fmt::format("t = {:.3g}", *a.first_outside_t);
+    return fmt::format("The mean-field ODE lies outside the SGA mean's {} confidence interval at {} of {} rows (the first "
+                       "at {}; largest {}): the {} bias of SGA's finite steps.",
+                       pct, a.outside, a.rows, t0, z, latex ? "$O(\\eta)$" : "O(η)");
+}
+
 // Columns of the source table of compare_paper_table: the full table plus the prediction's
 // 95% half-width for the SGA mean, so that every paper column is a lookup.
 Table compare_source(const CompareResult& r) {
@@ -174,6 +191,7 @@ PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) 
         {"sga", "SGA mean", "SGA $\\bar\\rho$", "rho_sga_mean", "", "rho_sga_ci95_lo", "rho_sga_ci95_hi", 5, -1, false},
         {"median", "SGA median", "SGA median", "rho_sga_q50", "", "", "", 4, 4, true},
         {"z", "z", "$z$", "residual_z", "", "", "", 3, 2, false},
+        {"z_ode", "z ODE", "$z_{\\mathrm{ODE}}$", "ode_z", "", "", "", 3, 2, false},
         {"gap_mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
         {"nuisance", "nuisance mass", "$1 - A_I$", "nuisance_mass_sga", "", "", "", 4, -1, true},
     };
@@ -191,7 +209,8 @@ PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) 
             r.verdict ? fmt::format("; the prediction's is where the SGA mean should fall; {} is the SGA mean's residual "
                                     "from the prediction in predicted standard errors",
                                     latex ? "$z$" : "z")
-                      : "");
+                      : "") +
+               " " + ode_agreement_sentence(r.ode, latex);
     };
     return paper_table(compare_source(r), cols, caption(true), caption(false), paper_label(stem, "compare"));
 }
@@ -203,11 +222,12 @@ PaperTable gap_paper_table(const CompareResult& r, const std::string& stem) {
         {"mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
         {"median", "median D_T", "median $D_T$", "gap_median", "", "", "", 3, -1, true},
         {"q90", "90% quantile of D_T", "$D_T$, 90\\% quantile", "gap_q90", "", "", "", 3, -1, true},
+        {"max", "max D_T", "max $D_T$", "gap_max", "", "", "", 3, -1, true},
     };
     auto caption = [&](bool latex) {
         return fmt::format("Asymptotic-pseudotrajectory gap {} over windows of ODE time {}, across the trials "
-                           "(statistics over trials, 3 significant digits): {}.",
-                           latex ? "$D_T(t)$" : "D_T(t)", eq("T", "T", r.params.horizon, latex),
+                           "(mean, median, 90{} quantile and largest over trials, 3 significant digits): {}.",
+                           latex ? "$D_T(t)$" : "D_T(t)", eq("T", "T", r.params.horizon, latex), latex ? "\\%" : "%",
                            compare_parameters_sentence(r.params, latex));
     };
     return paper_table(gap_table(r), cols, caption(true), caption(false), paper_label(stem, "gap"));
@@ -254,8 +274,12 @@ json compare_document(const CompareResult& r, const Provenance& provenance) {
 }
 
 namespace {
+// A mean with its 95% CI; a mean without spread (every value the same, e.g. the ODE from one
+// start for every trial) alone, said so, rather than as a zero-width interval.
 std::string ci_text(const std::optional<MeanCI>& c) {
-    return c ? fmt::format("{:.4g} (95% CI [{:.4g}, {:.4g}])", c->mean, c->lo, c->hi) : std::string("not reached");
+    if (!c) return "not reached";
+    if (c->se == 0 && c->lo == c->hi) return fmt::format("{:.4g} (the same for every trial)", c->mean);
+    return fmt::format("{:.4g} (95% CI [{:.4g}, {:.4g}])", c->mean, c->lo, c->hi);
 }
 }  // namespace
 
@@ -367,7 +391,22 @@ std::string effective_markdown(const CompareResult& r) {
 std::string compare_markdown(const CompareResult& r) {
     const auto& s = r.summary;
     const auto& h = r.hitting_time;
-    std::string md = "## rhoflow compare\n\n" + to_markdown(compare_table(r)) + "\n";
+    // The compact table of table.md (its columns, each value rounded to its error), without its
+    // caption: a terminal is 80-100 characters wide, the CSV's 19 columns are not.
+    const PaperTable compact = compare_paper_table(r, "terminal");
+    Table shown;
+    shown.caption = "The mean-field ODE, the finite-step prediction and the SGA mean at log-spaced ODE times t_k "
+                    "(table.md: with every parameter)";
+    if (!r.verdict) shown.caption = "The mean-field ODE and the SGA mean at log-spaced ODE times t_k (table.md: with every parameter)";
+    for (std::size_t c = 0; c < compact.headers_markdown.size(); ++c)
+        shown.columns.push_back({fmt::format("c{}", c), compact.headers_markdown[c], "", "{}"});
+    for (const auto& row : compact.markdown) shown.rows.emplace_back(row.begin(), row.end());
+    std::string md = "## rhoflow compare\n\n" + to_markdown(shown) + "\n";
+    md += r.verdict ? "± are 95% half-widths (the prediction's: where the SGA mean should fall); z = (SGA mean − "
+                      "predicted mean) / predicted SE. Every column (quantiles, D_T, nuisance mass, the ODE's z_ODE): "
+                      "table.csv, or --json.\n\n"
+                    : "± are 95% half-widths. Every column (quantiles, D_T, nuisance mass, the ODE's z_ODE): table.csv, "
+                      "or --json.\n\n";
     md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); ODE predicts {:.5f}\n",
                       s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi, std::abs(r.rho_ode_final));
     if (r.params.sga.trials == 2)
@@ -391,6 +430,8 @@ std::string compare_markdown(const CompareResult& r) {
     for (std::size_t i = 0; i < outcomes.size(); ++i)  // the basins as a nested list under their heading
         md += (i == 0 ? "- " : "  - ") + (i == 0 ? outcomes[i] : outcomes[i].substr(2)) + "\n";
     md += effective_markdown(r);
+    if (!r.ode.explanation.empty())
+        md += "- against the mean-field ODE: " + r.ode.explanation + "\n";
     if (!r.warning.empty()) md += "- warning: " + r.warning + "\n";
     if (!r.phase.monotone && !r.phase.flat)
         md += fmt::format("- note: the field is not monotone ({} equilibria); see compare.json \"phase\"\n",

@@ -2,6 +2,7 @@
 #include "rhoflow/compare/compare.hpp"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +42,8 @@ TEST_CASE("compare: SGA tracks the ODE through the transient, tables and JSON ar
     CHECK(doc["command"] == "compare");
     CHECK(doc["params"]["sga"]["seed"] == 1);
     CHECK(doc["table"].size() == r.table.size());
-    CHECK(compare_markdown(r).find("| step k |") != std::string::npos);
+    CHECK(compare_markdown(r).find("| t_k | ρ ODE | predicted mean | SGA mean | z |") != std::string::npos);
+    CHECK(compare_markdown(r).find("z = (SGA mean − predicted mean) / predicted SE") != std::string::npos);
     // The JSON round trip gives back the same result, digit for digit.
     const CompareResult back = doc.get<CompareResult>();
     CHECK(nlohmann::json(back) == nlohmann::json(r));
@@ -80,6 +82,56 @@ TEST_CASE("compare: writes every file, and figures when gnuplot is there") {
     // No temporary files left behind.
     for (const auto& e : std::filesystem::directory_iterator(dir))
         CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
+}
+
+TEST_CASE("compare: the ODE's residuals: outside the SGA's CI at a large step, inside at a small one, in every output") {
+    CompareParams p = small();
+    p.study_eta0.clear();
+    p.effective.enabled = false;
+    p.horizon = 1;
+    // eta0 = 0.02: the O(eta) bias is many standard errors once the spread has shrunk near +1.
+    const CompareResult big = run_compare(p);
+    // eta0 = 0.001 (same k0): the bias is below what 16 trials resolve at every row.
+    p.sga.schedule = {0.001, 500, 1.0};
+    const CompareResult tiny = run_compare(p);
+    for (const CompareResult* r : {&big, &tiny}) {
+        std::int64_t rows = 0, outside = 0;
+        for (const CompareRow& row : r->table) {
+            if (row.rho_sga.se == 0) {
+                CHECK_FALSE(row.ode_z.has_value());  // the start: every trial at rho0
+                continue;
+            }
+            ++rows;
+            REQUIRE(row.ode_z.has_value());
+            CHECK(*row.ode_z == doctest::Approx((row.rho_sga.mean - row.rho_ode) / row.rho_sga.se));
+            outside += row.rho_ode < row.rho_sga.lo || row.rho_ode > row.rho_sga.hi;
+        }
+        CHECK(r->ode.rows == rows);
+        CHECK(r->ode.outside == outside);
+    }
+    CAPTURE(big.ode.explanation);
+    CAPTURE(tiny.ode.explanation);
+    CHECK(big.ode.outside >= 2);
+    CHECK(big.ode.max_abs_z > 5);
+    REQUIRE(big.ode.first_outside_t.has_value());
+    CHECK(tiny.ode.rows >= 6);
+    CHECK(tiny.ode.outside == 0);
+    CHECK(tiny.ode.max_abs_z < 1.96);
+    CHECK(tiny.ode.explanation.find("inside the SGA mean's 95% CI at all") != std::string::npos);
+    // The terminal, the tables' captions, the CSV and the document all carry it.
+    CHECK(compare_markdown(big).find("- against the mean-field ODE: The mean-field ODE lies outside") != std::string::npos);
+    const PaperTable t = compare_paper_table(big, "x");
+    CHECK(t.caption_latex.find(fmt::format("at {} of {} rows", big.ode.outside, big.ode.rows)) != std::string::npos);
+    CHECK(t.caption_latex.find("$O(\\eta)$ bias") != std::string::npos);
+    CHECK(t.caption_markdown.find("O(η) bias") != std::string::npos);
+    const Table csv = compare_table(big);
+    CHECK(std::any_of(csv.columns.begin(), csv.columns.end(), [](const auto& c) { return c.key == "ode_z"; }));
+    // A document from before the ODE's residuals reads back with them taken from its rows.
+    nlohmann::json old = nlohmann::json(big);
+    old.erase("ode");
+    for (auto& row : old["table"]) row.erase("ode_z");
+    const CompareResult back = old.get<CompareResult>();
+    CHECK(nlohmann::json(back) == nlohmann::json(big));
 }
 
 TEST_CASE("compare: invalid parameters are named") {
@@ -145,6 +197,12 @@ TEST_CASE("compare verdict: the default model is consistent with the theory") {
     });
     CHECK(std::abs(row.rho_ode - row.rho_sga.mean) > 5 * *row.pred_se);
     CHECK(std::abs(*row.residual_z) < r.verdict->threshold_z);
+    // ... and the result says so: "consistent" is about the finite-step prediction, and the ODE
+    // lies outside the SGA's CI at most rows after the transient (7 of 13 with seed 1).
+    CHECK(r.ode.rows >= 12);
+    CHECK(r.ode.outside >= 5);
+    CHECK(std::abs(*row.ode_z) > 5);
+    CHECK(r.ode.explanation.find("the verdict tests their prediction") != std::string::npos);
     // The ensemble would catch a field error of a few percent.
     CHECK(r.verdict->detectable_field_error < 0.06);
     // Every part is tested and none fails.

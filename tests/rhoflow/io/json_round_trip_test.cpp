@@ -181,7 +181,7 @@ const Keys kCompareParamsKeys = {"model", "sga", "field", "table", "horizon", "a
                                  "study_trials", "study_horizon", "field_scale", "effective", "table_columns"};
 const Keys kCompareResultKeys = {"params", "field", "phase", "t_final", "table", "gap", "gap_fit", "tracking_error",
                                  "tracking_error_max", "every_step", "hitting_time", "summary", "outcomes", "rho_ode_final", "study",
-                                 "trajectory", "field_curve", "warning", "effective", "verdict"};
+                                 "trajectory", "field_curve", "warning", "effective", "verdict", "ode"};
 
 Keys with(Keys a, const Keys& b) {
     a.insert(b.begin(), b.end());
@@ -421,8 +421,10 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     for (const auto& row : r.table)
         check_round_trip(row, {"step", "t", "rho_ode", "rho_sga", "rho_sga_q10", "rho_sga_median", "rho_sga_q90",
                                "gap_mean", "gap_q90", "nuisance_mass_sga", "nuisance_mass_population", "rho_eff_ode", "rho_first_order",
-                               "pred_mean", "pred_q10", "pred_q90", "pred_se", "residual_z", "p_value"});
+                               "pred_mean", "pred_q10", "pred_q90", "pred_se", "residual_z", "p_value", "ode_z"});
     check_header_members(r.table[0], "compare/compare.hpp", "CompareRow");
+    check_round_trip(r.ode, {"rows", "outside", "first_outside_t", "max_abs_z", "explanation"});
+    check_header_members(r.ode, "compare/compare.hpp", "OdeAgreement");
     for (const auto& g : r.gap) check_round_trip(g, {"step", "t", "eta", "mean", "median", "q90", "max"});
     check_header_members(r.gap[0], "compare/compare.hpp", "GapAnchor");
     check_round_trip(*r.gap_fit, {"fit", "from_t"});
