@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections.abc as _abc
 import csv as _csv
+import difflib as _difflib
 import inspect as _inspect
 import json as _json
 import numbers as _numbers
@@ -350,8 +351,9 @@ class Result:
         return Model.from_json(self._data["model"]) if "model" in self._data else None
 
     def to_json(self, indent=2):
-        """The JSON document, as ``rhoflow SUB --json`` prints it (indent=-1: one line)."""
-        return self._result.document(indent)
+        """The JSON document, as ``rhoflow SUB --json`` prints it (indent=None or -1: one line, as
+        json.dumps)."""
+        return self._result.document(-1 if indent is None else indent)
 
     @classmethod
     def from_json(cls, text):
@@ -388,13 +390,19 @@ class Result:
 
 class FieldResult(Result):
     """The field at each rho: arrays rho, j, dj, drift, mass_informative and their errors
-    j_err, dj_err, drift_err, mass_err; ``table`` has them all as columns."""
+    j_err, dj_err, drift_err, mass_err (floats when field() was given one number for rho);
+    ``table`` has them all as columns."""
 
     _struct_docs = ("FieldPoint",)
+    _scalar = False  # set by field() when rho was one number
 
     def _column(name):
         doc = _docs.MEMBERS.get("FieldPoint", {}).get(name, ("", None))[1] if _docs else None
-        return property(lambda self: self._data["points"][name], doc=doc)
+
+        def get(self):
+            a = self._data["points"][name]
+            return float(a[0]) if self._scalar and len(a) == 1 else a
+        return property(get, doc=doc)
 
     rho = _column("rho")
     j = _column("j")
@@ -420,13 +428,25 @@ class OdeResult(Result):
     _struct_docs = ("OdeSolution",)
 
     t = property(lambda self: self._data["t"], doc="requested times")
-    rho = property(lambda self: self._data["rho"], doc="rho(t)")
-    rho_err = property(lambda self: self._data["rho_err"], doc="error estimate of rho(t)")
+
+    def _by_start(self, key):
+        # Several starts: one row per start, like solve_ivp's y (the first start's own arrays
+        # and those of the others, which the document keeps apart).
+        others = self._data.get("others")
+        if not others or len(others.get(key, ())) == 0:
+            return self._data[key]
+        a = _np.vstack([self._data[key][_np.newaxis, ...], others[key]])
+        a.flags.writeable = False
+        return a
+
+    rho = property(lambda self: self._by_start("rho"),
+                   doc="rho(t): shape (times,) for one start, (starts, times) for several")
+    rho_err = property(lambda self: self._by_start("rho_err"), doc="error estimate of rho(t), shaped as rho")
 
     @property
     def table(self):
-        """t, rho, rho_err as columns."""
-        return Table._captioned("the mean-field ODE", dict(t=self.t, rho=self.rho, rho_err=self.rho_err))
+        """t, rho, rho_err as columns (the first start's)."""
+        return Table._captioned("the mean-field ODE", dict(t=self.t, rho=self._data["rho"], rho_err=self._data["rho_err"]))
 
 
 class PhaseResult(Result):
@@ -635,12 +655,30 @@ def _docstring(command, names):
     return "\n".join(lines)
 
 
+def _bind(command, sig, args, kwargs):
+    """sig.bind, with a TypeError that names the function and what was meant."""
+    try:
+        return sig.bind(*args, **kwargs)
+    except TypeError as e:
+        names = list(sig.parameters)
+        for k in kwargs:
+            if k in sig.parameters:
+                continue
+            if "model" in sig.parameters and k.replace("_", "-") in _MODEL_KEYS:
+                raise TypeError(f"{command}() has no parameter {k!r}: the model's {k} goes in a Model, "
+                                f"{command}(rhoflow.Model({k}=...), ...)") from None
+            close = _difflib.get_close_matches(k, names, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (its parameters: {', '.join(names)})"
+            raise TypeError(f"{command}() got an unexpected keyword argument {k!r}{hint}") from None
+        raise TypeError(f"{command}(): {e}") from None
+
+
 def _job_function(command):
     names, sig = _signature(command)
     kinds = {name: s for name, s in names}
 
     def job(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
+        bound = _bind(command, sig, args, kwargs)
         settings = []
         progress = None
         max_memory = ""
@@ -658,7 +696,11 @@ def _job_function(command):
                 settings.append((s["key"], _text(value, name, s["type"])))
         if command != "check" and "model" not in bound.arguments:
             settings = Model()._settings() + settings
-        return _wrap(_rhoflow.run(command, settings, progress, max_memory))
+        result = _wrap(_rhoflow.run(command, settings, progress, max_memory))
+        rho = bound.arguments.get("rho")
+        if command == "field" and isinstance(rho, _numbers.Real) and not isinstance(rho, bool):
+            result._scalar = True  # one number in, numbers out
+        return result
 
     job.__name__ = job.__qualname__ = command
     job.__module__ = __name__

@@ -71,6 +71,35 @@ def test_flat_sequences_and_arrays_are_taken_in_order():
     a = rhoflow.field(M, np.array([0.5, 0.1]))
     b = rhoflow.field(M, (0.5, 0.1))
     assert list(a.rho) == [0.5, 0.1] and a.to_json() != "" and list(b.rho) == [0.5, 0.1]
-    assert list(rhoflow.field(M, np.float64(0.25)).rho) == [0.25]
-    assert list(rhoflow.field(M, np.array(0.25)).rho) == [0.25]
+    assert rhoflow.field(M, np.float64(0.25)).rho == 0.25  # one number in, numbers out
+    assert list(rhoflow.field(M, np.array(0.25)).rho) == [0.25]  # an array, even 0-d, gives arrays
     assert list(rhoflow.field(M, range(0, 1)).rho) == [0.0]
+
+
+def test_a_misspelt_keyword_names_the_function_and_the_nearest_parameter():
+    with pytest.raises(TypeError, match=r"^compare\(\) got an unexpected keyword argument 'eta'; did you mean 'eta0'\?$"):
+        rhoflow.compare(eta=0.1)
+    with pytest.raises(TypeError, match=r"^sga\(\) got an unexpected keyword argument 'qqq' \(its parameters: model, "):
+        rhoflow.sga(qqq=1)
+    # A model setting passed to the job says where it goes.
+    with pytest.raises(TypeError, match=r"sga\(\) has no parameter 'd': the model's d goes in a Model"):
+        rhoflow.sga(d=-3)
+
+
+def test_one_line_json_with_indent_none_as_json_dumps():
+    o = rhoflow.ode(rhoflow.Model(d=10, L=100, R=20), 0.2, t_end=1, t=[0, 1])
+    assert o.to_json(indent=None) == o.to_json(-1) and "\n" not in o.to_json(indent=None)
+
+
+def test_several_starts_give_rho_of_shape_starts_by_times_and_one_number_gives_numbers():
+    m = rhoflow.Model(d=10, L=100, R=20)
+    starts, times = [0.1, 0.3, -0.5], [0, 0.5, 2]
+    o = rhoflow.ode(m, starts, t_end=2, t=times)
+    assert o.rho.shape == (3, 3) and o.rho_err.shape == (3, 3) and not o.rho.flags.writeable
+    for i, r0 in enumerate(starts):  # each row is that start's own solution
+        assert np.array_equal(o.rho[i], rhoflow.ode(m, r0, t_end=2, t=times).rho)
+    assert rhoflow.ode(m, 0.1, t_end=2, t=times).rho.shape == (3,)
+    f = rhoflow.field(m, 0.3)
+    assert isinstance(f.j, float) and isinstance(f.dj_err, float)
+    assert f.j == rhoflow.field(m, [0.3]).j[0]
+    assert rhoflow.field(m, [0.3]).j.shape == (1,)

@@ -24,7 +24,8 @@ def test_field_arrays():
     assert np.array_equal(f.drift, (1 - rho**2) * f.dj + 0.0)      # F = (1 - rho^2) j', as the library defines it
     assert f.drift[0] == 0 and f.drift[-1] == 0
     assert len(pd.DataFrame(f.table)) == 9
-    check_array(rhoflow.field(rhoflow.Model(), 0.5).j, np.float64, (1,))
+    assert isinstance(rhoflow.field(rhoflow.Model(), 0.5).j, float)  # one rho, numbers
+    check_array(rhoflow.field(rhoflow.Model(), [0.5]).j, np.float64, (1,))
     mc = rhoflow.field(rhoflow.Model(), [0.25, 0.5], method="montecarlo", samples=4000, seed=5)
     check_array(mc.gradient.g_u, np.float64, (2,))
     check_array(mc.j_err, np.float64, (2,))
