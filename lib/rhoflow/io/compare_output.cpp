@@ -433,9 +433,19 @@ std::string compare_markdown(const CompareResult& r) {
     if (!r.ode.explanation.empty())
         md += "- against the mean-field ODE: " + r.ode.explanation + "\n";
     if (!r.warning.empty()) md += "- warning: " + r.warning + "\n";
-    if (!r.phase.monotone && !r.phase.flat)
-        md += fmt::format("- note: the field is not monotone ({} equilibria); see compare.json \"phase\"\n",
-                          r.phase.equilibria.size());
+    if (!r.phase.monotone && !r.phase.flat) {
+        // Where the extra equilibria are and how much of [-1, 1] each attractor draws, so that a
+        // reader sees whether it matters for this run's start (the default model's basin of -1
+        // is 0.007 wide).
+        std::string where, basins;
+        for (const Equilibrium& e : r.phase.equilibria)
+            where += fmt::format("{}{:.6g} ({})", where.empty() ? "" : ", ", e.rho, to_string(e.kind));
+        for (const Basin& b : r.phase.basins)
+            basins += fmt::format("{}{:.6g}: {} wide", basins.empty() ? "" : "; ", b.attractor, fmt::format("{:.3g}", b.to - b.from));
+        md += fmt::format("- note: the field is not monotone: equilibria at {}; basins of attraction by attractor: {} "
+                          "(compare.json \"phase\")\n",
+                          where, basins);
+    }
     return md;
 }
 

@@ -203,6 +203,10 @@ TEST_CASE("compare verdict: the default model is consistent with the theory") {
     CHECK(r.ode.outside >= 5);
     CHECK(std::abs(*row.ode_z) > 5);
     CHECK(r.ode.explanation.find("the verdict tests their prediction") != std::string::npos);
+    // The default field has a second, tiny basin of -1; the note says where and how wide.
+    CHECK(compare_markdown(r).find("- note: the field is not monotone: equilibria at -1 (attractor), -0.992") !=
+          std::string::npos);
+    CHECK(compare_markdown(r).find("-1: 0.0072 wide") != std::string::npos);
     // The ensemble would catch a field error of a few percent.
     CHECK(r.verdict->detectable_field_error < 0.06);
     // Every part is tested and none fails.
