@@ -278,7 +278,9 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
         "the width of its 95\\,\\% confidence interval, rounded to it",
         cells.size(), t.name,
         compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of $|\\rho| \\ge "
-                  "1 - \\varepsilon$ (SGA: over trials that hit; ODE: from the trials' starts)"
+                  "1 - \\varepsilon$ in ODE time (SGA: over trials that hit; ODE: from the trials' starts; --- where none "
+                  "reached the level by the run's last step). An SGA hitting time is when its finite-step plateau, "
+                  "below the ODE's, crosses the level: it measures that bias as much as the speed of recovery"
                 : "");
     if (latex) {
         std::string s = "% rhoflow table; packages: booktabs\n% the sweep summary across the cells\n\\begin{table}\n\\centering\n";
@@ -305,7 +307,9 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
         "its 95% confidence interval, rounded to it.\n\n|",
         cells.size(), t.name,
         compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of |ρ| ≥ 1 − ε "
-                  "(SGA: over trials that hit; ODE: from the trials' starts)"
+                  "in ODE time (SGA: over trials that hit; ODE: from the trials' starts; – where none reached the level "
+                  "by the run's last step). An SGA hitting time is when its finite-step plateau, below the ODE's, "
+                  "crosses the level: it measures that bias as much as the speed of recovery"
                 : "");
     for (const auto& h : head) md += " " + h + " |";
     md += "\n|";

@@ -412,8 +412,9 @@ std::string compare_markdown(const CompareResult& r) {
     if (r.params.sga.trials == 2)
         md += "- note: 2 trials: each 95% CI is the mean +- 12.7 standard errors (Student t, 1 degree of freedom), "
               "clipped to the quantity's range\n";
-    md += fmt::format("- hitting time of |rho| >= {}: ODE {} ; SGA {} ({} of {} trials)\n", h.level, ci_text(h.ode),
-                      ci_text(h.sga), h.sga_hits, h.trials);
+    md += fmt::format("- hitting time of |rho| >= {} in ODE time (by the run's end, t = {:.4g}): ODE {} ; SGA {} ({} of {} "
+                      "trials)\n",
+                      h.level, r.t_final, ci_text(h.ode), ci_text(h.sga), h.sga_hits, h.trials);
     md += fmt::format("- tracking error sup_k |rho_k - rho_ODE(t_k)|: mean {:.4g} (95% CI [{:.4g}, {:.4g}])\n",
                       r.tracking_error.mean, r.tracking_error.lo, r.tracking_error.hi);
     if (r.gap_fit)

@@ -248,6 +248,12 @@ no-effective = true
     const std::string md = files["sweep.md"];
     CHECK(std::count(md.begin(), md.end(), '\n') == 2 + 2 + 4);  // sentence, blank, header, rule, 4 rows
     CHECK(files["sweep.tex"].find("e-0") == std::string::npos);
+    // The captions say what a missing hitting time means and what an SGA hitting time measures.
+    for (const char* f : {"sweep.md", "sweep.tex"}) {
+        CAPTURE(f);
+        CHECK(files[f].find("where none reached the level by the run's last step") != std::string::npos);
+        CHECK(files[f].find("finite-step plateau, below the ODE's, crosses the level") != std::string::npos);
+    }
     if (!gnuplot_available() || !have_program("pdflatex")) {
         MESSAGE("gnuplot or pdflatex not installed: the sweep figures not compiled");
         return;
