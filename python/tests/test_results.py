@@ -98,7 +98,8 @@ def test_compare_tables_and_verdict():
     inside = (c.table["rho_sga_ci95_lo"] <= c.table["rho_ode"]) & (c.table["rho_ode"] <= c.table["rho_sga_ci95_hi"])
     assert c.ode.rows == np.count_nonzero(~np.isnan(z)) and c.ode.outside == np.count_nonzero(~inside[~np.isnan(z)])
     assert c.ode.explanation.startswith("The mean-field ODE lies")
-    assert f"at {c.ode.outside} of {c.ode.rows} rows" in repr(c) and "consistent" in repr(c)
+    assert f"at {c.ode.outside} of {c.ode.rows} rows" in repr(c)
+    assert repr(c).startswith("<CompareResult: " + ("consistent;" if c.consistent else "inconsistent;"))
     # The raw document rows: a table whose MeanCI columns are nested tables.
     check_array(c.data.table.rho_sga.mean, np.float64, (len(c.data.table.step),))
     assert small_compare(no_effective=True).verdict is None

@@ -77,23 +77,29 @@ alone)
     pkgs=$(echo "${head#% rhoflow table; packages: }" | tr -d ' ' | tr ',' ' ')
     uses=""
     for p in $pkgs; do
-      case $p in booktabs|siunitx|amsmath|longtable) uses="$uses\\usepackage{$p}" ;;
-        *) bad "$tex names the package '$p' (accepted: booktabs, siunitx, amsmath, longtable)" ;; esac
+      case $p in booktabs|siunitx|amsmath|longtable|graphicx) uses="$uses\\usepackage{$p}" ;;
+        *) bad "$tex names the package '$p' (accepted: booktabs, siunitx, amsmath, longtable, graphicx)" ;; esac
     done
-    doc=doc_$n
-    printf '\\documentclass{article}\n%s\n\\begin{document}\n\\input{%s}\n\\end{document}\n' "$uses" "$tex" > $doc.tex
-    if ! "$pdflatex" -halt-on-error -interaction=nonstopmode $doc.tex >$doc.out 2>&1; then
-      bad "$tex does not compile with only [$pkgs]:"; grep -A3 '^!' $doc.out | head -8
-    elif grep -q 'multiply defined' $doc.log; then
-      bad "$tex defines a label twice"; grep 'multiply defined' $doc.log
-    fi
+    # One column (article: 345 pt) and two (229.5 pt columns, 469 pt text): it compiles and
+    # fits, no Overfull \hbox over 1 pt (a table wider than a column goes across both).
+    for cls in article '[twocolumn]{article}'; do
+      case $cls in article) doc=doc_$n opt='{article}' ;; *) doc=doc_${n}_two opt=$cls ;; esac
+      printf '\\documentclass%s\n%s\n\\begin{document}\n\\input{%s}\n\\end{document}\n' "$opt" "$uses" "$tex" > $doc.tex
+      if ! "$pdflatex" -halt-on-error -interaction=nonstopmode $doc.tex >$doc.out 2>&1; then
+        bad "$tex does not compile with only [$pkgs] in $opt:"; grep -A3 '^!' $doc.out | head -8
+      elif grep -q 'multiply defined' $doc.log; then
+        bad "$tex defines a label twice"; grep 'multiply defined' $doc.log
+      fi
+      over=$(sed -n 's/^Overfull \\hbox (\([0-9.]*\)pt too wide).*/\1/p' $doc.log | awk '$1 > 1' | head -1)
+      [ -z "$over" ] || bad "$tex is ${over} pt too wide in $opt"
+    done
   done
   [ "$n" -ge 14 ] || bad "only $n .tex files to compile (outputs missing?)"
-  say "$n tables compiled alone"
+  say "$n tables compiled alone, each in one and in two columns, none too wide"
   ;;
 together)
   cd "$dir" || exit 1
-  { printf '\\documentclass{article}\n\\usepackage{booktabs}\\usepackage{longtable}\n\\begin{document}\n'
+  { printf '\\documentclass{article}\n\\usepackage{booktabs}\\usepackage{longtable}\\usepackage{graphicx}\n\\begin{document}\n'
     for tex in $(tables); do printf '\\input{%s}\\clearpage\n' "$tex"; done
     printf '\\end{document}\n'; } > doc_together.tex
   cells=$(find sweep-out/cmp -name table.tex | wc -l)

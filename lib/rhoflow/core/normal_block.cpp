@@ -58,11 +58,6 @@ constexpr std::size_t kChunk = 2048;  // normals per pass of fill_normals: the d
 // A draw's bits: layer 0..9, sign 10, magnitude 11..62 (bit 63 unused).
 constexpr std::uint64_t kLayer = 0x3ff, kSign = 0x400;
 constexpr int kMagShift = 11, kSignToTop = 53;
-// The vector fast paths' word (detail/block_ziggurat.hpp): its index, and w's bits it keeps
-// (0..54 and the sign) and gets back (the exponent's bits 55..62).
-constexpr std::uint64_t kLayerSign = kLayer | kSign;
-constexpr std::uint64_t kFastKeep = detail::BlockZigguratTables::fast_w_bits | (std::uint64_t{1} << 63);
-constexpr std::uint64_t kFastExponent = detail::BlockZigguratTables::fast_exponent;
 // Counter word 3 of the key derivation ("normal32"); RandomStream's counters have word 3 = 0.
 constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
 
@@ -78,6 +73,12 @@ constexpr std::uint64_t kDerivationTag = 0x6e6f726d616c3332;
 }
 
 #ifdef RHOFLOW_NORMAL_BLOCK_X86
+// The vector fast paths' word (detail/block_ziggurat.hpp): its index, and w's bits it keeps
+// (0..54 and the sign) and gets back (the exponent's bits 55..62).
+constexpr std::uint64_t kLayerSign = kLayer | kSign;
+constexpr std::uint64_t kFastKeep = detail::BlockZigguratTables::fast_w_bits | (std::uint64_t{1} << 63);
+constexpr std::uint64_t kFastExponent = detail::BlockZigguratTables::fast_exponent;
+
 // Random123's Philox4x32 multipliers and Weyl key increments, for the vector rounds.
 constexpr std::uint32_t kPhiloxM0 = PHILOX_M4x32_0, kPhiloxM1 = PHILOX_M4x32_1;
 constexpr std::uint32_t kPhiloxW0 = PHILOX_W32_0, kPhiloxW1 = PHILOX_W32_1;

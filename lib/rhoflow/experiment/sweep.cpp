@@ -283,7 +283,7 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
                   "below the ODE's, crosses the level: it measures that bias as much as the speed of recovery"
                 : "");
     if (latex) {
-        std::string s = "% rhoflow table; packages: booktabs\n% the sweep summary across the cells\n\\begin{table}\n\\centering\n";
+        std::string s = "% rhoflow table; packages: booktabs, graphicx\n% the sweep summary across the cells\n";
         // The label names the run folder too, so that two runs' sweep tables in one paper differ.
         const std::string label = paper_label(sweep_stem(e, t), "sweep");
         std::string task_tex = t.name;
@@ -292,15 +292,14 @@ std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std:
         std::string cap = what;
         const auto at = cap.find("`" + t.name + "`");
         if (at != std::string::npos) cap.replace(at, t.name.size() + 2, "\\texttt{" + task_tex + "}");
-        s += fmt::format("\\caption{{{}.}}\\label{{{}}}\n\\begin{{tabular}}{{{}}}\n\\toprule\n", cap, label,
-                         std::string(head.size(), 'c'));
-        for (std::size_t i = 0; i < head.size(); ++i) s += (i ? " & " : "") + head[i];
-        s += " \\\\\n\\midrule\n";
+        std::string tab = fmt::format("\\begin{{tabular}}{{{}}}\n\\toprule\n", std::string(head.size(), 'c'));
+        for (std::size_t i = 0; i < head.size(); ++i) tab += (i ? " & " : "") + head[i];
+        tab += " \\\\\n\\midrule\n";
         for (const auto& r : rows) {
-            for (std::size_t i = 0; i < r.size(); ++i) s += (i ? " & " : "") + r[i];
-            s += " \\\\\n";
+            for (std::size_t i = 0; i < r.size(); ++i) tab += (i ? " & " : "") + r[i];
+            tab += " \\\\\n";
         }
-        return s + "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+        return s + fitted_table_float(tab + "\\bottomrule\n\\end{tabular}\n", cap + ".", label);
     }
     std::string md = fmt::format(
         "Across the {} cells of task `{}`: the SGA mean of |ρ| after the last step{}; every value ± half the width of "

@@ -131,20 +131,27 @@ std::string schedule_sentence(const StepSchedule& s, bool latex) {
     return fmt::format("η_k = {}/(1 + k/{}){}", e0, k0, g.empty() ? "" : "^" + g);
 }
 
-// The ODE's agreement as a caption sentence (r.ode.explanation's content, typeset).
-std::string ode_agreement_sentence(const OdeAgreement& a, bool latex) {
+// The ODE's agreement as a caption sentence (r.ode.explanation's content, typeset; empty when no
+// row has an SGA error).
+std::string ode_agreement_sentence(const CompareResult& r, bool latex) {
+    const OdeAgreement& a = r.ode;
     if (a.rows == 0) return "";
     const std::string pct = latex ? "95\\%" : "95%";
-    const std::string z = latex ? fmt::format("$|z_{{\\mathrm{{ODE}}}}| = {:.2f}$", a.max_abs_z)
-                                : fmt::format("|z_ODE| = {:.2f}", a.max_abs_z);
+    const std::string z = latex ? "$|z_{\\mathrm{ODE}}| = " + math(a.max_abs_z, 3) + "$"
+                                : "|z_ODE| = " + format_exact(a.max_abs_z, 3, UncertainStyle::markdown);
     if (a.outside == 0)
-        return fmt::format("The mean-field ODE lies inside the SGA mean's {} confidence interval at all {} rows "
+        return fmt::format(" The mean-field ODE lies inside the SGA mean's {} confidence interval at all {} rows "
                            "(largest {}).",
                            pct, a.rows, z);
-    const std::string t0 = latex ? fmt::format("$t = {:.3g}$", *a.first_outside_t) : fmt::format("t = {:.3g}", *a.first_outside_t);
-    return fmt::format("The mean-field ODE lies outside the SGA mean's {} confidence interval at {} of {} rows (the first "
-                       "at {}; largest {}): the {} bias of SGA's finite steps.",
-                       pct, a.outside, a.rows, t0, z, latex ? "$O(\\eta)$" : "O(η)");
+    const std::string t0 = latex ? "$t = " + math(*a.first_outside_t, 3) + "$"
+                                 : "t = " + format_exact(*a.first_outside_t, 3, UncertainStyle::markdown);
+    const bool bias = r.verdict && r.verdict->consistent && r.params.field_scale == 1.0;
+    return fmt::format(" The mean-field ODE lies outside the SGA mean's {} confidence interval at {} of {} rows (the "
+                       "first at {}; largest {}){}",
+                       pct, a.outside, a.rows, t0, z,
+                       bias ? fmt::format(": the {} bias of SGA's finite steps, which the prediction includes.",
+                                          latex ? "$O(\\eta)$" : "O(η)")
+                            : ".");
 }
 
 // Columns of the source table of compare_paper_table: the full table plus the prediction's
@@ -210,7 +217,7 @@ PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) 
                                     "from the prediction in predicted standard errors",
                                     latex ? "$z$" : "z")
                       : "") +
-               " " + ode_agreement_sentence(r.ode, latex);
+               ode_agreement_sentence(r, latex);
     };
     return paper_table(compare_source(r), cols, caption(true), caption(false), paper_label(stem, "compare"));
 }
@@ -278,6 +285,7 @@ namespace {
 // start for every trial) alone, said so, rather than as a zero-width interval.
 std::string ci_text(const std::optional<MeanCI>& c) {
     if (!c) return "not reached";
+    if (c->n == 1) return fmt::format("{:.4g} (one trial)", c->mean);
     if (c->se == 0 && c->lo == c->hi) return fmt::format("{:.4g} (the same for every trial)", c->mean);
     return fmt::format("{:.4g} (95% CI [{:.4g}, {:.4g}])", c->mean, c->lo, c->hi);
 }

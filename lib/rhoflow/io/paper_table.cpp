@@ -135,9 +135,49 @@ std::string paper_label(const std::string& stem, const std::string& what) {
 }
 
 std::vector<std::string> paper_packages(const PaperTable& t) {
-    std::vector<std::string> p = {"booktabs"};
+    std::vector<std::string> p = {"booktabs", "graphicx"};
     if (t.latex.size() > t.long_rows) p.push_back("longtable");
     return p;
+}
+
+namespace {
+// The body of fitted_table_float, with \rhoflowtablecaption already defined.
+std::string fitted_float_body(const std::string& tabular, const std::string& label) {
+    return fmt::format(R"(\ifdefined\rhoflowtablebox\else\newsavebox{{\rhoflowtablebox}}\fi
+\small\setlength{{\tabcolsep}}{{4pt}}%
+\sbox{{\rhoflowtablebox}}{{%
+{0}}}%
+\ifdim\wd\rhoflowtablebox>\columnwidth
+\begin{{table*}}[htbp]
+\centering
+\rhoflowtablecaption
+\ifdim\wd\rhoflowtablebox>\textwidth
+\typeout{{rhoflow: table {1} scaled down to the text width (fewer columns: --table-columns)}}%
+\resizebox{{\textwidth}}{{!}}{{\usebox{{\rhoflowtablebox}}}}
+\else
+\usebox{{\rhoflowtablebox}}
+\fi
+\end{{table*}}
+\else
+\begin{{table}}[htbp]
+\centering
+\rhoflowtablecaption
+\usebox{{\rhoflowtablebox}}
+\end{{table}}
+\fi
+)",
+                       tabular, label);
+}
+
+// \begingroup and the caption macro: the caption and label written once for both branches.
+std::string caption_macro(const std::string& caption, const std::string& label) {
+    return fmt::format("\\begingroup\n\\def\\rhoflowtablecaption{{\\caption{{{}}}\\label{{{}}}}}%\n", caption, label);
+}
+}  // namespace
+
+std::string fitted_table_float(const std::string& tabular, const std::string& caption, const std::string& label) {
+    // One savebox for every rhoflow table of a document, allocated by the first.
+    return caption_macro(caption, label) + fitted_float_body(tabular, label) + "\\endgroup\n";
 }
 
 std::string to_latex(const PaperTable& t) {
@@ -147,19 +187,22 @@ std::string to_latex(const PaperTable& t) {
     for (const auto& m : t.provenance) s += fmt::format("% {}\n", m);
     const std::string spec(t.headers_latex.size(), 'r');
     const std::string head = fmt::format("\\toprule\n{}\\midrule\n", row_text(t.headers_latex));
+    std::string tabular = fmt::format("\\begin{{tabular}}{{{}}}\n{}", spec, head);
+    for (const auto& r : t.latex) tabular += row_text(r);
+    tabular += "\\bottomrule\n\\end{tabular}\n";
     if (t.latex.size() > t.long_rows) {
-        s += fmt::format("\\begin{{longtable}}{{{}}}\n\\caption{{{}}}\\label{{{}}}\\\\\n{}\\endfirsthead\n", spec,
-                         t.caption_latex, t.label, head);
-        s += fmt::format("\\multicolumn{{{}}}{{l}}{{Table~\\ref{{{}}}, continued}}\\\\\n{}\\endhead\n"
-                         "\\bottomrule\n\\endfoot\n",
-                         t.headers_latex.size(), t.label, head);
-        for (const auto& r : t.latex) s += row_text(r);
-        return s + "\\end{longtable}\n";
+        // A longtable breaks across pages, in one-column documents only; in two columns the
+        // table is a float across both (as wide as it must be, like the others).
+        std::string lt = fmt::format("\\begin{{longtable}}{{{}}}\n\\rhoflowtablecaption\\\\\n{}\\endfirsthead\n", spec, head);
+        lt += fmt::format("\\multicolumn{{{}}}{{l}}{{Table~\\ref{{{}}}, continued}}\\\\\n{}\\endhead\n"
+                          "\\bottomrule\n\\endfoot\n",
+                          t.headers_latex.size(), t.label, head);
+        for (const auto& r : t.latex) lt += row_text(r);
+        lt += "\\end{longtable}\n";
+        return s + caption_macro(t.caption_latex, t.label) + "\\ifdim\\columnwidth<\\textwidth\n" +
+               fitted_float_body(tabular, t.label) + "\\else\n" + lt + "\\fi\n\\endgroup\n";
     }
-    s += fmt::format("\\begin{{table}}[htbp]\n\\centering\n\\caption{{{}}}\n\\label{{{}}}\n\\begin{{tabular}}{{{}}}\n{}",
-                     t.caption_latex, t.label, spec, head);
-    for (const auto& r : t.latex) s += row_text(r);
-    return s + "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
+    return s + fitted_table_float(tabular, t.caption_latex, t.label);
 }
 
 std::string to_markdown(const PaperTable& t) {

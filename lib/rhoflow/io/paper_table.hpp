@@ -68,4 +68,11 @@ std::string to_markdown(const PaperTable& t);
 /// The packages a paper table needs, in the order its header comment names them.
 std::vector<std::string> paper_packages(const PaperTable& t);
 
+/// A float holding `tabular` (a whole tabular environment) that fits the document it is input
+/// into: set at \small with 4pt column separation; in a `table` when that fits \columnwidth,
+/// else in a `table*` across both columns of a two-column document, scaled down to \textwidth
+/// only when even that is too narrow (with a \typeout saying so); needs graphicx. `caption` is
+/// LaTeX source; the label appears once in the source.
+std::string fitted_table_float(const std::string& tabular, const std::string& caption, const std::string& label);
+
 }  // namespace rhoflow

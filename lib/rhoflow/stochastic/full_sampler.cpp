@@ -108,7 +108,9 @@ GradientDraw FullSampler::draw(const Eigen::VectorXd& q, RandomStream& rng) {
         // The running maximum moves once per block: the partial sums rescaled to it, then the
         // block's numerators e^{s - smax} in one vector call.
         if (bmax > smax) {
-            const double scale = std::exp(smax - bmax);  // 0 on the first block
+            const double arg = smax - bmax;  // <= 0; -inf on the first block, whose scale is 0
+            double scale = 0;
+            detail::exp_nonpositive(&arg, &scale, 1);
             Z *= scale;
             pass.scale(f, scale, dn);
             smax = bmax;

@@ -5,6 +5,8 @@
 #include <Random123/philox.h>
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "rhoflow/core/detail/exp_nonpositive.hpp"
@@ -58,19 +60,39 @@ TEST_CASE("simd: the sampler's lanes give the same bits at d = 2 and 3 with L no
 
 TEST_CASE("simd: every variant gives the pinned full-sampler trajectory (row sums in 16 lanes, their tails)") {
     // d = 37 = 2 x 16 + 4 + 1: the row loops' 16-lane part, a group of 4 and one scalar tail;
-    // sigma != 1 (the rows scaled), R = 5 tokens shifted by theta; 30 normalized steps of
-    // eta = 0.05 from rho = 0.2. The pinned value was produced by this code on x86-64 (it changed,
+    // L = 301: three blocks of 110 rows, so the running maximum moves between blocks and the
+    // partial sums are rescaled; sigma != 1 (the rows scaled), R = 5 tokens shifted by theta;
+    // 30 normalized steps of eta = 0.05 from rho = 0.2. The pinned value was produced by this code on x86-64 (it changed,
     // with issue 34's row loops, from the Eigen expressions before); every variant must give it.
     for (const SimdVariant v : available_simd_variants()) {
         ForceSimdVariant force(v);
         CAPTURE(static_cast<int>(v));
-        FullSampler s(ModelParams{37, 101, 5, 1.3, 0.7, 1.1});
+        FullSampler s(ModelParams{37, 301, 5, 1.3, 0.7, 1.1});
         RandomStream rng({77, StreamPurpose::sga_trial, 3});
         Eigen::VectorXd q = FullSampler::query_with_alignment(37, 0.2);
         double rho = 0.2;
         for (int k = 0; k < 30; ++k) rho = s.step(q, 0.05, UpdateRule::normalized, rng);
-        CHECK(rho == 0x1.2df6106910965p-2);
+        CHECK(rho == 0x1.e0e70f1474ab3p-3);
     }
+}
+
+TEST_CASE("simd: the exp of scale (x - shift) is the exp of the rounded argument, on every variant") {
+    // The samplers take e^{beta (u - umax)} in one pass (beta != 1 here, so the product is not
+    // trivial); it must be the two-step computation's bits, and the same on every variant.
+    std::vector<double> x(1003), two(1003), one(1003), first;
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 3.0 - 0.37 * static_cast<double>(i);
+    const double beta = 1.7, shift = 3.25;
+    for (const SimdVariant v : available_simd_variants()) {
+        ForceSimdVariant force(v);
+        CAPTURE(static_cast<int>(v));
+        for (std::size_t i = 0; i < x.size(); ++i) two[i] = beta * (x[i] - shift);
+        detail::exp_nonpositive(two.data(), two.data(), two.size());
+        detail::exp_nonpositive_affine(x.data(), beta, shift, one.data(), one.size());
+        CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(double)) == 0);
+        if (first.empty()) first = one;
+        CHECK(std::memcmp(one.data(), first.data(), one.size() * sizeof(double)) == 0);
+    }
+    CHECK(first[0] == doctest::Approx(std::exp(beta * (3.0 - shift))).epsilon(1e-15));  // e^{-0.425}
 }
 
 TEST_CASE("simd: every variant's Philox refill is Random123's generator, and its exp the same bits") {

@@ -10,7 +10,7 @@
 // (truncation < 5e-18 relative) in Estrin's form, times 2^k built in the exponent bits.
 // The loop vectorises only if the compiler may assume comparisons do not trap, so its source is
 // compiled with -fno-trapping-math (rhoflow reads no FP exception flags). With GCC on x86-64 it
-// is compiled twice, for AVX2 and for the SSE2 baseline, and chosen at run time
+// is compiled three times, for AVX-512, AVX2 and the SSE2 baseline, and chosen at run time
 // (detail/simd.hpp); without FMA contraction (-ffp-contract=off for the library) both give the same bits, which
 // tests/rhoflow/core/simd_test.cpp checks by forcing each variant. Below -708.39 (where
 // e^x would be subnormal) the result is 0, which is what a softmax numerator needs.

@@ -1,6 +1,6 @@
 // The arithmetic passes of SampleDrawer::draw (model/sample.cpp) over the L tokens, written once
 // and included once per instruction-set variant, each time inside its own namespace (and, for
-// AVX2, its own `#pragma GCC target` region), so no include guard. The random draws between
+// AVX2 and AVX-512, its own `#pragma GCC target` region), so no include guard. The random draws between
 // the passes stay in sample.cpp.
 //
 // Every sum over tokens runs in kLanes interleaved partial sums (token i in lane i mod kLanes),
