@@ -180,7 +180,25 @@ bool log_axis(const std::vector<Group>& groups) {
             lo = lo == 0 ? x : std::min(lo, x);
             hi = std::max(hi, x);
         }
-    return lo > 0 && hi / lo >= 20;
+    return lo > 0 && hi / lo >= 10;  // a decade or more (the paper study's L: 1000 ... 10500)
+}
+
+// Whether the hitting times (SGA, ODE, prediction) of the groups span a decade or more: then a
+// log y axis, where a linear one squashes the ODE's times against the SGA's to 0.
+bool log_hit_axis(const std::vector<Group>& groups) {
+    double lo = 0, hi = 0;
+    auto see = [&](double y) {
+        if (!(y > 0)) return;
+        lo = lo == 0 ? y : std::min(lo, y);
+        hi = std::max(hi, y);
+    };
+    for (const auto& g : groups)
+        for (const auto& [x, v] : g.points) {
+            if (v->hit_sga) see(v->hit_sga->mean);
+            if (v->hit_ode) see(v->hit_ode->mean);
+            if (v->hit_pred) see(*v->hit_pred);
+        }
+    return lo > 0 && hi / lo >= 10;
 }
 
 // One sweep figure: for each group, the SGA column with its CI (points and line) and up to two
@@ -190,6 +208,7 @@ struct Series {
     int dashed = 0, dotted = 0;    // reference columns (0: none)
     std::string dashed_text, dashed_tex, dotted_text, dotted_tex;
     bool from_zero = false;        // a time: the y axis starts at 0
+    bool log_y = false;            // times spanning a decade: a log y axis instead
 };
 
 std::string sweep_body(const std::string& file, const std::vector<Group>& groups, const Series& s, bool log,
@@ -200,7 +219,8 @@ std::string sweep_body(const std::string& file, const std::vector<Group>& groups
     for (const auto& gr : groups)
         for (const auto& [x, v] : gr.points) lo = std::min(lo, x), hi = std::max(hi, x);
     std::string b = frame(g, entries) + (log ? "set logscale x\n" : "") + axis_tics('x', lo, hi, log, latex) +
-                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n" + (s.from_zero ? "set yrange [0:*]\n" : "");
+                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n" +
+                    (s.log_y ? "set logscale y\n" : s.from_zero ? "set yrange [0:*]\n" : "");
     std::string plot = "plot ";
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const std::string c = colour(i);
@@ -381,6 +401,7 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
             Series hit;
             hit.mean = 8, hit.lo = 9, hit.hi = 10;
             hit.from_zero = true;
+            hit.log_y = log_hit_axis(groups);
             hit.dashed = 12, hit.dashed_text = "predicted (effective dynamics)", hit.dashed_tex = hit.dashed_text;
             hit.dotted = 11, hit.dotted_text = "mean-field ODE", hit.dotted_tex = hit.dotted_text;
             Figure h;

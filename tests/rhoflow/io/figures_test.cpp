@@ -268,6 +268,40 @@ no-effective = true
     CHECK(compiles(dir, all, "\\usepackage{booktabs}\n\\AtEndDocument{\\input{" + (fs::absolute(dir) / "sweep.tex").string() + "}}\n"));
 }
 
+TEST_CASE("figures: a sweep over a decade of L draws it on a log axis") {
+    // The paper study sweeps L over 1000 ... 10500 (a factor 10.5): on a linear axis its points
+    // crowd at the left. Over a factor 12.5 here; over a factor 2 (the case above) it stays linear.
+    const std::string toml = R"(
+title = "log axis"
+[[task]]
+name = "wide"
+command = "compare"
+d = 8
+R = 4
+L = [20, 250]
+field = "meanfield"
+trials = 2
+steps = 300
+eta0 = 0.05
+k0 = 200
+threads = 1
+horizon = 1
+anchors = 4
+rows = 4
+no-study = true
+no-effective = true
+)";
+    TempDir t("figures_log_axis");
+    const Experiment e = read_experiment_text(toml, "log.toml", t / "out");
+    std::vector<JobResult> results;
+    for (const auto& c : e.cells) results.push_back(run(c.job));
+    const SweepSummary s = sweep_summary(e, 0, results);
+    REQUIRE_FALSE(s.figures.empty());
+    CHECK(s.figures.front().name == "fig_final_L");
+    CHECK(s.figures.front().body.find("set logscale x") != std::string::npos);
+    CHECK(s.figures.front().latex_body.find("set logscale x") != std::string::npos);
+}
+
 TEST_CASE("figures: a 2-D check map labels both edges of the box, regenerates alone and compiles") {
     if (!gnuplot_available()) {
         MESSAGE("gnuplot not installed: figures not checked");

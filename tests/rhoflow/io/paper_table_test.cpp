@@ -52,19 +52,23 @@ TEST_CASE("paper table: values with their errors, a CI's larger half-width, fixe
     CHECK(md.find("a\\|b & c_d") != std::string::npos);  // '|' cannot split a Markdown cell
     CHECK(md.find("\u22120.537 \u00b1 0.013") != std::string::npos);
     const std::string tex = to_latex(p);
-    CHECK(tex.rfind("% rhoflow table; packages: booktabs\n", 0) == 0);
+    CHECK(tex.rfind("% rhoflow table; packages: booktabs, graphicx\n", 0) == 0);
     CHECK(tex.find("% d = 50, line break\n") != std::string::npos);  // provenance stays on its comment line
     CHECK(count(tex, "\\label{tab:a-b}") == 1);
+    // One float or the other, whichever fits (the document decides): both written, one label.
     CHECK(tex.find("\\begin{table}") != std::string::npos);
+    CHECK(tex.find("\\begin{table*}") != std::string::npos);
+    CHECK(tex.find("\\ifdim\\wd\\rhoflowtablebox>\\columnwidth") != std::string::npos);
     CHECK(tex.find("longtable") == std::string::npos);
     CHECK(tex.find("e-0") == std::string::npos);
 }
 
 TEST_CASE("paper table: past long_rows rows it is a longtable and its header names longtable") {
     PaperTable p = paper_table(full(41), kColumns, "c", "c", "tab:x");
-    CHECK(paper_packages(p) == std::vector<std::string>{"booktabs", "longtable"});
+    CHECK(paper_packages(p) == std::vector<std::string>{"booktabs", "graphicx", "longtable"});
     const std::string tex = to_latex(p);
-    CHECK(tex.rfind("% rhoflow table; packages: booktabs, longtable\n", 0) == 0);
+    CHECK(tex.rfind("% rhoflow table; packages: booktabs, graphicx, longtable\n", 0) == 0);
+    CHECK(tex.find("\\ifdim\\columnwidth<\\textwidth") != std::string::npos);  // two columns: a float instead
     CHECK(count(tex, "\\begin{longtable}") == 1);
     CHECK(count(tex, "\\endhead") == 1);
     CHECK(count(tex, "\\label{tab:x}") == 1);  // the continued header refers to it, not redefines it
