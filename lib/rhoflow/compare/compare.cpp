@@ -247,6 +247,12 @@ std::optional<GapFit> fit_gap(const std::vector<GapAnchor>& anchors, double t_fi
     return GapFit{fit_line(fx, fy), from};
 }
 
+// (SGA mean - rho_ODE) / the SGA mean's standard error; none where that error is 0.
+std::optional<double> ode_residual(const CompareRow& r) {
+    if (!(r.rho_sga.se > 0)) return std::nullopt;
+    return (r.rho_sga.mean - r.rho_ode) / r.rho_sga.se;
+}
+
 std::vector<CompareRow> table_rows(const ComparePlan& plan, const EnsembleResult& ens, const std::vector<TrialTracking>& slots,
                                    const std::vector<GapAnchor>& anchors, const DriftField& F) {
     std::vector<CompareRow> rows;
@@ -265,7 +271,7 @@ std::vector<CompareRow> table_rows(const ComparePlan& plan, const EnsembleResult
         r.t = ens.record_times[j];
         r.rho_ode = mean_of(ode);
         r.rho_sga = mean_ci_within(rho, -1, 1);
-        if (r.rho_sga.se > 0) r.ode_z = (r.rho_sga.mean - r.rho_ode) / r.rho_sga.se;
+        r.ode_z = ode_residual(r);
         r.rho_sga_q10 = quantile(rho, 0.1);
         r.rho_sga_median = quantile(rho, 0.5);
         r.rho_sga_q90 = quantile(rho, 0.9);
@@ -900,8 +906,7 @@ void from_json(const nlohmann::json& j, CompareResult& v) {
     }
     from_json_members(with, v);
     if (old_rows) {
-        for (CompareRow& row : v.table)
-            if (row.rho_sga.se > 0) row.ode_z = (row.rho_sga.mean - row.rho_ode) / row.rho_sga.se;
+        for (CompareRow& row : v.table) row.ode_z = ode_residual(row);
         v.ode = ode_agreement(v);
     }
 }

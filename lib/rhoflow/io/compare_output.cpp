@@ -403,18 +403,18 @@ std::string compare_markdown(const CompareResult& r) {
     // caption: a terminal is 80-100 characters wide, the CSV's 19 columns are not.
     const PaperTable compact = compare_paper_table(r, "terminal");
     Table shown;
-    shown.caption = "The mean-field ODE, the finite-step prediction and the SGA mean at log-spaced ODE times t_k "
-                    "(table.md: with every parameter)";
-    if (!r.verdict) shown.caption = "The mean-field ODE and the SGA mean at log-spaced ODE times t_k (table.md: with every parameter)";
+    shown.caption = fmt::format("The mean-field ODE{} and the SGA mean at log-spaced ODE times t_k (table.md: with every "
+                                "parameter)",
+                                r.verdict ? ", the finite-step prediction" : "");
     for (std::size_t c = 0; c < compact.headers_markdown.size(); ++c)
         shown.columns.push_back({fmt::format("c{}", c), compact.headers_markdown[c], "", "{}"});
     for (const auto& row : compact.markdown) shown.rows.emplace_back(row.begin(), row.end());
     std::string md = "## rhoflow compare\n\n" + to_markdown(shown) + "\n";
-    md += r.verdict ? "± are 95% half-widths (the prediction's: where the SGA mean should fall); z = (SGA mean − "
-                      "predicted mean) / predicted SE. Every column (quantiles, D_T, nuisance mass, the ODE's z_ODE): "
-                      "table.csv, or --json.\n\n"
-                    : "± are 95% half-widths. Every column (quantiles, D_T, nuisance mass, the ODE's z_ODE): table.csv, "
-                      "or --json.\n\n";
+    md += fmt::format("± are 95% half-widths{}. Every column (quantiles, D_T, nuisance mass, the ODE's residual ode_z): "
+                      "table.csv, or --json.\n\n",
+                      r.verdict ? " (the prediction's: where the SGA mean should fall); z = (SGA mean − predicted mean) / "
+                                  "predicted SE"
+                                : "");
     md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); ODE predicts {:.5f}\n",
                       s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi, std::abs(r.rho_ode_final));
     if (r.params.sga.trials == 2)
@@ -450,7 +450,7 @@ std::string compare_markdown(const CompareResult& r) {
         for (const Equilibrium& e : r.phase.equilibria)
             where += fmt::format("{}{:.6g} ({})", where.empty() ? "" : ", ", e.rho, to_string(e.kind));
         for (const Basin& b : r.phase.basins)
-            basins += fmt::format("{}{:.6g}: {} wide", basins.empty() ? "" : "; ", b.attractor, fmt::format("{:.3g}", b.to - b.from));
+            basins += fmt::format("{}{:.6g}: {:.3g} wide", basins.empty() ? "" : "; ", b.attractor, b.to - b.from);
         md += fmt::format("- note: the field is not monotone: equilibria at {}; basins of attraction by attractor: {} "
                           "(compare.json \"phase\")\n",
                           where, basins);
