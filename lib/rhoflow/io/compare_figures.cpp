@@ -148,13 +148,13 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
             plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title " +
                     T("predicted 10–90%", "predicted 10--90\\,\\%") +
                     ", '' using 1:8 with lines lw 2 lc rgb '#e6550d' title " +
-                    T("predicted mean", "predicted mean") +
+                    T("finite-step prediction", "finite-step prediction") +
                     ", '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title " +
-                    T("ODE of a(ρ; η)", "ODE of $a(\\rho;\\eta)$") +
+                    T("effective ODE (finite step)", "effective ODE (finite step)") +
                     ", '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title " +
-                    T("ODE of F + ηB", "ODE of $F + \\eta B$");
+                    T("first-order correction", "first-order correction");
         plot += ", '' using 1:3 with lines lw 2 lc rgb '#08519c' title " + T("SGA mean", "SGA mean") +
-                ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("ODE of F", "ODE of $F$") +
+                ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("mean-field ODE", "mean-field ODE") +
                 ", 'fig_trajectory_gap.dat' using 1:(1/0) with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' title " +
                 T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI") + "\n";
         s += plot;
