@@ -38,7 +38,7 @@ constexpr const char* kCompare =
     "chain at finite step sizes) predict every row with a standard error, and a verdict says whether the ensemble "
     "is consistent with the theory, in parts: the mean per row (the field), the spread, the hit fraction and "
     "hitting times (the fluctuations) and the basin fractions, under one family-wise false-alarm rate (Holm); "
-    "--field-scale S and --diffusion-scale D try a deliberately wrong theory. With no flags it runs the embedded default experiment (about half a minute on 2 cores). It takes sga's "
+    "--field-scale S and --diffusion-scale D try a deliberately wrong theory. With no flags it runs the embedded default experiment (8-20 s on 2 cores). It takes sga's "
     "model and ensemble flags except --first-trial, --record and --records-per-decade (the comparison runs trials "
     "0 ... trials - 1 and chooses its own record steps).";
 constexpr const char* kStationary =
