@@ -594,7 +594,7 @@ _DESCRIPTIONS = {
            "the stream (seed, sga_trial, k), so the numbers do not depend on `threads`.",
     "compare": "The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size study) "
                "and the effective dynamics' prediction with a verdict. With no arguments: the embedded default "
-               "experiment (about half a minute on 2 cores).",
+               "experiment (8-20 s on 2 cores).",
     "stationary": "The predicted stationary law of the constant-step chain at each effective attractor: the "
                   "resampled chain's (mean, sd, quantiles, tail, with errors) beside the diffusion approximation's.",
     "check": "Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a box of "

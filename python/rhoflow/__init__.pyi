@@ -445,7 +445,7 @@ def compare(model: Model = ...,
     """
     The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size
     study) and the effective dynamics' prediction with a verdict. With no arguments: the
-    embedded default experiment (about half a minute on 2 cores).
+    embedded default experiment (8-20 s on 2 cores).
 
     Parameters
     ----------
