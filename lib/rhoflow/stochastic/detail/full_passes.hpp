@@ -10,7 +10,8 @@
 // without FMA contraction), so every variant gives the same bits. Four independent sums, where
 // one would wait on the adder's latency at every register.
 
-[[gnu::always_inline]] inline double dot16(const double* x, const double* y, std::size_t d) noexcept {
+// <x, y> in the lanes above.
+[[gnu::always_inline]] inline double dot(const double* x, const double* y, std::size_t d) noexcept {
     V4 s0 = {}, s1 = {}, s2 = {}, s3 = {}, a, b;
     std::size_t j = 0;
     for (; j + 4 * kLanes <= d; j += 4 * kLanes) {
@@ -38,16 +39,14 @@
 }
 
 // x = sigma x (nothing to do when sigma is 1), then x[0] += shift0 unless shift0 is 0;
-// returns <x, q> (dot16).
+// returns <x, q> (dot).
 inline double scale_dot(double* x, const double* q, std::size_t d, double sigma, double shift0) noexcept {
     if (sigma != 1.0)
         for (std::size_t j = 0; j < d; ++j) x[j] *= sigma;
     if (shift0 != 0.0) x[0] += shift0;
-    return dot16(x, q, d);
+    return dot(x, q, d);
 }
 
-// <x, y> (dot16).
-inline double dot(const double* x, const double* y, std::size_t d) noexcept { return dot16(x, y, d); }
 
 // y += w x.
 inline void axpy(double* y, double w, const double* x, std::size_t d) noexcept {
