@@ -11,9 +11,9 @@ namespace {
 
 // The kernel, inlined into one function per instruction-set variant (see detail/simd.hpp); with
 // Affine, of factor (in[i] - shift).
-template <bool Affine = false>
-[[gnu::always_inline]] inline void exp_kernel(const double* in, double* out, std::size_t n, double factor = 1,
-                                              double shift = 0) noexcept {
+template <bool Affine>
+[[gnu::always_inline]] inline void exp_kernel(const double* in, double* out, std::size_t n, double factor,
+                                              double shift) noexcept {
     constexpr double log2e = 1.4426950408889634;
     constexpr double ln2_hi = 6.93145751953125e-1;  // 22 significant bits: k * ln2_hi is exact
     constexpr double ln2_lo = 1.42860682030941723212e-6;
@@ -42,45 +42,40 @@ template <bool Affine = false>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define RHOFLOW_HAVE_AVX2_VARIANT 1
-__attribute__((target("avx2"))) void exp_avx2(const double* in, double* out, std::size_t n) noexcept {
-    exp_kernel(in, out, n);
-}
-__attribute__((target("avx2"))) void exp_affine_avx2(const double* in, double s, double c, double* out, std::size_t n) noexcept {
-    exp_kernel<true>(in, out, n, s, c);
+template <bool Affine>
+__attribute__((target("avx2"))) void exp_avx2(const double* in, double* out, std::size_t n, double f, double c) noexcept {
+    exp_kernel<Affine>(in, out, n, f, c);
 }
 // Eight lanes a register; the same IEEE operations lane by lane, so the same bits.
-__attribute__((target("avx512f,avx512dq,avx512vl,avx2"))) void exp_avx512(const double* in, double* out, std::size_t n) noexcept {
-    exp_kernel(in, out, n);
-}
-__attribute__((target("avx512f,avx512dq,avx512vl,avx2"))) void exp_affine_avx512(const double* in, double s, double c, double* out,
-                                                                                std::size_t n) noexcept {
-    exp_kernel<true>(in, out, n, s, c);
+template <bool Affine>
+__attribute__((target("avx512f,avx512dq,avx512vl,avx2"))) void exp_avx512(const double* in, double* out, std::size_t n, double f,
+                                                                         double c) noexcept {
+    exp_kernel<Affine>(in, out, n, f, c);
 }
 #endif
 
-void exp_baseline(const double* in, double* out, std::size_t n) noexcept { exp_kernel(in, out, n); }
-void exp_affine_baseline(const double* in, double s, double c, double* out, std::size_t n) noexcept {
-    exp_kernel<true>(in, out, n, s, c);
+template <bool Affine>
+void exp_baseline(const double* in, double* out, std::size_t n, double f, double c) noexcept {
+    exp_kernel<Affine>(in, out, n, f, c);
+}
+
+// The variant in force (detail/simd.hpp).
+template <bool Affine>
+void exp_dispatch(const double* in, double* out, std::size_t n, double f, double c) noexcept {
+#ifdef RHOFLOW_HAVE_AVX2_VARIANT
+    const SimdVariant v = active_simd_variant();
+    if (v == SimdVariant::avx512) return exp_avx512<Affine>(in, out, n, f, c);
+    if (simd_uses_avx2(v)) return exp_avx2<Affine>(in, out, n, f, c);
+#endif
+    exp_baseline<Affine>(in, out, n, f, c);
 }
 
 }  // namespace
 
-void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept {
-#ifdef RHOFLOW_HAVE_AVX2_VARIANT
-    const SimdVariant v = active_simd_variant();
-    if (v == SimdVariant::avx512) return exp_avx512(in, out, n);
-    if (simd_uses_avx2(v)) return exp_avx2(in, out, n);
-#endif
-    exp_baseline(in, out, n);
-}
+void exp_nonpositive(const double* in, double* out, std::size_t n) noexcept { exp_dispatch<false>(in, out, n, 1, 0); }
 
 void exp_nonpositive_affine(const double* in, double scale, double shift, double* out, std::size_t n) noexcept {
-#ifdef RHOFLOW_HAVE_AVX2_VARIANT
-    const SimdVariant v = active_simd_variant();
-    if (v == SimdVariant::avx512) return exp_affine_avx512(in, scale, shift, out, n);
-    if (simd_uses_avx2(v)) return exp_affine_avx2(in, scale, shift, out, n);
-#endif
-    exp_affine_baseline(in, scale, shift, out, n);
+    exp_dispatch<true>(in, out, n, scale, shift);
 }
 
 }  // namespace rhoflow::detail
