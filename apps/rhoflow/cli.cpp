@@ -10,7 +10,6 @@
 
 #include "progress.hpp"
 #include "stdout.hpp"
-#include "prove_command.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/team.hpp"
 #include "rhoflow/experiment/job_table.hpp"
@@ -54,10 +53,8 @@ struct JobCommand {
     std::map<std::string, std::string> texts;  // setting key -> value text as given
     std::map<std::string, bool> switches;      // switch key -> given
     OutputOptions out;
-    std::string folder;                        // compare and check: --out
-    bool no_figures = false, quiet = false;    // compare and check
-    bool rigorous = false;                     // field: --rigorous (prove_command.hpp)
-    int rigorous_precision = 128;              // field: --precision BITS of the --rigorous balls
+    std::string folder;                        // kinds that write a folder: --out
+    bool no_figures = false, quiet = false;    // --no-figures (kinds with figures), --quiet (with --out)
     std::string command_line;                  // the whole command line (provenance)
 };
 
@@ -102,33 +99,18 @@ void add_job_command(CLI::App& app, JobCommand& c, const JobKind& kind) {
         opt->group(s.group);
         if (!s.is_switch()) opt->type_name(s.type_name);
         if (!s.is_switch() && !s.required) opt->default_str(s.get(defaults));  // a required flag has no default
-        if (s.required) opt->required();
+        if (s.required && s.unless.empty()) opt->required();  // else job_from_flags checks it
     }
     auto* g = "Output";
     c.app->add_flag("--json", c.out.json, "print one JSON document on stdout instead of a table")->group(g);
     c.app->add_option("--output", c.out.output, "also write the JSON document to this file (atomically)")->group(g);
     c.app->add_option("--max-memory", c.out.max_memory, kMaxMemoryHelp)->type_name("SIZE")->group(g);
-    if (c.name == "field")
-        c.app->add_flag("--rigorous", c.rigorous,
-                        "guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; "
-                        "docs/theory.md section 11) instead of estimates")
-            ->group(g);
-    if (c.name == "field")
-        c.app->add_option("--precision", c.rigorous_precision,
-                          "with --rigorous: working precision of the balls in bits, 64 ... 1024 (raise it when an "
-                          "enclosure comes out wider than the field: large beta theta)")
-            ->type_name("BITS")
-            ->default_val(128)
-            ->group(g);
-    if (c.name == "compare" || c.name == "check") {
-        if (c.name == "compare") c.folder = "rhoflow-compare";
-        c.app->add_option("--out", c.folder,
-                          c.name == "compare"
-                              ? "folder for every output file (complete or absent: built aside, then renamed)"
-                              : "folder for check.json, points.{csv,md,tex} and the phase diagram (complete or absent)")
-            ->capture_default_str()
-            ->group(g);
-        c.app->add_flag("--no-figures", c.no_figures, "write figure data and gnuplot scripts but do not run gnuplot")->group(g);
+    if (!kind.out_help.empty()) {  // the kind writes an output folder (experiment/job_table.hpp)
+        c.folder = std::string(kind.default_out);
+        auto* out = c.app->add_option("--out", c.folder, std::string(kind.out_help))->group(g);
+        if (!c.folder.empty()) out->capture_default_str();
+        if (kind.figures)
+            c.app->add_flag("--no-figures", c.no_figures, "write figure data and gnuplot scripts but do not run gnuplot")->group(g);
         c.app->add_flag("--quiet", c.quiet, "do not list the files written on stderr")->group(g);
     }
 }
@@ -170,6 +152,9 @@ ResultDetail detail_of(const JobCommand& c) {
 // Applies the given flags to a default job, finishes and validates it; errors name the flag.
 Job job_from_flags(const JobCommand& c) {
     Job job = make_job(c.name);
+    for (const Setting& s : settings_for(c.name))  // required unless another flag is given (prove: --claim or --verify)
+        if (s.required && !s.unless.empty() && c.app->count("--" + s.key) == 0 && c.app->count("--" + s.unless) == 0)
+            throw FlagError{s.key, fmt::format("--{} is required (accepted: {}; or --{} ...)", s.key, s.help, s.unless)};
     for (const Setting& s : settings_for(c.name)) {
         try {
             if (s.is_switch()) {
@@ -195,13 +180,13 @@ void check_path_flag(const CLI::App* app, const std::string& flag, const std::st
         throw FlagError{flag, fmt::format("{} = '' is empty (accepted: a file or folder name)", flag)};
 }
 
-// Writes the document where the output flags say, and the text otherwise; a failed write to
-// standard output is an error (checked once the document or the text is out).
-void emit(const OutputOptions& out, const nlohmann::json& doc, const std::string& text) {
-    const std::string dumped = out.json || !out.output.empty() ? doc.dump(2) + "\n" : std::string();
-    if (!out.output.empty()) write_file_atomic(out.output, dumped);
+// Writes the document where the output flags say (a file as the kind indents it, stdout by 2),
+// and the text otherwise; a failed write to standard output is an error (checked once the
+// document or the text is out).
+void emit(const OutputOptions& out, const Job& job, const nlohmann::json& doc, const std::string& text) {
+    if (!out.output.empty()) write_file_atomic(out.output, document_text(job, doc));
     if (out.json)
-        std::cout << dumped;
+        std::cout << doc.dump(2) << "\n";
     else if (out.output.empty() || !text.empty())
         std::cout << text;
     check_stdout();
@@ -215,7 +200,12 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
         {
             // The readable text needs only an ensemble's summary: its trials' records are not kept.
             Progress bar(progress, c.name);
-            result = run(job, &progress, detail_of(c), Execution::team);
+            try {
+                result = run(job, &progress, detail_of(c), Execution::team);
+            } catch (const InvalidArgument& e) {  // found while running (prove --verify's certificate): name the flag
+                const std::string key = key_for_field(c.name, e.field());
+                throw FlagError{key, e.what()};
+            }
         }
         if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
         const nlohmann::json doc = document(job, result, provenance);
@@ -234,7 +224,7 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
             for (const auto& l : lines)
                 if (!c.quiet || l.rfind("warning: ", 0) == 0) std::cerr << "  " << l << "\n";
         }
-        emit(c.out, doc, render_text(job, result));
+        emit(c.out, job, doc, render_text(job, result));
     };
 }
 
@@ -411,7 +401,6 @@ const std::vector<std::string>& command_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n = job_commands();
         n.push_back("run");
-        n.push_back("prove");
         return n;
     }();
     return names;
@@ -455,12 +444,9 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
     }
     RunCommand runc;
     add_run_command(app, runc);
-    ProveCommand provec;
-    add_prove_command(app, provec);
     const std::string command_line = command_line_of(args);
     for (auto& j : jobs) j.command_line = command_line;
     runc.command_line = command_line;
-    provec.command_line = command_line;
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
         app.parse(reversed);
@@ -483,36 +469,17 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             *work = run_work(runc, prepared);
             return;
         }
-        if (provec.app->parsed()) {
-            *work = prove_work(provec);
-            return;
-        }
-        for (const auto& c : jobs)
-            if (c.app->parsed()) {
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            if (const JobCommand& c = jobs[i]; c.app->parsed()) {
+                const JobKind& kind = job_kinds()[i];
                 check_path_flag(c.app, "output", c.out.output);
-                if (c.name == "compare" || c.name == "check") check_path_flag(c.app, "out", c.folder);
-                if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, c.name == "check" ? "check.json" : "compare.json");
+                if (!kind.out_help.empty()) check_path_flag(c.app, "out", c.folder);
+                Job job = job_from_flags(c);
+                if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, document_file(job));
                 if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
                 // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
                 if (!c.folder.empty()) StagedDirectory::check(c.folder);
-                if (!c.folder.empty() && !c.no_figures) check_gnuplot_timeout();  // read when the figures are drawn
-                if (c.name == "field" && !c.rigorous && c.app->count("--precision") > 0)
-                    throw FlagError{"precision", "--precision sets the balls of --rigorous (add --rigorous)"};
-                if (c.rigorous) {
-                    const Job job = job_from_flags(c);
-                    if (std::get<FieldJob>(job).method != FieldMethod::exact)
-                        throw FlagError{"rigorous", "--rigorous encloses the exact field (drop --method or use --method exact)"};
-                    RigorousParams rp;
-                    rp.precision = c.rigorous_precision;
-                    try {
-                        rp.validate();
-                    } catch (const InvalidArgument& e) {
-                        throw FlagError{"precision", e.what()};
-                    }
-                    *work = rigorous_field_work(std::get<FieldJob>(job), rp, c.out.json, c.command_line);
-                    return;
-                }
-                Job job = job_from_flags(c);
+                if (!c.folder.empty() && kind.figures && !c.no_figures) check_gnuplot_timeout();  // read when drawn
                 const MemoryLimit limit = memory_limit(c.app, c.out.max_memory);
                 try {
                     check_memory(job, detail_of(c), limit);  // refused up front, not by bad_alloc late

@@ -2,6 +2,7 @@
 
 #include "rhoflow/io/check_output.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/io/result_output.hpp"
 
 namespace rhoflow::cli {
@@ -11,6 +12,7 @@ namespace {
 // Each job's text is its result's (io/result_output.hpp, io/compare_output.hpp, io/check_output.hpp),
 // given the job's fields it shows.
 std::string text(const FieldJob& job, const FieldJobResult& r) {
+    if (job.rigorous) return enclosure_text(ModelCell::of(job.model), r.enclosures, job.rigorous_params.precision);
     return field_text(job.model, job.method, job.montecarlo, r.points, r.gradient);
 }
 std::string text(const OdeJob& job, const OdeJobResult& r) {
@@ -25,6 +27,9 @@ std::string text(const StationaryJob& job, const StationaryLaw& s) {
     return stationary_text(job.model, job.eta, job.update, s);
 }
 std::string text(const CheckJob& job, const CheckResult& r) { return check_text(job.check, r); }
+std::string text(const ProveJob& job, const ProveJobResult& r) {
+    return r.proof ? proof_text(job.prove, *r.proof) : verification_text(r.verification.value());
+}
 
 }  // namespace
 

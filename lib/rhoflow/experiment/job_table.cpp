@@ -57,6 +57,47 @@ constexpr const char* kCheck =
     "corners disagree are bisected --refine times. The box holds only if every point holds; between points the "
     "result is sampled, not proved. Exit code 0 whatever the verdict.";
 
+constexpr const char* kProve =
+    "Proves or disproves a claim about the exact field rigorously: guaranteed enclosures of j', j'' in ball "
+    "arithmetic (Arb), every truncation and quadrature error bounded, over every point of a box of models "
+    "(theta, sigma, beta intervals; d, L, R enumerated) and every rho. Claims: monotone (j' > 0 on [-1,1]), "
+    "positive-drift (j' > 0 on [0,1]), attractors=N, hitting-time<=T (from --rho0 to 1 - --hit). Verdicts: "
+    "proved, disproved (a rigorous counterexample cell), not proved (undecided cells listed). --out DIR writes "
+    "certificate.json and summary.md; --verify CERT re-checks a certificate independently (exit 2 if invalid). "
+    "Exit code 0 whatever the verdict.";
+
+// The Python functions' docstrings (one paragraph each).
+constexpr const char* kFieldSummary =
+    "The population field at each rho: j, j' (dj), the ODE drift F = (1 - rho^2) j'(rho) and E[A_I], each with its "
+    "error (method exact, meanfield or montecarlo); with rigorous=True guaranteed enclosures [lo, hi] of j, j', j'' "
+    "and E[A_I] in ball arithmetic instead (`enclosures`).";
+constexpr const char* kOdeSummary =
+    "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the others' solutions under "
+    "'others') on an even grid of `points` times up to t_end (or t_log log-spaced ones, or the given times t), with "
+    "rho_err (integration and field error) and the hitting time of |rho| >= 1 - hit.";
+constexpr const char* kPhaseSummary =
+    "The phase portrait: every equilibrium with its stability and error, the basins, monotonicity.";
+constexpr const char* kSgaSummary =
+    "An ensemble of projected SGA trials with step sizes eta_k = eta0 / (1 + k/k0)^gamma; trial k draws from the "
+    "stream (seed, sga_trial, k), so the numbers do not depend on `threads`.";
+constexpr const char* kCompareSummary =
+    "The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size study) and the "
+    "effective dynamics' prediction with a verdict. With no arguments: the embedded default experiment (8-20 s on 2 "
+    "cores).";
+constexpr const char* kStationarySummary =
+    "The predicted stationary law of the constant-step chain at each effective attractor: the resampled chain's "
+    "(mean, sd, quantiles, tail, with errors) beside the diffusion approximation's.";
+constexpr const char* kCheckSummary =
+    "Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a box of model "
+    "parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.";
+constexpr const char* kProveSummary =
+    "Proves or disproves a claim (monotone, positive-drift, attractors=N, hitting-time<=T) about the exact field "
+    "rigorously, in ball arithmetic, over every point of a box of models: each of d, L, R a value or a (lo, hi) range "
+    "of integers, each of theta, sigma, beta a value or an interval (lo, hi). The result is the certificate, with "
+    "its verdict (proved, disproved, not proved), every cell and the counterexample; with verify='CERT' the "
+    "independent checker re-checks a certificate file instead (InvalidArgument, naming every error, if it does not "
+    "check).";
+
 // Runs a job of kind J by the run() overload of its type.
 template <class J>
 JobResult run_as(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
@@ -65,7 +106,7 @@ JobResult run_as(const Job& job, ProgressCounter* progress, ResultDetail detail,
         return run(j, progress, detail, ex);
     else if constexpr (std::is_same_v<J, CompareJob>)
         return run(j, progress, ex);
-    else if constexpr (std::is_same_v<J, CheckJob>)
+    else if constexpr (std::is_same_v<J, CheckJob> || std::is_same_v<J, ProveJob>)
         return run(j, ex);
     else
         return run(j);
@@ -76,26 +117,71 @@ Job make_as() {
     return J{};
 }
 
+// A document file of one name for every job of a kind.
+template <const char* Name>
+std::string named(const Job&) {
+    return Name;
+}
+constexpr char kResultJson[] = "result.json", kCompareJson[] = "compare.json", kCheckJson[] = "check.json";
+
+// A proof's certificate, or a certificate's re-check.
+std::string prove_document_file(const Job& job) {
+    return std::get<ProveJob>(job).verify.empty() ? "certificate.json" : "verification.json";
+}
+
+// The row's common part; the rest is set by name below.
 template <class J>
-JobKind kind(std::string_view name, std::string_view description, std::string_view document_file,
+JobKind kind(std::string_view name, std::string_view description, std::string_view summary, std::string_view params_type,
              std::vector<Setting> (*settings)(), decltype(JobKind::write) write) {
-    return {name, description, document_file, &make_as<J>, settings, &run_as<J>, write};
+    JobKind k;
+    k.name = name;
+    k.description = description;
+    k.summary = summary;
+    k.params_type = params_type;
+    k.document_file = &named<kResultJson>;
+    k.make = &make_as<J>;
+    k.settings = settings;
+    k.run = &run_as<J>;
+    k.write = write;
+    return k;
 }
 
 }  // namespace
 
 const std::array<JobKind, std::variant_size_v<Job>>& job_kinds() {
     static const std::array<JobKind, std::variant_size_v<Job>> kinds = [] {
-        const std::array<JobKind, std::variant_size_v<Job>> k = {
-            kind<FieldJob>("field", kField, "result.json", &detail::field_settings, &write_document_output),
-            kind<OdeJob>("ode", kOde, "result.json", &detail::ode_settings, &write_document_output),
-            kind<PhaseJob>("phase", kPhase, "result.json", &detail::phase_settings, &write_document_output),
-            kind<SgaJob>("sga", kSga, "result.json", &detail::sga_settings, &write_document_output),
-            kind<CompareJob>("compare", kCompare, "compare.json", &detail::compare_settings, &write_compare_outputs),
-            kind<StationaryJob>("stationary", kStationary, "result.json", &detail::stationary_settings,
-                                &write_stationary_outputs),
-            kind<CheckJob>("check", kCheck, "check.json", &detail::check_settings, &write_check_outputs),
+        std::array<JobKind, std::variant_size_v<Job>> k = {
+            kind<FieldJob>("field", kField, kFieldSummary, "FieldJob", &detail::field_settings, &write_document_output),
+            kind<OdeJob>("ode", kOde, kOdeSummary, "OdeJob", &detail::ode_settings, &write_document_output),
+            kind<PhaseJob>("phase", kPhase, kPhaseSummary, "PhaseJob", &detail::phase_settings, &write_document_output),
+            kind<SgaJob>("sga", kSga, kSgaSummary, "SgaJob", &detail::sga_settings, &write_document_output),
+            kind<CompareJob>("compare", kCompare, kCompareSummary, "CompareParams", &detail::compare_settings,
+                             &write_compare_outputs),
+            kind<StationaryJob>("stationary", kStationary, kStationarySummary, "StationaryJob",
+                                &detail::stationary_settings, &write_stationary_outputs),
+            kind<CheckJob>("check", kCheck, kCheckSummary, "CheckJob", &detail::check_settings, &write_check_outputs),
+            kind<ProveJob>("prove", kProve, kProveSummary, "ProveJob", &detail::prove_settings, &write_prove_outputs),
         };
+        JobKind& field = k[0];
+        field.positional = "rho";
+        k[1].positional = "rho0,t-end";
+        k[3].progress = true;
+        JobKind& compare = k[4];
+        compare.progress = compare.figures = true;
+        compare.document_file = &named<kCompareJson>;
+        compare.out_help = "folder for every output file (complete or absent: built aside, then renamed)";
+        compare.default_out = "rhoflow-compare";
+        k[5].positional = "eta";
+        JobKind& check = k[6];
+        check.positional = "claim";
+        check.figures = true;
+        check.document_file = &named<kCheckJson>;
+        check.out_help = "folder for check.json, points.{csv,md,tex} and the phase diagram (complete or absent)";
+        JobKind& prove = k[7];
+        prove.positional = "claim";
+        prove.document_file = &prove_document_file;
+        prove.out_help = "folder for certificate.json and summary.md (complete or absent)";
+        prove.file_indent = 1;  // certificates are long: one space per level
         for (std::size_t i = 0; i < k.size(); ++i)  // row i makes the alternative i of Job
             if (k[i].make().index() != i) throw std::logic_error("job table: row out of the order of Job");
         return k;

@@ -3,9 +3,8 @@
 // experiment/settings.cpp), how it runs and how it writes its outputs. Everything that lists
 // the jobs is derived from it: job_commands(), make_job(), command_of(), settings_for(), the
 // command line's subcommands and help texts, the experiment reader's accepted commands and the
-// "accepted: ..." lists of error messages. Adding a job: its params and result types
-// (jobs.hpp, in Job and JobResult at the same position), their JSON hooks, a headline, a
-// settings table, and one row here.
+// "accepted: ..." lists of error messages, the Python module's functions. Adding a job:
+// lib/rhoflow/README.md, "Adding a job".
 #pragma once
 
 #include <array>
@@ -24,7 +23,15 @@ namespace rhoflow {
 struct JobKind {
     std::string_view name;           ///< subcommand and [[task]] command ("field", "ode", ...)
     std::string_view description;    ///< the subcommand's --help text
-    std::string_view document_file;  ///< its JSON document's file in an output folder
+    std::string_view summary;        ///< one paragraph for the Python function's docstring
+    std::string_view params_type;    ///< the struct the settings' fields are paths in (for their `///<` docs)
+    std::string_view positional;     ///< setting keys Python takes by position, comma-separated ("rho0,t-end")
+    bool progress = false;           ///< counts SGA steps as it runs (a progress bar is worth showing)
+    bool figures = false;            ///< its outputs include figures (--no-figures; the runner redraws missing ones)
+    std::string_view out_help;       ///< the --out flag's help ("" = the subcommand writes no folder)
+    std::string_view default_out;    ///< the folder --out writes when not given ("" = none unless given)
+    int file_indent = 2;             ///< indentation of its document in files (a certificate: 1)
+    std::string (*document_file)(const Job& job);  ///< its JSON document's file in an output folder
     Job (*make)();                   ///< a job with every default
     std::vector<Setting> (*settings)();  ///< builds its settings, in --help order (settings_for() keeps them)
     JobResult (*run)(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex);  ///< runs a job of this kind (collective under Execution::team)

@@ -8,13 +8,17 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/exec/team.hpp"
 #include "rhoflow/field/meanfield.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/check_output.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/json.hpp"
 #include "rhoflow/io/plot.hpp"
+#include "rhoflow/io/prove_output.hpp"
+#include "rhoflow/io/read_back.hpp"
 #include "rhoflow/io/result_output.hpp"
+#include "rhoflow/io/table_files.hpp"
 
 namespace rhoflow {
 
@@ -29,6 +33,22 @@ void FieldJob::validate() const {
     if (method == FieldMethod::exact) validate_member("model", [&] { validate_exact_field(model, exact); });
     validate_member("exact", [&] { exact.validate(); });
     validate_member("montecarlo", [&] { montecarlo.validate(); });
+    validate_member("rigorous_params", [&] { rigorous_params.validate(); });
+    if (!rigorous) {
+        if (rigorous_params.precision != RigorousParams{}.precision)
+            throw InvalidArgument("rigorous_params.precision", "precision sets the balls of rigorous (add rigorous)");
+        return;
+    }
+    if (method != FieldMethod::exact)
+        throw InvalidArgument("rigorous", "rigorous encloses the exact field (drop method or use method exact)");
+    try {  // the enclosures' range, named as the model's field ("beta = 5 ...", not "cell.beta = 5 ...")
+        ModelCell::of(model).validate();
+    } catch (const InvalidArgument& e) {
+        const std::string field = e.field().rfind("cell.", 0) == 0 ? e.field().substr(5) : e.field();
+        std::string what = e.what();
+        if (what.rfind("cell.", 0) == 0) what.erase(0, 5);
+        throw InvalidArgument("model." + field, what);
+    }
 }
 
 void OdeJob::validate() const {
@@ -107,6 +127,27 @@ void CheckJob::validate() const {
     validate_member("figure", [&] { figure.validate(); });
 }
 
+void ProveJob::validate() const {
+    if (verify_fast && verify.empty()) throw InvalidArgument("verify_fast", "verify-fast needs verify CERT");
+    if (verify.empty()) {
+        validate_member("prove", [&] { prove.validate(); });
+        return;
+    }
+    if (verify.find('\0') != std::string::npos)
+        throw InvalidArgument("verify", "verify holds a NUL character (accepted: a certificate file)");
+    require(prove.threads >= 0 && prove.threads <= 4096, "prove.threads", prove.threads, "0 <= threads <= 4096");
+    // Re-checking takes everything from the certificate: a proof setting given besides is a mistake.
+    ProveParams defaults;
+    defaults.threads = prove.threads;
+    const json given = prove, usual = defaults;
+    const json patch = json::diff(usual, given);
+    if (!patch.empty()) {
+        std::string path = patch.front().value("path", "");
+        std::replace(path.begin(), path.end(), '/', '.');
+        throw InvalidArgument("prove" + path, "cannot be combined with verify (the certificate says everything)");
+    }
+}
+
 int CheckJob::x_axis_index() const {
     if (x_axis.empty()) return -1;
     std::string ranged;
@@ -148,7 +189,7 @@ const ModelParams* model_of(const Job& job) {
         [](const auto& j) -> const ModelParams* {
             using J = std::decay_t<decltype(j)>;
             if constexpr (std::is_same_v<J, CompareJob>) return &j.compare.model;
-            else if constexpr (std::is_same_v<J, CheckJob>) return nullptr;
+            else if constexpr (std::is_same_v<J, CheckJob> || std::is_same_v<J, ProveJob>) return nullptr;
             else return &j.model;
         },
         job);
@@ -177,8 +218,31 @@ void require_resolved(const FieldPoint& p, const ModelParams& m) {
 }
 }  // namespace
 
+namespace {
+// Guaranteed enclosures at each rho (the exact field in ball arithmetic, rigorous/enclosure.hpp).
+FieldJobResult enclose(const FieldJob& job) {
+    const ModelCell cell = ModelCell::of(job.model);
+    FieldJobResult r;
+    for (double rho : job.rho) {
+        r.enclosures.push_back(enclose_field(cell, {rho, rho}, job.rigorous_params));
+        // Valid but useless: rounding inside the Taylor arithmetic has eaten the digits.
+        const FieldEnclosure& e = r.enclosures.back();
+        auto mid = [](Interval v) { return std::abs(0.5 * (v.lo + v.hi)); };
+        const double size = mid(e.j) + mid(e.dj) + mid(e.d2j);
+        for (const auto& [name, v] : {std::pair{"j", e.j}, {"j'", e.dj}, {"j''", e.d2j}})
+            if (v.width() > size)
+                throw NumericalError(fmt::format(
+                    "rigorous field: at rho = {} the enclosure of {} [{:.6g}, {:.6g}] is wider than the field "
+                    "itself at {} bits (rounding in the ball arithmetic); raise --precision (64 ... 1024)",
+                    rho, name, v.lo, v.hi, job.rigorous_params.precision));
+    }
+    return r;
+}
+}  // namespace
+
 FieldJobResult run(const FieldJob& job) {
     job.validate();
+    if (job.rigorous) return enclose(job);
     FieldJobResult r;
     r.method = job.method;
     for (double rho : job.rho) {
@@ -257,11 +321,70 @@ CheckResult run(const CheckJob& job, Execution ex) {
     return run_check(job.check, {}, ex);
 }
 
+ProveJobResult run(const ProveJob& job, Execution ex) {
+    job.validate();
+    ProveJobResult out;
+    if (job.verify.empty()) {
+        out.proof = run_prove(job.prove, ex);
+        return out;
+    }
+    json cert;
+    std::string text;
+    try {  // untrusted: bounded, never hung by a FIFO or a device (io/read_back.hpp)
+        text = read_untrusted_file(job.verify, {max_document_bytes, "a certificate"});
+        cert = parse_untrusted_json(text, job.verify, "verify");
+    } catch (const IoError& e) {
+        throw InvalidArgument("verify", e.what());
+    }
+    VerifyReport r = verify_certificate(cert, job.prove.threads, ex,
+                                        job.verify_fast ? VerifyMethod::fast : VerifyMethod::independent);
+    const std::vector<std::string> dups = duplicate_keys(text);
+    r.errors.insert(r.errors.begin(), dups.begin(), dups.end());
+    r.valid = r.valid && dups.empty();
+    if (!r.valid && (ex == Execution::local || team_root())) {
+        std::string msg = fmt::format("the certificate '{}' does not check:", job.verify);
+        for (const auto& e : r.errors) msg += "\n  " + without_json_prefixes(e);
+        throw InvalidArgument("verify", msg);
+    }
+    out.verification = std::move(r);
+    return out;
+}
+
 JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
     return kind_of(job).run(job, progress, detail, ex);
 }
 
 // ------------------------------------------------------------------------------- documents
+
+namespace {
+// The verification's document: what `prove --verify --json` prints.
+json verification_document(const VerifyReport& r) {
+    return json{{"valid", r.valid}, {"verdict", to_string(r.verdict)}, {"cells", r.cells}};
+}
+
+// A proof's result read back from its certificate (the work counts it records; no timing).
+ProveResult proof_from_certificate(const json& cert) {
+    ProveResult r;
+    const ProveParams p = cert.at("params").get<ProveParams>();
+    r.claim = p.claim;
+    r.box = p.box;
+    cert.at("verdict").get_to(r.verdict);
+    cert.at("param_cells").get_to(r.param_cells);
+    cert.at("cells").get_to(r.cells);
+    cert.at("undecided").get_to(r.undecided);
+    if (!cert.at("counterexample").is_null()) r.counterexample = cert.at("counterexample").get<ProofCell>();
+    const json& s = cert.at("summary");
+    s.at("enclosures").get_to(r.diagnostics.enclosures);
+    s.at("max_depth_reached").get_to(r.diagnostics.max_depth_reached);
+    s.at("max_dj_width_rel").get_to(r.min_width_rel);
+    r.diagnostics.seconds = 0;
+    return r;
+}
+
+bool is_certificate(const json& doc) {
+    return doc.is_object() && doc.contains("format") && doc.at("format") == "rhoflow proof certificate 1";
+}
+}  // namespace
 
 json document(const Job& job, const JobResult& result, const Provenance& provenance) {
     Provenance p = provenance;
@@ -269,6 +392,19 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
     if (const auto* c = std::get_if<CheckJob>(&job)) {
         json doc = check_document(c->check, std::get<CheckResult>(result), p);
         doc["params"] = *c;
+        return doc;
+    }
+    if (const auto* v = std::get_if<ProveJob>(&job)) {
+        const auto& r = std::get<ProveJobResult>(result);
+        if (r.verification) return verification_document(*r.verification);
+        json cert = certificate(v->prove, r.proof.value());
+        cert["provenance"] = p;  // optional for the checker (prove/verify.hpp)
+        return cert;
+    }
+    if (const auto* f = std::get_if<FieldJob>(&job); f && f->rigorous) {
+        json doc = enclosure_document(p, f->model, std::get<FieldJobResult>(result).enclosures);
+        doc["params"] = *f;
+        ensure_finite(doc);
         return doc;
     }
     json doc = result_document(p, *model_of(job), std::visit([](const auto& j) { return json(j); }, job),
@@ -279,7 +415,52 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
 }
 
 JobResult result_from_document(const Job& job, const json& doc) {
-    return std::visit([&](const auto& j) -> JobResult { return doc.get<ResultOf<std::decay_t<decltype(j)>>>(); }, job);
+    if (const auto* v = std::get_if<ProveJob>(&job)) {
+        ProveJobResult r;
+        if (v->verify.empty()) {
+            r.proof = proof_from_certificate(doc);
+        } else {
+            VerifyReport report;
+            doc.at("valid").get_to(report.valid);
+            report.verdict = parse_proof_verdict(doc.at("verdict").get<std::string>(), "verdict");
+            doc.at("cells").get_to(report.cells);
+            r.verification = report;
+        }
+        return r;
+    }
+    if (const auto* f = std::get_if<FieldJob>(&job); f && f->rigorous) {
+        FieldJobResult r;
+        doc.at("enclosures").get_to(r.enclosures);
+        return r;
+    }
+    return result_from_json(job, doc);
+}
+
+JobResult result_from_json(const Job& job, const json& j) {
+    return std::visit([&](const auto& x) -> JobResult { return j.get<ResultOf<std::decay_t<decltype(x)>>>(); }, job);
+}
+
+Job job_from_document(const json& doc) {
+    if (is_certificate(doc)) {
+        ProveJob p;
+        doc.at("params").get_to(p.prove);
+        validate_member("params", [&] { p.validate(); });
+        return p;
+    }
+    Job job = make_job(doc.at("command").get<std::string>());
+    std::visit([&](auto& j) { doc.at("params").get_to(j); }, job);
+    validate(job);
+    return job;
+}
+
+Provenance provenance_of_document(const Job& job, const json& doc) {
+    try {
+        return (is_certificate(doc) ? doc.at("provenance") : doc).get<Provenance>();
+    } catch (const json::exception&) {
+        Provenance p;  // older documents: no commit, command line, date; kept empty rather than refused
+        p.command = std::string(command_of(job));
+        return p;
+    }
 }
 
 // ------------------------------------------------------------------------------- fit
@@ -393,6 +574,9 @@ std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) { return {sga
 std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) { return {compare_headline(r)}; }
 std::vector<Row> headline_of(const StationaryJob&, const StationaryLaw& s) { return {stationary_headline(s)}; }
 std::vector<Row> headline_of(const CheckJob&, const CheckResult& r) { return {check_headline(r)}; }
+std::vector<Row> headline_of(const ProveJob&, const ProveJobResult& r) {
+    return {r.proof ? proof_headline(*r.proof) : verification_headline(r.verification.value())};
+}
 }  // namespace
 
 std::vector<Row> headline(const Job& job, const JobResult& result) {
@@ -401,8 +585,30 @@ std::vector<Row> headline(const Job& job, const JobResult& result) {
 
 // ------------------------------------------------------------------------------- JSON hooks
 
-RHOFLOW_JSON_HOOKS(FieldJob, model, rho, method, exact, montecarlo)
-RHOFLOW_JSON_HOOKS(FieldJobResult, method, points, gradient)
+void to_json(json& j, const FieldJob& v) {
+    j = {{"model", v.model},           {"rho", v.rho},           {"method", v.method},
+         {"exact", v.exact},           {"montecarlo", v.montecarlo}, {"rigorous", v.rigorous},
+         {"rigorous_params", v.rigorous_params}};
+}
+void from_json(const json& j, FieldJob& v) {
+    j.at("model").get_to(v.model);
+    j.at("rho").get_to(v.rho);
+    j.at("method").get_to(v.method);
+    j.at("exact").get_to(v.exact);
+    j.at("montecarlo").get_to(v.montecarlo);
+    v.rigorous = j.contains("rigorous") && j.at("rigorous").get<bool>();  // documents before it have none
+    v.rigorous_params = j.contains("rigorous_params") ? j.at("rigorous_params").get<RigorousParams>() : RigorousParams{};
+}
+void to_json(json& j, const FieldJobResult& v) {
+    j = {{"method", v.method}, {"points", v.points}, {"gradient", v.gradient}};
+    if (!v.enclosures.empty()) j["enclosures"] = v.enclosures;  // rigorous only
+}
+void from_json(const json& j, FieldJobResult& v) {
+    j.at("method").get_to(v.method);
+    j.at("points").get_to(v.points);
+    j.at("gradient").get_to(v.gradient);
+    v.enclosures = j.contains("enclosures") ? j.at("enclosures").get<std::vector<FieldEnclosure>>() : std::vector<FieldEnclosure>{};
+}
 void to_json(json& j, const OdeJob& v) {
     j = {{"model", v.model}, {"rho0", v.rho0},   {"t_end", v.t_end},   {"points", v.points}, {"t_log", v.t_log},
          {"times", v.times}, {"field", v.field}, {"table", v.table}, {"ode", v.ode}};
@@ -477,9 +683,22 @@ void from_json(const json& j, CheckJob& v) {
     j.at("figure").get_to(v.figure);
 }
 
+RHOFLOW_JSON_HOOKS(ProveJob, prove, verify, verify_fast)
+void to_json(json& j, const ProveJobResult& v) {
+    j = {{"proof", v.proof ? json(*v.proof) : json(nullptr)},
+         {"verification", v.verification ? json(*v.verification) : json(nullptr)}};
+}
+void from_json(const json& j, ProveJobResult& v) {
+    v.proof = j.at("proof").is_null() ? std::nullopt : std::optional<ProveResult>(j.at("proof").get<ProveResult>());
+    v.verification = j.at("verification").is_null() ? std::nullopt
+                                                     : std::optional<VerifyReport>(j.at("verification").get<VerifyReport>());
+}
+
 // ------------------------------------------------------------------------------- outputs
 
-std::string document_file(const Job& job) { return std::string(kind_of(job).document_file); }
+std::string document_file(const Job& job) { return kind_of(job).document_file(job); }
+
+std::string document_text(const Job& job, const json& doc) { return doc.dump(kind_of(job).file_indent) + "\n"; }
 
 std::vector<std::string> write_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                        bool render, const Provenance& provenance, const std::string& stem,
@@ -517,8 +736,19 @@ std::vector<std::string> write_check_outputs(const Job& job, const JobResult& re
 
 std::vector<std::string> write_document_output(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                                bool, const Provenance& p, const std::string&, bool) {
-    write_file_atomic(dir / document_file(job), document(job, result, p).dump(2) + "\n");
+    write_file_atomic(dir / document_file(job), document_text(job, document(job, result, p)));
     return {document_file(job)};
+}
+
+std::vector<std::string> write_prove_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                             bool render, const Provenance& p, const std::string& stem, bool citation) {
+    std::vector<std::string> lines = write_document_output(job, result, dir, render, p, stem, citation);
+    if (const auto& r = std::get<ProveJobResult>(result); r.proof) {
+        write_file_atomic(dir / "summary.md", proof_summary(std::get<ProveJob>(job).prove, *r.proof));
+        lines.push_back("summary.md");
+    }
+    if (citation) lines.push_back("CITATION.bib");
+    return lines;
 }
 
 }  // namespace rhoflow

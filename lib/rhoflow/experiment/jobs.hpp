@@ -28,6 +28,9 @@
 #include "rhoflow/ode/ode.hpp"
 #include "rhoflow/ode/phase.hpp"
 #include "rhoflow/effective/stationary.hpp"
+#include "rhoflow/prove/prove.hpp"
+#include "rhoflow/prove/verify.hpp"
+#include "rhoflow/rigorous/enclosure.hpp"
 #include "rhoflow/stochastic/ensemble.hpp"
 
 namespace rhoflow {
@@ -39,14 +42,17 @@ struct FieldJob {
     FieldMethod method = FieldMethod::exact;     ///< how the field is computed
     ExactFieldParams exact;                      ///< accuracy of the exact method
     MonteCarloParams montecarlo;                 ///< samples, seed and threads of the Monte Carlo method
+    bool rigorous = false;                       ///< guaranteed enclosures of the exact field (ball arithmetic) instead of estimates
+    RigorousParams rigorous_params;              ///< with rigorous: the balls' precision and truncation target
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
 };
 /// What a field job computes.
 struct FieldJobResult {
     FieldMethod method = FieldMethod::exact;     ///< the method used
-    std::vector<FieldPoint> points;              ///< one per rho, with error estimates
+    std::vector<FieldPoint> points;              ///< one per rho, with error estimates (empty when rigorous)
     std::vector<GradientMoments> gradient;       ///< montecarlo only: E g_u, E g_v, E|g_w|^2 per rho
+    std::vector<FieldEnclosure> enclosures;      ///< rigorous only: guaranteed enclosures per rho
 };
 
 /// The mean-field ODE from one or several rho0, at output times: an even grid on [0, t_end],
@@ -135,6 +141,22 @@ struct CheckJob {
     int x_axis_index() const;
 };
 
+/// A claim proved rigorously over a box of models (prove/prove.hpp), or, with `verify`, a
+/// certificate re-checked by the independent checker (prove/verify.hpp).
+struct ProveJob {
+    ProveParams prove;            ///< claim, box, precision, search limits, threads
+    std::string verify;           ///< a certificate file (untrusted) to re-check instead of proving ("" = prove)
+    bool verify_fast = false;     ///< with verify: recompute each cell by the prover's own enclosure
+    /// Throws InvalidArgument naming the field (path) out of range; with verify, naming a proof
+    /// setting given a value other than its default (the certificate says everything).
+    void validate() const;
+};
+/// What a prove job gives: the proof, or the checker's report on a certificate.
+struct ProveJobResult {
+    std::optional<ProveResult> proof;          ///< the search's result (prove)
+    std::optional<VerifyReport> verification;  ///< the checker's report (verify; valid, since an invalid certificate throws)
+};
+
 /// The position of T among the alternatives of the variant V.
 template <class T, class V, std::size_t I = 0>
 constexpr std::size_t variant_index() {
@@ -143,10 +165,10 @@ constexpr std::size_t variant_index() {
 }
 
 /// Any job, and any job's result (same alternative order).
-using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob, StationaryJob, CheckJob>;
+using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob, StationaryJob, CheckJob, ProveJob>;
 /// The result of the job in the same position of Job.
 using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, SgaJobResult, CompareResult,
-                               StationaryLaw, CheckResult>;
+                               StationaryLaw, CheckResult, ProveJobResult>;
 
 /// The result type of a job type.
 template <class J>
@@ -203,6 +225,10 @@ CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr, Ex
 StationaryLaw run(const StationaryJob& job);
 /// Runs one kind of job.
 CheckResult run(const CheckJob& job, Execution ex = Execution::local);
+/// Runs one kind of job: the proof search, or the checker on the certificate file (read as
+/// untrusted data; InvalidArgument naming "verify", with every error, when it does not check;
+/// under Execution::team only rank 0 throws it, the other ranks return their report).
+ProveJobResult run(const ProveJob& job, Execution ex = Execution::local);
 
 /// The JSON document of a finished job: the provenance's keys (its "command" set to the job's),
 /// "model", "params" (the job), the result's keys (a check: its certificate, io/check_output.hpp);
@@ -210,6 +236,14 @@ CheckResult run(const CheckJob& job, Execution ex = Execution::local);
 nlohmann::json document(const Job& job, const JobResult& result, const Provenance& provenance);
 /// Reads a job's result back from its document (the experiment runner resumes from these).
 JobResult result_from_document(const Job& job, const nlohmann::json& doc);
+/// Reads a job's result back from its JSON hooks (what `nlohmann::json(result)` gives).
+JobResult result_from_json(const Job& job, const nlohmann::json& j);
+/// The job a document records (its command and "params"; a proof certificate: its "params"),
+/// validated; InvalidArgument or a JSON exception when it records none.
+Job job_from_document(const nlohmann::json& doc);
+/// The provenance a document records (a certificate: under "provenance"); a document without
+/// one gives an empty provenance naming only the job's command.
+Provenance provenance_of_document(const Job& job, const nlohmann::json& doc);
 /// Throws InvalidArgument naming the JSON path where a result read back does not fit its job:
 /// an ensemble's trial count, record steps, trial streams and hit steps, and its summary and
 /// rho_finals recomputed from its trials; a field's points and an ODE's solutions per rho0.
@@ -263,10 +297,21 @@ void from_json(const nlohmann::json& j, StationaryJob& v);
 void to_json(nlohmann::json& j, const CheckJob& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, CheckJob& v);
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const ProveJob& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ProveJob& v);
+/// JSON hooks: one key per field (null when absent).
+void to_json(nlohmann::json& j, const ProveJobResult& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, ProveJobResult& v);
 
 /// The name of the file holding a job's document in an output folder (its JobKind's): compare.json
-/// for a comparison, check.json for a check, result.json otherwise.
+/// for a comparison, check.json for a check, certificate.json for a proof, verification.json for
+/// a certificate re-checked, result.json otherwise.
 std::string document_file(const Job& job);
+/// The document as its files hold it: indented by the kind's file_indent (a certificate: 1).
+std::string document_text(const Job& job, const nlohmann::json& doc);
 /// Writes a finished job's outputs into the folder `dir`: the comparator's or the check's whole
 /// output (tables, figures: rendered when `render`), or the document alone; each records
 /// `provenance`. `stem` (the output folder's or sweep cell's name) makes the tables' LaTeX labels
@@ -287,6 +332,10 @@ std::vector<std::string> write_compare_outputs(const Job& job, const JobResult& 
 std::vector<std::string> write_stationary_outputs(const Job& job, const JobResult& result,
                                                   const std::filesystem::path& dir, bool render,
                                                   const Provenance& provenance, const std::string& stem, bool citation);
+/// The writer of a proof: certificate.json and summary.md (a certificate re-checked: verification.json).
+std::vector<std::string> write_prove_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
+                                             bool render, const Provenance& provenance, const std::string& stem,
+                                             bool citation);
 /// The writer of a check: check.json, points.{csv,md,tex} and the phase diagram.
 std::vector<std::string> write_check_outputs(const Job& job, const JobResult& result, const std::filesystem::path& dir,
                                              bool render, const Provenance& provenance, const std::string& stem,

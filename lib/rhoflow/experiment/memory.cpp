@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <limits>
@@ -112,6 +113,17 @@ std::vector<Part> parts_of(const StationaryJob& j, ResultDetail) {
 std::vector<Part> parts_of(const CheckJob& j, ResultDetail) {
     return {{4096.0 * d(j.check.max_points), "check.max_points",
              fmt::format("up to {} points x 4 KiB (their certificates, table and figure data)", j.check.max_points)}};
+}
+
+std::vector<Part> parts_of(const ProveJob& j, ResultDetail) {
+    if (!j.verify.empty()) {  // the certificate as text and parsed (about 10 times its size), and its cells recomputed
+        std::error_code ec;
+        const auto size = std::filesystem::is_regular_file(j.verify, ec) ? std::filesystem::file_size(j.verify, ec) : 0;
+        const double bytes = 16.0 * 1024 * 1024 + 10.0 * static_cast<double>(ec ? 0 : size);
+        return {{bytes, "verify", fmt::format("the certificate, read and parsed: {}", format_bytes(bytes))}};
+    }
+    return {{8192.0 * d(j.prove.max_cells), "prove.max_cells",
+             fmt::format("up to {} enclosures x 8 KiB (the cells and the certificate)", j.prove.max_cells)}};
 }
 
 // The first number in a file (cgroup limits), or nothing ("max", missing file).

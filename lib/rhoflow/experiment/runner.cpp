@@ -1,4 +1,5 @@
 #include "rhoflow/experiment/runner.hpp"
+#include "rhoflow/experiment/job_table.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -371,8 +372,10 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
     }
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
     for (const auto& s : settings_for(task.command))
-        if (s.required && !settings.count(s.key))
-            fail_at(file, task.line, s.key, fmt::format("'{}' tasks need {} = ... ({})", task.command, s.key, s.help));
+        if (s.required && !settings.count(s.key) && !(!s.unless.empty() && settings.count(s.unless)))
+            fail_at(file, task.line, s.key,
+                    fmt::format("'{}' tasks need {} = ... ({}){}", task.command, s.key, s.help,
+                                s.unless.empty() ? "" : fmt::format(", or {} = ...", s.unless)));
     return task;
 }
 
@@ -848,7 +851,7 @@ RunFolder prepare_partial(const Experiment& e, const ExperimentOptions& o) {
 }
 
 // Whether a job's outputs include figures (gnuplot images).
-bool has_figures(const Job& job) { return std::holds_alternative<CompareJob>(job) || std::holds_alternative<CheckJob>(job); }
+bool has_figures(const Job& job) { return kind_of(job).figures; }
 
 // Whether the cells written now get their figures drawn: wanted, and gnuplot found.
 bool draws_figures(const ExperimentOptions& o) { return o.render_figures && gnuplot_available(); }
@@ -1275,7 +1278,7 @@ private:
         in_cell(e_, c, [&] {
             JobResult r = w.sga       ? JobResult(with_outcomes(std::get<SgaJob>(c.job), w.sga->result()))
                           : w.compare ? std::move(w.result)
-                                      : result_from_document(c.job, w.single);
+                                      : result_from_json(c.job, w.single);
             write_cell(c, r, partial_, o_.render_figures, o_.provenance);
             out_.results[w.cell] = std::move(r);
         });

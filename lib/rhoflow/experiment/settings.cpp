@@ -427,6 +427,15 @@ std::vector<Setting> field_settings() {
     s.push_back(real<J>("inner-resolution", "exact.inner_resolution",
                         "exact: inner trapezoid step is min(0.25, this / (beta sigma)), 0.01 ... 0.5", g,
                         [](J& j) -> double& { return j.exact.inner_resolution; }));
+    const char* r = "Guaranteed enclosures";
+    s.push_back(toggle<J>("rigorous", "rigorous",
+                          "guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; "
+                          "docs/theory.md section 11) instead of estimates",
+                          r, [](J& j) { j.rigorous = true; }, [](J& j) { return j.rigorous; }));
+    s.push_back(integer<J, int>("precision", "rigorous_params.precision",
+                                "with --rigorous: working precision of the balls in bits, 64 ... 1024 (raise it when an "
+                                "enclosure comes out wider than the field: large beta theta)",
+                                r, [](J& j) -> int& { return j.rigorous_params.precision; }));
     return s;
 }
 
@@ -753,6 +762,68 @@ std::vector<Setting> check_settings() {
     return s;
 }
 
+// A model parameter of a proof's box: a value or a range LO:HI (an interval, every point covered).
+Setting prove_box_setting(const char* key, const char* type_name, const char* help, ParamRange ParamBox::*member) {
+    using J = ProveJob;
+    const std::string field = fmt::format("prove.box.{}", key);
+    return custom<J>(key, field, help, "Claim, box and search", type_name, SettingType::number_or_text,
+                     [member, field, name = std::string(key)](J& j, const SettingValue& v) {
+                         const auto* t = std::get_if<std::string>(&v);
+                         j.prove.box.*member = t ? parse_range(*t, name) : ParamRange(number_of(v, field));
+                     },
+                     [member](J& j) { return (j.prove.box.*member).text(); });
+}
+
+std::vector<Setting> prove_settings() {
+    using J = ProveJob;
+    const char* g = "Claim, box and search";
+    std::vector<Setting> s;
+    s.push_back(text_setting<J>("claim", "prove.claim", "monotone | positive-drift | attractors=N | hitting-time<=T", g,
+                                "TEXT", [](J& j, const std::string& t) { j.prove.claim = parse_claim(t, "claim"); },
+                                [](J& j) { return to_string(j.prove.claim); }));
+    s.back().required = true;
+    s.back().unless = "verify";
+    s.push_back(prove_box_setting("d", "INT|LO:HI", "ambient dimension (integers; a range is enumerated)", &ParamBox::d));
+    s.push_back(prove_box_setting("L", "INT|LO:HI", "tokens, >= 3 (integers; a range is enumerated)", &ParamBox::L));
+    s.push_back(prove_box_setting("R", "INT|LO:HI", "informative tokens (integers; a range is enumerated)", &ParamBox::R));
+    s.push_back(prove_box_setting("theta", "X|LO:HI", "signal strength: a value or an interval, every point covered",
+                                  &ParamBox::theta));
+    s.push_back(prove_box_setting("sigma", "X|LO:HI", "noise per coordinate: a value or an interval", &ParamBox::sigma));
+    s.push_back(prove_box_setting("beta", "X|LO:HI", "inverse temperature: a value or an interval (1e-3 <= beta*sigma <= 4)",
+                                  &ParamBox::beta));
+    s.push_back(integer<J, int>("precision", "prove.rigorous.precision", "ball precision in bits, 64 ... 1024", g,
+                                [](J& j) -> int& { return j.prove.rigorous.precision; }));
+    s.push_back(real<J>("rel-tol", "prove.rigorous.rel_tol", "target of each truncation error relative to |j|, 1e-30 ... 1e-3",
+                        g, [](J& j) -> double& { return j.prove.rigorous.rel_tol; }));
+    s.push_back(integer<J, int>("cells", "prove.initial_cells", "rho cells at the start, 2 ... 4096", g,
+                                [](J& j) -> int& { return j.prove.initial_cells; }));
+    s.push_back(integer<J, int>("max-depth", "prove.max_depth", "bisections of a rho cell, 0 ... 40", g,
+                                [](J& j) -> int& { return j.prove.max_depth; }));
+    s.push_back(integer<J, int>("box-depth", "prove.max_box_depth", "bisections of a parameter cell, 0 ... 20", g,
+                                [](J& j) -> int& { return j.prove.max_box_depth; }));
+    s.push_back(integer<J, std::int64_t>("max-cells", "prove.max_cells", "cap on enclosures computed, 1 ... 1e7", g,
+                                         [](J& j) -> std::int64_t& { return j.prove.max_cells; }));
+    s.push_back(real<J>("rho0", "prove.rho0", "hitting-time: start of the ODE", g, [](J& j) -> double& { return j.prove.rho0; }));
+    s.push_back(real<J>("hit", "prove.hit_eps", "hitting-time: level 1 - HIT, 1e-12 ... 0.5", g,
+                        [](J& j) -> double& { return j.prove.hit_eps; }));
+    s.push_back(integer<J, int>("threads", "prove.threads", "threads over cells (0 = all cores); results do not depend on it",
+                                g, [](J& j) -> int& { return j.prove.threads; }));
+    const char* c = "Re-checking a certificate";
+    s.push_back(text_setting<J>("verify", "verify",
+                                "re-check the certificate CERT (untrusted input) instead of proving (exit 2 if it does "
+                                "not check; only --threads combines with it)",
+                                c, "FILE",
+                                [](J& j, const std::string& t) {
+                                    if (t.empty()) throw InvalidArgument("verify", "verify = '' is empty (accepted: a certificate file)");
+                                    j.verify = t;
+                                },
+                                [](J& j) { return j.verify; }));
+    s.push_back(toggle<J>("verify-fast", "verify_fast",
+                          "with --verify: recompute with the prover's own enclosure (faster, not independent of it)", c,
+                          [](J& j) { j.verify_fast = true; }, [](J& j) { return j.verify_fast; }));
+    return s;
+}
+
 }  // namespace
 
 // The tables, for the job table (experiment/job_table.cpp).
@@ -763,6 +834,7 @@ std::vector<Setting> detail::sga_settings() { return rhoflow::sga_settings(); }
 std::vector<Setting> detail::compare_settings() { return rhoflow::compare_settings(); }
 std::vector<Setting> detail::stationary_settings() { return rhoflow::stationary_settings(); }
 std::vector<Setting> detail::check_settings() { return rhoflow::check_settings(); }
+std::vector<Setting> detail::prove_settings() { return rhoflow::prove_settings(); }
 
 const std::vector<Setting>& settings_for(std::string_view command) {
     static const std::array<std::vector<Setting>, std::variant_size_v<Job>> tables = [] {
@@ -801,6 +873,7 @@ void finish_settings(Job& job) {
         apply_scales(c->check.box, c->scale);
         return;
     }
+    if (std::holds_alternative<ProveJob>(job)) return;  // a box of per-coordinate sigmas
     ModelParams& m = model_ref(job);
     if (m.convention == NoiseConvention::per_norm && m.d >= 1) m.sigma /= std::sqrt(static_cast<double>(m.d));
 }

@@ -52,6 +52,7 @@ struct Setting {
     std::string group;       ///< --help section
     SettingType type = SettingType::text;  ///< the kind of value it takes
     bool required = false;   ///< must be given (no meaningful default)
+    std::string unless;      ///< a required setting need not be given when this setting is ("" = always required)
     std::vector<std::string> routes;  ///< other fields whose errors are this setting's (the box ranges' scales are --scale's)
     std::function<void(Job&, const SettingValue&)> set;  ///< sets the value into the job (checked strictly)
     std::function<std::string(const Job&)> get;           ///< the job's current value as text ("" for off switches)

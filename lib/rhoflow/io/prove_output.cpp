@@ -110,6 +110,30 @@ std::string proof_summary(const ProveParams& params, const ProveResult& r) {
     return s;
 }
 
+std::string proof_text(const ProveParams& params, const ProveResult& r) {
+    const ProveDiagnostics& d = r.diagnostics;
+    return proof_summary(params, r) + (d.ranks > 1 ? fmt::format("({:.1f} s on {} MPI ranks)\n", d.seconds, d.ranks)
+                                                   : fmt::format("({:.1f} s on {} threads)\n", d.seconds, d.threads));
+}
+
+std::string verification_text(const VerifyReport& r) {
+    return fmt::format("certificate valid: {} cells recomputed; verdict '{}' confirmed\n", r.cells, to_string(r.verdict));
+}
+
+HeadlineRow proof_headline(const ProveResult& r) {
+    return {{"verdict", to_string(r.verdict)},
+            {"param_cells", static_cast<double>(r.param_cells.size())},
+            {"cells", static_cast<double>(r.cells.size())},
+            {"enclosures", static_cast<double>(r.diagnostics.enclosures)},
+            {"max_dj_width_rel", r.min_width_rel}};
+}
+
+HeadlineRow verification_headline(const VerifyReport& r) {
+    return {{"valid", r.valid ? std::string("true") : std::string("false")},
+            {"verdict", to_string(r.verdict)},
+            {"cells", static_cast<double>(r.cells)}};
+}
+
 namespace {
 std::string interval_text(Interval v) { return fmt::format("[{:.17g}, {:.17g}]", v.lo, v.hi); }
 }  // namespace

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "rhoflow/io/json.hpp"
+#include "rhoflow/io/result_output.hpp"
 #include "rhoflow/model/model.hpp"
 #include "rhoflow/prove/prove.hpp"
+#include "rhoflow/prove/verify.hpp"
 #include "rhoflow/rigorous/enclosure.hpp"
 
 namespace rhoflow {
@@ -23,6 +25,15 @@ std::string exact_decimal(double x);
 /// precision, rhoflow version and commit), the work done, one row per parameter cell, the
 /// counterexample or the first 50 undecided cells, and how to re-check the certificate.
 std::string proof_summary(const ProveParams& params, const ProveResult& result);
+
+/// What `rhoflow prove` prints: the summary and the time the search took, on how many threads or ranks.
+std::string proof_text(const ProveParams& params, const ProveResult& result);
+/// What `rhoflow prove --verify` prints: "certificate valid: N cells recomputed; verdict 'V' confirmed".
+std::string verification_text(const VerifyReport& report);
+/// A sweep's headline row of a proof: verdict, parameter cells, cells, enclosures, largest relative width.
+HeadlineRow proof_headline(const ProveResult& result);
+/// A sweep's headline row of a certificate re-checked: valid, verdict, cells.
+HeadlineRow verification_headline(const VerifyReport& report);
 
 /// The guaranteed enclosures of j, j', j'' and E[A_I] at each rho of the (point) `cell` as text: a
 /// header naming Arb, the precision and the exact doubles enclosed, then each interval to 17

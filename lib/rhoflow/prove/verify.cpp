@@ -21,6 +21,8 @@ namespace rhoflow {
 
 using detail::Ball;
 
+RHOFLOW_JSON_HOOKS(VerifyReport, valid, verdict, cells, errors)
+
 std::string role_of(const Claim& claim, const FieldEnclosure& e) {
     if (e.dj.lo > 0) return "dj>0";
     if (e.dj.hi < 0) return "dj<0";

@@ -47,6 +47,11 @@ struct VerifyReport {
     std::vector<std::string> errors;    ///< what failed, each naming the field
 };
 
+/// JSON hooks: one key per field.
+void to_json(nlohmann::json& j, const VerifyReport& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, VerifyReport& v);
+
 /// The JSON paths of keys repeated within one object of `text` ("cells[3].role: duplicate key"),
 /// which parsing would silently resolve to the last; empty when there are none or `text` is not
 /// JSON (parsing reports that).

@@ -60,6 +60,11 @@ std::string sample_value(const std::string& command, const Setting& s) {
         {"sigma", "0.5:2"},        {"beta", "0.5:2"}, {"scale", "linear"}, {"x-axis", "theta"}};
     if (command == "check")
         if (const auto it = check.find(s.key); it != check.end()) return it->second;
+    static const std::map<std::string, std::string> prove = {  // prove: a claim, integer ranges, intervals, a file
+        {"claim", "attractors=2"}, {"d", "10:20"},  {"L", "1000:2000"}, {"R", "5:50"},
+        {"theta", "0.5:2"},        {"sigma", "0.5:2"}, {"beta", "0.5:2"}, {"verify", "proof/certificate.json"}};
+    if (command == "prove")
+        if (const auto it = prove.find(s.key); it != prove.end()) return it->second;
     if (s.type_name == "SEED") return "18446744073709551615";
     if (s.type_name == "INT") return "7";
     if (s.type_name == "LIST") return "0.1,-0.30000000000000004,1";
@@ -165,6 +170,9 @@ TEST_CASE("settings: for every command and setting, set(get(job)) leaves the job
                 const std::string flag = command + " --" + s.key;
                 CHECK((flag == "sga --record" || flag == "compare --table-columns" || flag == "ode --t"));
                 CHECK_THROWS_AS(s.set_text(job, text), InvalidArgument);
+            } else if (command == "prove" && s.key == "verify") {
+                CHECK(text.empty());  // prove, not a certificate re-checked: --verify "" is refused as a file name
+                CHECK_THROWS_AS(s.set_text(job, text), InvalidArgument);
             } else {
                 s.set_text(job, s.is_switch() && text.empty() ? "false" : text);
             }
@@ -242,7 +250,7 @@ TEST_CASE("settings: key_for_field maps each setting's field back to its key (on
 TEST_CASE("settings: finish_settings divides a per-norm sigma by sqrt(d) once, whatever the order") {
     for (const auto& command : job_commands()) {
         CAPTURE(command);
-        if (command == "check") continue;  // a box of models: its noise convention is applied per point
+        if (command == "check" || command == "prove") continue;  // a box of models: per-coordinate sigmas (check: applied per point)
         for (bool d_first : {true, false}) {
             Job job = make_job(command);
             const Setting* d = find_setting(command, "d");

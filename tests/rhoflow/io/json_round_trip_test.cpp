@@ -526,7 +526,8 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     f.method = FieldMethod::montecarlo;
     f.exact = odd_exact();
     f.montecarlo = {4096, 77, 2};
-    check_round_trip(f, {"model", "rho", "method", "exact", "montecarlo"});
+    f.rigorous_params = {192, 1e-9};
+    check_round_trip(f, {"model", "rho", "method", "exact", "montecarlo", "rigorous", "rigorous_params"});
     check_header_members(f, "experiment/jobs.hpp", "FieldJob");
     OdeJob o;
     o.model = odd_model();
@@ -601,8 +602,20 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     kj.figure.size = "page";
     check_round_trip(kj, {"check", "scale", "x_axis", "figure"});
     check_header_members(kj, "experiment/jobs.hpp", "CheckJob");
+    ProveJob vj;
+    vj.prove.claim = parse_claim("attractors=3");
+    vj.prove.box.theta = ParamRange{0.5, 0.75};
+    vj.prove.threads = 3;
+    vj.verify = "a/certificate.json";
+    vj.verify_fast = true;
+    check_round_trip(vj, {"prove", "verify", "verify_fast"});
+    check_header_members(vj, "experiment/jobs.hpp", "ProveJob");
+    FieldJob fg = fe;  // guaranteed enclosures: the document keeps them, and the job
+    fg.model = {5, 100, 50, 1.0, 1.0, 1.0};
+    fg.rigorous = true;
     const std::vector<std::pair<Job, Keys>> jobs = {
         {fe, {"method", "points", "gradient"}},
+        {fg, {"method", "points", "gradient", "enclosures"}},
         {fm, {"method", "points", "gradient"}},
         {oj, with(kSolutionKeys, {"field", "others"})},
         {pj, with(kPortraitKeys, {"field"})},
@@ -660,6 +673,47 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     const FieldJobResult fr = run(fm);
     CHECK(fr.gradient.size() == 2);
     CHECK(json(fr)["method"] == "montecarlo");
+}
+
+TEST_CASE("json round trip: a proof's document is its certificate, read back as the job and result that made it") {
+    ProveJob pj;
+    pj.prove.claim = parse_claim("monotone");
+    pj.prove.box.d = ParamRange(5);
+    pj.prove.box.L = ParamRange(100);
+    pj.prove.box.R = ParamRange(50);
+    pj.prove.threads = 1;
+    const ProveJobResult r = run(pj);
+    REQUIRE(r.proof);
+    CHECK(r.proof->verdict == ProofVerdict::proved);
+    const Provenance prov = make_provenance("prove", "rhoflow prove --claim monotone");
+    const json doc = document(pj, r, prov);
+    CHECK(doc == [&] {  // the certificate the checker reads, with the provenance under its own key
+        json c = certificate(pj.prove, *r.proof);
+        c["provenance"] = prov;
+        return c;
+    }());
+    CHECK(doc["provenance"]["command_line"] == "rhoflow prove --claim monotone");
+    CHECK(document_text(pj, doc) == doc.dump(1) + "\n");  // certificates: one space per level
+    // Read back: the job from the certificate's params, the result from its cells and summary.
+    const Job back_job = job_from_document(json::parse(doc.dump()));
+    REQUIRE(std::holds_alternative<ProveJob>(back_job));
+    CHECK(json(std::get<ProveJob>(back_job)) == json(pj));
+    const JobResult back = result_from_document(back_job, json::parse(doc.dump()));
+    CHECK(document(back_job, back, provenance_of_document(back_job, doc)).dump() == doc.dump());
+    check_round_trip(r, {"proof", "verification"});
+    check_header_members(r, "experiment/jobs.hpp", "ProveJobResult");
+    // The checker's report, as `prove --verify --json` prints it and a runner cell keeps it.
+    ProveJobResult v;
+    v.verification = VerifyReport{true, ProofVerdict::disproved, 12, {}};
+    ProveJob vj;
+    vj.verify = "c.json";
+    const json vdoc = document(vj, v, prov);
+    CHECK(vdoc == json{{"valid", true}, {"verdict", "disproved"}, {"cells", 12}});
+    const auto vback = std::get<ProveJobResult>(result_from_document(vj, vdoc));
+    REQUIRE(vback.verification);
+    CHECK(vback.verification->verdict == ProofVerdict::disproved);
+    CHECK(vback.verification->cells == 12);
+    check_round_trip(*v.verification, {"valid", "verdict", "cells", "errors"});
 }
 
 TEST_CASE("json round trip: provenance carries every member, older documents read with the new keys empty") {

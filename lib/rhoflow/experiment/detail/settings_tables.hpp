@@ -22,5 +22,7 @@ std::vector<Setting> compare_settings();
 std::vector<Setting> stationary_settings();
 /// The settings of a check, in --help order.
 std::vector<Setting> check_settings();
+/// The settings of a proof (or a certificate re-checked), in --help order.
+std::vector<Setting> prove_settings();
 
 }  // namespace rhoflow::detail
