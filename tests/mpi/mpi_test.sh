@@ -7,7 +7,7 @@
 #
 # CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank |
 #       input_refused_by_one_rank | input_differs_between_ranks | dead_rank_fails_job |
-#       prove_same_bytes
+#       prove_same_bytes | run_prove_same_bytes
 set -eu
 case_name=$1
 rhoflow=$2
@@ -282,6 +282,42 @@ EOF
   gone_or_fail $ranks
   [ $(($(date +%s) - start)) -lt 60 ] || fail "the job took over a minute to end"
   [ ! -e o ] || fail "a job with a dead rank left a final folder"
+  ;;
+run_prove_same_bytes)
+  # prove, prove --verify and field --rigorous as cells of an experiment file: each cell runs on
+  # one rank, and the run folder is the same bytes on one process and on 2 ranks.
+  "$rhoflow" prove --claim monotone --d 5 --L 100 --R 50 --quiet --output cert.json >/dev/null || fail "the certificate"
+  cat >e.toml <<EOF
+[[task]]
+name = "proofs"
+command = "prove"
+claim = ["monotone", "positive-drift"]
+theta = "0.99:1"
+d = 5
+L = 100
+R = 50
+cells = 4
+[[task]]
+name = "recheck"
+command = "prove"
+verify = "$work/cert.json"
+verify-fast = true
+[[task]]
+name = "balls"
+command = "field"
+rigorous = true
+rho = [[-1, 0.3]]
+d = 5
+L = 100
+R = 50
+EOF
+  mkdir one two
+  (cd one && "$rhoflow" run ../e.toml --out out >stdout 2>stderr) || { cat one/stderr >&2; fail "one process failed"; }
+  (cd two && mpi 2 run ../e.toml --out out >stdout 2>stderr) || { cat two/stderr >&2; fail "2 ranks failed"; }
+  same_run_folder one/out two/out
+  cmp one/stdout two/stdout || fail "the printed summaries differ on 2 ranks"
+  grep -q '"verdict": "proved"' two/out/proofs/claim=positive-drift/certificate.json || fail "no proof on 2 ranks"
+  grep -q '"valid": true' two/out/recheck/run/verification.json || fail "no re-check on 2 ranks"
   ;;
 prove_same_bytes)
   # rhoflow prove spreads each batch of cells over the ranks (pool, then broadcast): the

@@ -567,7 +567,9 @@ void check_result_fits(const Job& job, const JobResult& result) {
 
 namespace {
 using Row = HeadlineRow;
-std::vector<Row> headline_of(const FieldJob&, const FieldJobResult& r) { return field_headline(r.points); }
+std::vector<Row> headline_of(const FieldJob& j, const FieldJobResult& r) {
+    return j.rigorous ? enclosure_headline(r.enclosures) : field_headline(r.points);
+}
 std::vector<Row> headline_of(const OdeJob&, const OdeJobResult& r) { return {ode_headline(r.solution)}; }
 std::vector<Row> headline_of(const PhaseJob&, const PhaseJobResult& r) { return {phase_headline(r.portrait)}; }
 std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) { return {sga_headline(r.ensemble.summary, r.outcomes)}; }

@@ -632,6 +632,7 @@ Table summary_table(const Experiment& e, std::size_t task, const std::vector<Job
         const ExperimentCell& c = e.cells[i];
         if (c.task != task) continue;
         const auto rows = headline(c.job, results[i]);
+        if (rows.empty()) continue;  // nothing to show (a field job without points)
         if (table.columns.empty()) {
             // A swept flag's column is named as its params field (t-end as t_end): a name
             // numpy.genfromtxt(names=True) keeps as it is.

@@ -128,6 +128,14 @@ HeadlineRow proof_headline(const ProveResult& r) {
             {"max_dj_width_rel", r.min_width_rel}};
 }
 
+std::vector<HeadlineRow> enclosure_headline(const std::vector<FieldEnclosure>& enclosures) {
+    std::vector<HeadlineRow> rows;
+    for (const FieldEnclosure& e : enclosures)
+        rows.push_back({{"at_rho", e.rho.lo}, {"j_lo", e.j.lo}, {"j_hi", e.j.hi}, {"dj_lo", e.dj.lo}, {"dj_hi", e.dj.hi},
+                        {"mass_lo", e.mass.lo}, {"mass_hi", e.mass.hi}});
+    return rows;
+}
+
 HeadlineRow verification_headline(const VerifyReport& r) {
     return {{"valid", r.valid ? std::string("true") : std::string("false")},
             {"verdict", to_string(r.verdict)},

@@ -35,6 +35,9 @@ HeadlineRow proof_headline(const ProveResult& result);
 /// A sweep's headline row of a certificate re-checked: valid, verdict, cells.
 HeadlineRow verification_headline(const VerifyReport& report);
 
+/// A sweep's headline rows of guaranteed enclosures: one per rho, with j, j' and E[A_I]'s lo and hi.
+std::vector<HeadlineRow> enclosure_headline(const std::vector<FieldEnclosure>& enclosures);
+
 /// The guaranteed enclosures of j, j', j'' and E[A_I] at each rho of the (point) `cell` as text: a
 /// header naming Arb, the precision and the exact doubles enclosed, then each interval to 17
 /// digits with its width.

@@ -295,3 +295,70 @@ TEST_CASE("runner: an output folder that is not a rhoflow run folder, or a file,
     CHECK(slurp(afile) == "keep me");
     CHECK_FALSE(fs::exists(partial_folder(afile)));
 }
+
+TEST_CASE("runner: prove, prove --verify and field --rigorous run as cells: certificates, re-checks and a rerun from them") {
+    const fs::path dir = test::temp_dir("runner_prove");
+    // A certificate made outside the experiment, for its verify task; and a tampered copy.
+    ProveJob made;
+    made.prove.claim = parse_claim("monotone");
+    made.prove.box.d = ParamRange(5);
+    made.prove.box.L = ParamRange(100);
+    made.prove.box.R = ParamRange(50);
+    made.prove.threads = 1;
+    const json cert = document(made, run(made), make_provenance("prove", "rhoflow prove"));
+    write(dir, "cert.json", document_text(made, cert));
+    const std::string text =
+        "[defaults]\nthreads = 1\n"
+        "[[task]]\nname = \"proofs\"\ncommand = \"prove\"\nclaim = [\"monotone\", \"attractors=1\"]\ntheta = \"0.99:1\"\n"
+        "cells = 4\nd = 5\nL = 100\nR = 50\n"
+        "[[task]]\nname = \"recheck\"\ncommand = \"prove\"\nverify = \"" + (dir / "cert.json").string() + "\"\n"
+        "verify-fast = true\n"
+        "[[task]]\nname = \"balls\"\ncommand = \"field\"\nrigorous = true\nrho = [[-1, 0.3]]\nd = 5\nL = 100\nR = 50\n";
+    const fs::path out = dir / "out";
+    const Logged l = run_file(write(dir, "e.toml", text), out);
+    const json a = json::parse(slurp(out / "proofs/claim=monotone/certificate.json"));
+    CHECK(a["verdict"] == "proved");
+    CHECK(a["params"]["box"]["theta"]["hi"] == 1.0);
+    CHECK(a["params"]["initial_cells"] == 4);
+    CHECK(fs::is_regular_file(out / "proofs/claim=attractors_1/summary.md"));
+    CHECK(json::parse(slurp(out / "proofs/claim=attractors_1/certificate.json"))["verdict"] == "proved");
+    const json v = json::parse(slurp(out / "recheck/run/verification.json"));
+    CHECK(v == json{{"valid", true}, {"verdict", "proved"}, {"cells", cert["cells"].size()}});
+    const json balls = json::parse(slurp(out / "balls/run/result.json"));
+    CHECK(balls["rigorous"] == true);
+    REQUIRE(balls["enclosures"].size() == 2);
+    CHECK(balls["enclosures"][1]["rho"]["lo"] == 0.3);
+    // The summaries have the headline numbers.
+    CHECK(slurp(out / "proofs/summary.csv").find("verdict") != std::string::npos);
+    CHECK(l.result.summaries.at("recheck").rows.size() == 1);
+    // Each certificate checks, wherever it was written (by the prover's enclosure: the independent
+    // one takes minutes over a theta interval).
+    for (const char* c : {"proofs/claim=monotone/certificate.json", "proofs/claim=attractors_1/certificate.json"}) {
+        const VerifyReport r = verify_certificate(json::parse(slurp(out / c)), 1, Execution::local, VerifyMethod::fast);
+        CAPTURE(c);
+        CHECK(r.valid);
+    }
+    // A rerun reads every cell back (certificates included) and writes the same bytes.
+    const auto before = outputs(out);
+    const Logged again = run_file(dir / "e.toml", out);
+    CHECK(again.result.resumed == std::vector<bool>{true, true, true, true});
+    CHECK(outputs(out) == before);
+    // A tampered certificate fails its cell, naming it and the certificate's error.
+    std::string bad = slurp(dir / "cert.json");
+    bad.replace(bad.find("\"dj>0\""), 6, "\"dj<0\"");
+    write(dir, "cert.json", bad);
+    const std::string recheck =
+        "[[task]]\nname = \"recheck\"\ncommand = \"prove\"\nverify = \"" + (dir / "cert.json").string() + "\"\n"
+        "verify-fast = true\n";
+    try {
+        run_file(write(dir, "bad.toml", recheck), dir / "out2");
+        FAIL("a tampered certificate was accepted");
+    } catch (const InvalidArgument& e) {
+        CHECK(e.field() == "verify");
+        CHECK(std::string(e.what()).find("task 'recheck' cell recheck/run") != std::string::npos);
+        CHECK(std::string(e.what()).find("does not check") != std::string::npos);
+    }
+    // A prove task needs a claim, or a certificate to re-check.
+    CHECK(file_error(dir, "[[task]]\ncommand = \"prove\"\nd = 5\n").find("'prove' tasks need claim = ...") !=
+          std::string::npos);
+}
