@@ -44,10 +44,11 @@ except ImportError:  # pragma: no cover - the build generates it
 
 __version__ = _rhoflow.version
 __all__ = [
-    "Model", "field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check", "run", "load",
+    "Model", "field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check", "prove", "run",
+    "load",
     "from_json",
     "Record", "Table", "Result", "FieldResult", "OdeResult", "PhaseResult", "SgaResult", "CompareResult",
-    "StationaryResult", "CheckResult", "RunResult", "Cell", "InvalidArgument", "NumericalError",
+    "StationaryResult", "CheckResult", "ProveResult", "RunResult", "Cell", "InvalidArgument", "NumericalError",
 ]
 
 
@@ -114,11 +115,13 @@ def _text(value, name, kind):
         return "true" if value else "false"
     if isinstance(value, str):
         return value  # parsed strictly by the library ("uniform", "0.1:3", "exact", ...)
-    if kind == "TEXT":
+    if kind == "FILE" and isinstance(value, _os.PathLike):
+        return _os.fspath(value)
+    if kind in ("TEXT", "FILE"):
         raise TypeError(f"{name} must be a string, not {type(value).__name__}")
     if kind == "NUMBER|uniform" and value is None:
         return "uniform"
-    if kind == "VALUE|LO:HI" and isinstance(value, (tuple, list)):
+    if kind in ("VALUE|LO:HI", "INT|LO:HI", "X|LO:HI") and isinstance(value, (tuple, list)):
         if len(value) != 2:
             raise TypeError(f"{name} must be a number or a (lo, hi) pair")
         return f"{_number(value[0], name)}:{_number(value[1], name)}"
@@ -153,6 +156,13 @@ def _items(value, name, accepted):
         raise TypeError(f"{name} must be {accepted}, not {type(value).__name__}") from None
 
 
+def _default_of(setting):
+    """The Python default of a setting (None for one required unless another is given)."""
+    if setting["required"] and setting["unless"]:
+        return None
+    return _default(setting["default"], setting["type"])
+
+
 def _default(text, kind):
     """The Python value of a setting's default text."""
     if kind == "":
@@ -169,13 +179,14 @@ def _default(text, kind):
         if not text:
             return []
         return [int(v) if v.lstrip("-").isdigit() else float(v) for v in text.split(",")]
-    if kind == "VALUE|LO:HI":
+    if kind in ("VALUE|LO:HI", "INT|LO:HI", "X|LO:HI"):
         parts = [int(v) if v.lstrip("-").isdigit() else float(v) for v in text.split(":")]
         return parts[0] if len(parts) == 1 else tuple(parts)
     return text
 
 
-_PY_TYPES = {"": "bool", "INT": "int", "SEED": "int", "NUMBER": "float", "TEXT": "str",
+_PY_TYPES = {"": "bool", "INT": "int", "SEED": "int", "NUMBER": "float", "TEXT": "str", "FILE": "str | os.PathLike",
+             "INT|LO:HI": "int | tuple[int, int]", "X|LO:HI": "float | tuple[float, float]",
              "NUMBER|uniform": "float | None", "LIST": "list[float]", "NAMES": "list[str]", "VALUE|LO:HI": "float | tuple[float, float]"}
 
 
@@ -215,8 +226,9 @@ def _progress_function(progress):
 
 # ------------------------------------------------------------------------------ documentation
 
-_ROOTS = {"field": "FieldJob", "ode": "OdeJob", "phase": "PhaseJob", "sga": "SgaJob", "compare": "CompareParams",
-          "stationary": "StationaryJob", "check": "CheckJob"}
+# The library's job table (experiment/job_table.hpp), one row per job: the functions below are
+# made from it, so a job added there is a function here.
+_JOBS = {j["name"]: j for j in _rhoflow.jobs()}
 
 
 def _bare(type_):
@@ -228,7 +240,7 @@ def _member_doc(command, field):
     """The `///<` comment of the params field at path `field` of a job, from the headers."""
     if _docs is None:
         return ""
-    struct, doc = _ROOTS[command], ""
+    struct, doc = _JOBS[command]["params_type"], ""
     for part in field.split("."):
         entry = _docs.MEMBERS.get(struct, {}).get(part)
         if entry is None:
@@ -388,6 +400,9 @@ class Result:
         return f"<{type(self).__name__} ({self.command})>"
 
 
+_FIELD_COLUMNS = ("rho", "j", "dj", "drift", "mass_informative", "j_err", "dj_err", "drift_err", "mass_err")
+
+
 class FieldResult(Result):
     """The field at each rho: arrays rho, j, dj, drift, mass_informative and their errors
     j_err, dj_err, drift_err, mass_err (floats when field() was given one number for rho);
@@ -400,6 +415,8 @@ class FieldResult(Result):
         doc = _docs.MEMBERS.get("FieldPoint", {}).get(name, ("", None))[1] if _docs else None
 
         def get(self):
+            if "points" not in self._data:  # reported by __getattr__, where Python sends this
+                raise AttributeError(name)
             a = self._data["points"][name]
             return float(a[0]) if self._scalar and len(a) == 1 else a
         return property(get, doc=doc)
@@ -414,6 +431,11 @@ class FieldResult(Result):
     drift_err = _column("drift_err")
     mass_err = _column("mass_err")
     del _column
+
+    def __getattr__(self, name):
+        if name in _FIELD_COLUMNS and "points" not in self._data:
+            raise AttributeError(f"a rigorous field has no {name}: its `enclosures` hold [lo, hi] per rho")
+        return super().__getattr__(name)
 
     @property
     def table(self):
@@ -538,12 +560,40 @@ class CheckResult(Result):
     table = property(lambda self: self._tables["points"], doc="one row per point evaluated (points.csv)")
 
 
-_CLASSES = {"field": FieldResult, "ode": OdeResult, "phase": PhaseResult, "sga": SgaResult,
-            "compare": CompareResult, "stationary": StationaryResult, "check": CheckResult}
+class ProveResult(Result):
+    """A claim decided rigorously over a box of models: the certificate as data. ``verdict``
+    (proved, disproved or not proved), ``cells`` (a table: each cell's parameter cell, rho interval,
+    enclosures and role), ``param_cells``, ``undecided``, ``counterexample``, ``summary`` and
+    ``params``; ``proved`` is True for a proof. Re-checked certificates (``prove(verify=...)``) give
+    ``valid``, ``verdict`` and ``cells`` (the count recomputed). ``certificate`` is the JSON text the
+    checker reads (``rhoflow prove --verify``)."""
+
+    _struct_docs = ("ProveResult",)
+
+    @property
+    def proved(self):
+        """Whether the claim is proved (for a re-checked certificate: whether it certifies a proof)."""
+        return self._data["verdict"] == "proved"
+
+    @property
+    def certificate(self):
+        """The certificate's JSON text (as certificate.json holds it)."""
+        return self._result.document(1)
+
+    def __repr__(self):
+        if "valid" in self._data:
+            return f"<ProveResult: certificate valid, verdict {self._data['verdict']!r}, {self._data['cells']} cells>"
+        return (f"<ProveResult: {self._data['params']['claim']} {self._data['verdict']} "
+                f"({self._data['summary']['cells']} cells, {self._data['summary']['enclosures']} enclosures)>")
+
+
+def _result_class(command):
+    """The Result class of a job: FieldResult for field, ..., Result for a job without its own."""
+    return globals().get(command.capitalize() + "Result", Result)
 
 
 def _wrap(triple):
-    return _CLASSES[triple[0].command](triple)
+    return _result_class(triple[0].command)(triple)
 
 
 class Cell:
@@ -574,7 +624,7 @@ class RunResult:
         return f"<RunResult {self.title or self.file!r}: {len(self.cells)} cells in {self.out}>"
 
 
-for _cls in (FieldResult, OdeResult, PhaseResult, SgaResult, CompareResult, StationaryResult, CheckResult):
+for _cls in (FieldResult, OdeResult, PhaseResult, SgaResult, CompareResult, StationaryResult, CheckResult, ProveResult):
     _extra = _struct_doc(*_cls._struct_docs)
     if _extra:
         _cls.__doc__ += "\n\n    Fields of the library's result (docs/cli.md, JSON):\n" + _extra
@@ -582,72 +632,48 @@ for _cls in (FieldResult, OdeResult, PhaseResult, SgaResult, CompareResult, Stat
 
 # ------------------------------------------------------------------------------ the jobs
 
-_DESCRIPTIONS = {
-    "field": "The population field at each rho: j(rho) = E||f_q(X)||^2, j'(rho), the ODE drift "
-             "F = (1 - rho^2) j'(rho) and E[A_I], each with its error (method exact, meanfield or montecarlo).",
-    "ode": "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the others' "
-           "solutions under 'others') on an even grid of `points` times up to t_end (or t_log log-spaced ones, "
-           "or the given times t), with rho_err (integration and field error) and the hitting time of "
-           "|rho| >= 1 - hit.",
-    "phase": "The phase portrait: every equilibrium with its stability and error, the basins, monotonicity.",
-    "sga": "An ensemble of projected SGA trials with step sizes eta_k = eta0 / (1 + k/k0)^gamma; trial k draws from "
-           "the stream (seed, sga_trial, k), so the numbers do not depend on `threads`.",
-    "compare": "The main job: the SGA ensemble against the ODE (table, gap D_T, hitting times, step-size study) "
-               "and the effective dynamics' prediction with a verdict. With no arguments: the embedded default "
-               "experiment (8-20 s on 2 cores).",
-    "stationary": "The predicted stationary law of the constant-step chain at each effective attractor: the "
-                  "resampled chain's (mean, sd, quantiles, tail, with errors) beside the diffusion approximation's.",
-    "check": "Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a box of "
-             "model parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.",
-}
-_POSITIONAL = {"field": ("rho",), "ode": ("rho0", "t_end"), "phase": (), "sga": (), "compare": (),
-               "stationary": ("eta",), "check": ("claim",)}
-_RESULTS = {"field": "FieldResult", "ode": "OdeResult", "phase": "PhaseResult", "sga": "SgaResult",
-            "compare": "CompareResult", "stationary": "StationaryResult", "check": "CheckResult"}
-_WITH_PROGRESS = ("sga", "compare")
-
-
 def _signature(command):
     """The parameters of a job function, from the settings table: [(name, setting)], Signature."""
-    has_model = command != "check"
+    has_model = _JOBS[command]["has_model"]
     specs = [s for s in _rhoflow.settings(command) if not (has_model and s["key"] in _MODEL_KEYS)]
     names = [(s["key"].replace("-", "_"), s) for s in specs]
     P = _inspect.Parameter
     params = []
     if has_model:
         params.append(P("model", P.POSITIONAL_OR_KEYWORD, default=Model(), annotation="Model"))
-    positional = _POSITIONAL[command]
+    positional = [k.replace("-", "_") for k in _JOBS[command]["positional"]]
     by_name = dict(names)
     for name in positional:
         s = by_name[name]
-        default = P.empty if s["required"] else _default(s["default"], s["type"])
+        default = P.empty if s["required"] and not s["unless"] else _default_of(s)
         params.append(P(name, P.POSITIONAL_OR_KEYWORD, default=default, annotation=_annotation(s)))
     for name, s in names:
         if name in positional:
             continue
-        params.append(P(name, P.KEYWORD_ONLY, default=_default(s["default"], s["type"]), annotation=_annotation(s)))
-    if command in _WITH_PROGRESS:
+        params.append(P(name, P.KEYWORD_ONLY, default=_default_of(s), annotation=_annotation(s)))
+    if _JOBS[command]["progress"]:
         params.append(P("progress", P.KEYWORD_ONLY, default=None, annotation="Callable[[int, int], None] | None"))
     params.append(P("max_memory", P.KEYWORD_ONLY, default=None, annotation="int | str | None"))
-    return names, _inspect.Signature(params, return_annotation=_RESULTS[command])
+    return names, _inspect.Signature(params, return_annotation=_result_class(command).__name__)
 
 
 def _docstring(command, names):
-    lines = _textwrap.wrap(_DESCRIPTIONS[command], 92) + ["", "Parameters", "----------"]
-    if command != "check":
+    lines = _textwrap.wrap(_JOBS[command]["summary"], 92) + ["", "Parameters", "----------"]
+    if _JOBS[command]["has_model"]:
         lines += ["model : Model", "    the model (d, L, R, theta, sigma, beta)"]
     for name, s in names:
         kind = _annotation(s)
-        default = "required" if s["required"] else f"default {_default(s['default'], s['type'])!r}"
+        default = ("required" if not s["unless"] else f"required unless {s['unless'].replace('-', '_')} is given"
+                   ) if s["required"] else f"default {_default_of(s)!r}"
         lines.append(f"{name} : {kind}, {default}")
         lines.append(f"    {s['help']}")
         doc = _member_doc(command, s["field"])
         lines.append(f"    [{s['field']}]{' ' + doc if doc else ''}")
-    if command in _WITH_PROGRESS:
+    if _JOBS[command]["progress"]:
         lines += ["progress : callable(done, total) or a tqdm-like bar, optional",
                   "    called from the calling thread about every 50 ms with the SGA steps done and their total"]
     lines += [_MAX_MEMORY_DOC[0], _MAX_MEMORY_DOC[1]]
-    lines += ["", "Returns", "-------", _RESULTS[command],
+    lines += ["", "Returns", "-------", _result_class(command).__name__,
               "", "Raises", "------",
               "InvalidArgument (a ValueError) naming the parameter and its accepted range",
               "NumericalError (a RuntimeError) when a result cannot be delivered to its accuracy",
@@ -691,10 +717,12 @@ def _job_function(command):
                 progress = _progress_function(value)
             elif name == "max_memory":
                 max_memory = _memory_text(value)
+            elif value is None and kinds[name]["unless"]:
+                continue  # a required setting left out because the one it needs not is given
             else:
                 s = kinds[name]
                 settings.append((s["key"], _text(value, name, s["type"])))
-        if command != "check" and "model" not in bound.arguments:
+        if _JOBS[command]["has_model"] and "model" not in bound.arguments:
             settings = Model()._settings() + settings
         result = _wrap(_rhoflow.run(command, settings, progress, max_memory))
         rho = bound.arguments.get("rho")
@@ -716,6 +744,11 @@ sga = _job_function("sga")
 compare = _job_function("compare")
 stationary = _job_function("stationary")
 check = _job_function("check")
+prove = _job_function("prove")
+# A job of the table without a line above (one added to the library) is a function all the same.
+for _name in _JOBS:
+    if _name not in globals():
+        globals()[_name] = _job_function(_name)
 
 
 def _compare_ensemble_function():
@@ -747,7 +780,7 @@ def _compare_ensemble_function():
         "step), and there is no step-size study (it needs ensembles of its own).", 92)
     lines += ["", "Parameters", "----------", "ensemble : SgaResult", "    the ensemble (every trial kept, as rhoflow.sga keeps them)"]
     for name, s in kept:
-        default = "required" if s["required"] else f"default {_default(s['default'], s['type'])!r}"
+        default = "required" if s["required"] else f"default {_default_of(s)!r}"
         lines += [f"{name} : {_annotation(s)}, {default}", f"    {s['help']}"]
     lines += ["", "Returns", "-------", "CompareResult", "", "Raises", "------",
               "InvalidArgument (a ValueError) naming the parameter and its accepted range",

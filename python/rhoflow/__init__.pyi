@@ -119,6 +119,19 @@ class CheckResult(Result):
     verdict: str
     table: Table
 
+class ProveResult(Result):
+    verdict: str
+    cells: Record
+    param_cells: Record
+    undecided: Record
+    counterexample: Optional[Record]
+    summary: Record
+    valid: bool
+    @property
+    def proved(self) -> bool: ...
+    @property
+    def certificate(self) -> str: ...
+
 class Cell:
     task: str
     dir: str
@@ -151,10 +164,14 @@ def field(model: Model = ...,
           threads: int = 0,
           rel_tol: float = 1e-12,
           inner_resolution: float = 0.165,
+          rigorous: bool = False,
+          precision: int = 128,
           max_memory: int | str | None = None) -> FieldResult:
     """
-    The population field at each rho: j(rho) = E||f_q(X)||^2, j'(rho), the ODE drift F = (1 -
-    rho^2) j'(rho) and E[A_I], each with its error (method exact, meanfield or montecarlo).
+    The population field at each rho: j, j' (dj), the ODE drift F = (1 - rho^2) j'(rho) and
+    E[A_I], each with its error (method exact, meanfield or montecarlo); with rigorous=True
+    guaranteed enclosures [lo, hi] of j, j', j'' and E[A_I] in ball arithmetic instead
+    (`enclosures`).
 
     Parameters
     ----------
@@ -181,6 +198,12 @@ def field(model: Model = ...,
     inner_resolution : float, default 0.165
         exact: inner trapezoid step is min(0.25, this / (beta sigma)), 0.01 ... 0.5
         [exact.inner_resolution] inner trapezoid step is min(0.25, this / tau)
+    rigorous : bool, default False
+        guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; docs/theory.md section 11) instead of estimates
+        [rigorous] guaranteed enclosures of the exact field (ball arithmetic) instead of estimates
+    precision : int, default 128
+        with --rigorous: working precision of the balls in bits, 64 ... 1024 (raise it when an enclosure comes out wider than the field: large beta theta)
+        [rigorous_params.precision] working precision of the balls, bits (64 ... 1024)
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -849,6 +872,106 @@ def check(claim: str,
     Returns
     -------
     CheckResult
+
+    Raises
+    ------
+    InvalidArgument (a ValueError) naming the parameter and its accepted range
+    NumericalError (a RuntimeError) when a result cannot be delivered to its accuracy
+    KeyboardInterrupt on Ctrl-C (the run stops within about 1000 SGA steps; nothing is written)
+    """
+    ...
+
+def prove(claim: str = None,
+          *,
+          d: int | tuple[int, int] = 50,
+          L: int | tuple[int, int] = 1000,
+          R: int | tuple[int, int] = 100,
+          theta: float | tuple[float, float] = 1,
+          sigma: float | tuple[float, float] = 1,
+          beta: float | tuple[float, float] = 1,
+          precision: int = 128,
+          rel_tol: float = 1e-07,
+          cells: int = 16,
+          max_depth: int = 16,
+          box_depth: int = 4,
+          max_cells: int = 20000,
+          rho0: float = 0.05,
+          hit: float = 0.001,
+          threads: int = 0,
+          verify: str | os.PathLike = '',
+          verify_fast: bool = False,
+          max_memory: int | str | None = None) -> ProveResult:
+    """
+    Proves or disproves a claim (monotone, positive-drift, attractors=N, hitting-time<=T) about
+    the exact field rigorously, in ball arithmetic, over every point of a box of models: each of
+    d, L, R a value or a (lo, hi) range of integers, each of theta, sigma, beta a value or an
+    interval (lo, hi). The result is the certificate, with its verdict (proved, disproved, not
+    proved), every cell and the counterexample; with verify='CERT' the independent checker re-
+    checks a certificate file instead (InvalidArgument, naming every error, if it does not
+    check).
+
+    Parameters
+    ----------
+    claim : str, required unless verify is given
+        monotone | positive-drift | attractors=N | hitting-time<=T
+        [prove.claim] monotone | positive-drift | attractors=N | hitting-time<=T
+    d : int | tuple[int, int], default 50
+        ambient dimension (integers; a range is enumerated)
+        [prove.box.d] ambient dimension: integers 2 <= LO <= HI <= 1e9
+    L : int | tuple[int, int], default 1000
+        tokens, >= 3 (integers; a range is enumerated)
+        [prove.box.L] tokens: integers 1 <= LO <= HI <= 1e12
+    R : int | tuple[int, int], default 100
+        informative tokens (integers; a range is enumerated)
+        [prove.box.R] informative tokens: integers 0 <= LO <= HI <= L's LO
+    theta : float | tuple[float, float], default 1
+        signal strength: a value or an interval, every point covered
+        [prove.box.theta] signal strength: 0 <= LO <= HI, finite
+    sigma : float | tuple[float, float], default 1
+        noise per coordinate: a value or an interval
+        [prove.box.sigma] noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
+    beta : float | tuple[float, float], default 1
+        inverse temperature: a value or an interval (1e-3 <= beta*sigma <= 4)
+        [prove.box.beta] inverse temperature: 0 < LO <= HI, finite
+    precision : int, default 128
+        ball precision in bits, 64 ... 1024
+        [prove.rigorous.precision] working precision of the balls, bits (64 ... 1024)
+    rel_tol : float, default 1e-07
+        target of each truncation error relative to |j|, 1e-30 ... 1e-3
+        [prove.rigorous.rel_tol] target of each truncation/quadrature error relative to |j| (1e-30 ... 1e-3)
+    cells : int, default 16
+        rho cells at the start, 2 ... 4096
+        [prove.initial_cells] rho cells at the start (2 ... 4096)
+    max_depth : int, default 16
+        bisections of a rho cell, 0 ... 40
+        [prove.max_depth] bisections of a rho cell (0 ... 40)
+    box_depth : int, default 4
+        bisections of a parameter cell, 0 ... 20
+        [prove.max_box_depth] bisections of a parameter cell (0 ... 20)
+    max_cells : int, default 20000
+        cap on enclosures computed, 1 ... 1e7
+        [prove.max_cells] cap on enclosures computed (1 ... 1e7)
+    rho0 : float, default 0.05
+        hitting-time: start of the ODE
+        [prove.rho0] hitting-time: start, -1 < rho0 < 1 - hit_eps
+    hit : float, default 0.001
+        hitting-time: level 1 - HIT, 1e-12 ... 0.5
+        [prove.hit_eps] hitting-time: level |rho| >= 1 - hit_eps, 1e-12 ... 0.5
+    threads : int, default 0
+        threads over cells (0 = all cores); results do not depend on it
+        [prove.threads] threads over cells (0 = all cores); results do not depend on it
+    verify : str | os.PathLike, default ''
+        re-check the certificate CERT (untrusted input) instead of proving (exit 2 if it does not check; only --threads combines with it)
+        [verify] a certificate file (untrusted) to re-check instead of proving ("" = prove)
+    verify_fast : bool, default False
+        with --verify: recompute with the prover's own enclosure (faster, not independent of it)
+        [verify_fast] with verify: recompute each cell by the prover's own enclosure
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
+
+    Returns
+    -------
+    ProveResult
 
     Raises
     ------

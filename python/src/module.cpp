@@ -20,6 +20,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <filesystem>
 #include <chrono>
 #include <cmath>
@@ -35,6 +36,7 @@
 #include "rhoflow/io/check_output.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/cancel.hpp"
+#include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"
@@ -103,6 +105,18 @@ void translate(std::exception_ptr p) {
 // `adjust` (if given) changes the job after the settings and before it is validated.
 Job build_job(const std::string& command, const Pairs& settings, const std::function<void(Job&)>& adjust = {}) {
     Job job = make_job(command);
+    auto given = [&](const std::string& key) {
+        return std::any_of(settings.begin(), settings.end(), [&](const auto& kv) { return kv.first == key; });
+    };
+    for (const Setting& s : settings_for(command))  // prove: a claim, unless a certificate is re-checked
+        if (s.required && !given(s.key) && !(!s.unless.empty() && given(s.unless))) {
+            std::string name = s.key, unless = s.unless;
+            std::replace(name.begin(), name.end(), '-', '_');
+            std::replace(unless.begin(), unless.end(), '-', '_');
+            raise_invalid(fmt::format("{}() needs {} ({}){}", command, name, s.help,
+                                      unless.empty() ? "" : fmt::format(", or {}=...", unless)),
+                          s.field, s.key);
+        }
     for (const auto& [key, text] : settings) {
         const Setting* s = find_setting(command, key);
         if (!s) throw py::type_error(command + "() got an unexpected keyword argument '" + key + "'");
@@ -122,6 +136,30 @@ Job build_job(const std::string& command, const Pairs& settings, const std::func
     return job;
 }
 
+// The job table's rows as Python sees them (experiment/job_table.hpp): the functions of the
+// package are made from these, so that a row added there is a function here.
+py::list jobs_of() {
+    py::list out;
+    for (const JobKind& k : job_kinds()) {
+        py::dict d;
+        d["name"] = std::string(k.name);
+        d["summary"] = std::string(k.summary);
+        d["params_type"] = std::string(k.params_type);
+        py::list positional;
+        std::string_view p = k.positional;
+        while (!p.empty()) {
+            const auto comma = p.find(',');
+            positional.append(std::string(p.substr(0, comma)));
+            p = comma == std::string_view::npos ? std::string_view() : p.substr(comma + 1);
+        }
+        d["positional"] = positional;
+        d["progress"] = k.progress;
+        d["has_model"] = model_of(k.make()) != nullptr;
+        out.append(d);
+    }
+    return out;
+}
+
 py::list settings_of(const std::string& command) {
     const Job defaults = make_job(command);
     py::list out;
@@ -135,6 +173,7 @@ py::list settings_of(const std::string& command) {
         d["switch"] = s.is_switch();
         d["list"] = s.is_list();
         d["required"] = s.required;
+        d["unless"] = s.unless;
         d["default"] = s.get(defaults);
         out.append(d);
     }
@@ -457,18 +496,10 @@ py::tuple compare_ensemble(const Result& ensemble, const Pairs& settings) {
 
 // A result from its JSON document (untrusted: the job is validated, the hooks check types).
 py::tuple from_document(const json& doc) {
-    const std::string command = doc.at("command").get<std::string>();
-    Job job = make_job(command);
-    std::visit([&](auto& j) { doc.at("params").get_to(j); }, job);
-    validate(job);
+    Job job = job_from_document(doc);  // validated
     JobResult result = result_from_document(job, doc);
     check_result_fits(job, result);  // derived numbers recomputed, shapes against the params
-    Provenance provenance;  // its own (older documents: no commit, command line, date)
-    try {
-        provenance = doc.get<Provenance>();
-    } catch (const json::exception&) {
-        provenance.command = command;  // not recorded: kept empty rather than refused
-    }
+    Provenance provenance = provenance_of_document(job, doc);  // its own
     return wrap(std::move(job), std::move(result), std::move(provenance));
 }
 
@@ -500,14 +531,14 @@ py::tuple load(const std::string& path) {
     fs::path file = path;
     if (path.find('\0') == std::string::npos && fs::is_directory(file)) {
         fs::path found;
-        for (const char* name : {"compare.json", "check.json", "result.json"})
+        for (const char* name : {"compare.json", "check.json", "certificate.json", "result.json"})
             if (fs::is_regular_file(file / name)) {
                 found = file / name;
                 break;
             }
         if (found.empty())
-            throw std::invalid_argument(path + " holds no rhoflow output (compare.json, check.json, result.json "
-                                               "or run.json)");
+            throw std::invalid_argument(path + " holds no rhoflow output (compare.json, check.json, certificate.json, "
+                                               "result.json or run.json)");
         file = found;
     }
     const std::string text = read_back(file.string(), max_document_bytes, "a result document");
@@ -619,6 +650,7 @@ PYBIND11_MODULE(_rhoflow, m) {
             "Writes the outputs the command line writes into a folder, complete or absent.");
 
     m.def("commands", &rhoflow::job_commands, "The job names, in the order of the command line.");
+    m.def("jobs", &rp::jobs_of, "The job table: per job its name, summary, params type, positional keys, progress.");
     m.def("settings", &rp::settings_of, py::arg("command"),
           "The settings table of a job: key, field, help, type, group, switch, list, required, default.");
     m.def("check_model", &rp::check_model, py::arg("settings"),

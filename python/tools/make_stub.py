@@ -136,6 +136,19 @@ class CheckResult(Result):
     verdict: str
     table: Table
 
+class ProveResult(Result):
+    verdict: str
+    cells: Record
+    param_cells: Record
+    undecided: Record
+    counterexample: Optional[Record]
+    summary: Record
+    valid: bool
+    @property
+    def proved(self) -> bool: ...
+    @property
+    def certificate(self) -> str: ...
+
 class Cell:
     task: str
     dir: str
@@ -160,7 +173,7 @@ def load(path: str) -> Result | RunResult: ...
 def from_json(text: str) -> Result: ...
 '''
 
-JOBS = ("field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check")
+JOBS = ("field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check", "prove")
 
 
 def function_stub(name):
