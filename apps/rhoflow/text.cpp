@@ -27,6 +27,11 @@ std::string text(const StationaryJob& job, const StationaryLaw& s) {
     return stationary_text(job.model, job.eta, job.update, s);
 }
 std::string text(const CheckJob& job, const CheckResult& r) { return check_text(job.check, r); }
+// A job added to the table without a text of its own prints its result's JSON.
+template <class J, class R>
+std::string text(const J&, const R& r) {
+    return nlohmann::json(r).dump(2) + "\n";
+}
 std::string text(const ProveJob& job, const ProveJobResult& r) {
     return r.proof ? proof_text(job.prove, *r.proof) : verification_text(r.verification.value());
 }

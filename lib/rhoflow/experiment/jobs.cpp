@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <utility>
 #include <fmt/format.h>
 
@@ -189,8 +190,8 @@ const ModelParams* model_of(const Job& job) {
         [](const auto& j) -> const ModelParams* {
             using J = std::decay_t<decltype(j)>;
             if constexpr (std::is_same_v<J, CompareJob>) return &j.compare.model;
-            else if constexpr (std::is_same_v<J, CheckJob> || std::is_same_v<J, ProveJob>) return nullptr;
-            else return &j.model;
+            else if constexpr (requires { { j.model } -> std::convertible_to<const ModelParams&>; }) return &j.model;
+            else return nullptr;  // a box of models (check, prove), or a job without one
         },
         job);
 }
@@ -407,8 +408,14 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
         ensure_finite(doc);
         return doc;
     }
-    json doc = result_document(p, *model_of(job), std::visit([](const auto& j) { return json(j); }, job),
-                               std::visit([](const auto& r) { return json(r); }, result));
+    const json params = std::visit([](const auto& j) { return json(j); }, job);
+    const json keys = std::visit([](const auto& r) { return json(r); }, result);
+    json doc = model_of(job) ? result_document(p, *model_of(job), params, keys) : [&] {
+        json d = p;  // a job without a model: the provenance, "params", the result's keys
+        d["params"] = params;
+        d.update(keys);
+        return d;
+    }();
     if (const auto* c = std::get_if<CompareJob>(&job)) doc["params"]["figure"] = c->figure;  // the result's params lack it
     ensure_finite(doc);
     return doc;
@@ -576,6 +583,10 @@ std::vector<Row> headline_of(const SgaJob&, const SgaJobResult& r) { return {sga
 std::vector<Row> headline_of(const CompareJob&, const CompareResult& r) { return {compare_headline(r)}; }
 std::vector<Row> headline_of(const StationaryJob&, const StationaryLaw& s) { return {stationary_headline(s)}; }
 std::vector<Row> headline_of(const CheckJob&, const CheckResult& r) { return {check_headline(r)}; }
+template <class J, class R>
+std::vector<Row> headline_of(const J&, const R&) {  // a job added to the table without a headline: no row
+    return {};
+}
 std::vector<Row> headline_of(const ProveJob&, const ProveJobResult& r) {
     return {r.proof ? proof_headline(*r.proof) : verification_headline(r.verification.value())};
 }

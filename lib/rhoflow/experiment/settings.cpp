@@ -873,7 +873,7 @@ void finish_settings(Job& job) {
         apply_scales(c->check.box, c->scale);
         return;
     }
-    if (std::holds_alternative<ProveJob>(job)) return;  // a box of per-coordinate sigmas
+    if (!model_of(job)) return;  // prove: a box of per-coordinate sigmas; or a job without a model
     ModelParams& m = model_ref(job);
     if (m.convention == NoiseConvention::per_norm && m.d >= 1) m.sigma /= std::sqrt(static_cast<double>(m.d));
 }
