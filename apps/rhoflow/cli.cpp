@@ -152,9 +152,12 @@ ResultDetail detail_of(const JobCommand& c) {
 // Applies the given flags to a default job, finishes and validates it; errors name the flag.
 Job job_from_flags(const JobCommand& c) {
     Job job = make_job(c.name);
-    for (const Setting& s : settings_for(c.name))  // required unless another flag is given (prove: --claim or --verify)
-        if (s.required && !s.unless.empty() && c.app->count("--" + s.key) == 0 && c.app->count("--" + s.unless) == 0)
-            throw FlagError{s.key, fmt::format("--{} is required (accepted: {}; or --{} ...)", s.key, s.help, s.unless)};
+    try {  // flags that need, exclude or stand for another (prove: --claim or --verify)
+        check_given(c.name, [&](const std::string& k) { return c.app->count("--" + k) > 0; },
+                    [](const std::string& k) { return "--" + k; });
+    } catch (const InvalidArgument& e) {
+        throw FlagError{e.field(), e.what()};
+    }
     for (const Setting& s : settings_for(c.name)) {
         try {
             if (s.is_switch()) {

@@ -961,7 +961,7 @@ def prove(claim: str = None,
         threads over cells (0 = all cores); results do not depend on it
         [prove.threads] threads over cells (0 = all cores); results do not depend on it
     verify : str | os.PathLike, default ''
-        re-check the certificate CERT (untrusted input) instead of proving (exit 2 if it does not check; only --threads combines with it)
+        re-check this certificate file (untrusted input) instead of proving (exit 2 if it does not check; only --threads combines with it)
         [verify] a certificate file (untrusted) to re-check instead of proving ("" = prove)
     verify_fast : bool, default False
         with --verify: recompute with the prover's own enclosure (faster, not independent of it)

@@ -108,15 +108,16 @@ Job build_job(const std::string& command, const Pairs& settings, const std::func
     auto given = [&](const std::string& key) {
         return std::any_of(settings.begin(), settings.end(), [&](const auto& kv) { return kv.first == key; });
     };
-    for (const Setting& s : settings_for(command))  // prove: a claim, unless a certificate is re-checked
-        if (s.required && !given(s.key) && !(!s.unless.empty() && given(s.unless))) {
-            std::string name = s.key, unless = s.unless;
-            std::replace(name.begin(), name.end(), '-', '_');
-            std::replace(unless.begin(), unless.end(), '-', '_');
-            raise_invalid(fmt::format("{}() needs {} ({}){}", command, name, s.help,
-                                      unless.empty() ? "" : fmt::format(", or {}=...", unless)),
-                          s.field, s.key);
-        }
+    try {  // keywords that need, exclude or stand for another (prove: a claim, or verify=)
+        check_given(command, given, [](const std::string& k) {
+            std::string n = k;
+            std::replace(n.begin(), n.end(), '-', '_');
+            return n;
+        });
+    } catch (const InvalidArgument& e) {
+        const Setting* s = find_setting(command, e.field());
+        raise_invalid(e.what(), s ? s->field : e.field(), e.field());
+    }
     for (const auto& [key, text] : settings) {
         const Setting* s = find_setting(command, key);
         if (!s) throw py::type_error(command + "() got an unexpected keyword argument '" + key + "'");

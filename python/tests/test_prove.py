@@ -50,17 +50,26 @@ def test_prove_is_the_command_line_to_the_byte(cli, tmp_path):
     back = rhoflow.load(tmp_path / "cli")
     assert isinstance(back, rhoflow.ProveResult) and back.verdict == "proved"
     assert len(back.cells["role"]) == len(p.cells["role"])
+    # Read back as untrusted data: counts and verdict must agree with the cells (load does not
+    # verify the enclosures; prove(verify=...) does).
+    for tamper in (lambda c: c.update(cells=c["cells"][:1]),
+                   lambda c: c["summary"].update(enclosures=-5),
+                   lambda c: c.update(verdict="disproved")):
+        c = json.loads(p.certificate)
+        tamper(c)
+        with pytest.raises(ValueError):
+            rhoflow.from_json(json.dumps(c))
 
 
 def test_bad_input_names_the_keyword():
     with pytest.raises(rhoflow.InvalidArgument) as e:
         rhoflow.prove(**BOX)
-    assert e.value.parameter == "claim" and "or verify=" in str(e.value)
+    assert e.value.parameter == "claim" and "or give verify" in str(e.value)
     with pytest.raises(rhoflow.InvalidArgument) as e:
         rhoflow.prove("filtering", **BOX)
     assert e.value.parameter == "claim"
     with pytest.raises(rhoflow.InvalidArgument) as e:
-        rhoflow.prove(verify="c.json", cells=4)
+        rhoflow.prove(verify="c.json", cells=16)  # at its default too
     assert e.value.parameter == "cells" and "cannot be combined with verify" in str(e.value)
     with pytest.raises(rhoflow.InvalidArgument) as e:
         rhoflow.prove("monotone", verify_fast=True, **BOX)
@@ -81,6 +90,12 @@ def test_rigorous_field_encloses_the_estimate():
         assert enc["dj"]["lo"][i] <= f.dj[i] <= enc["dj"]["hi"][i]
     with pytest.raises(AttributeError, match="enclosures"):
         g.j
+    back = rhoflow.from_json(g.to_json())  # read back, its enclosures checked against its rho
+    assert list(back.enclosures["dj"]["lo"]) == list(enc["dj"]["lo"])
+    doc = json.loads(g.to_json())
+    doc["enclosures"] = doc["enclosures"][:1]
+    with pytest.raises(ValueError, match="enclosures"):
+        rhoflow.from_json(json.dumps(doc))
     with pytest.raises(rhoflow.InvalidArgument) as e:
         rhoflow.field(m, rho, rigorous=True, method="meanfield")
     assert e.value.parameter == "rigorous"

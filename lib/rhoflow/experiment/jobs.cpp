@@ -136,7 +136,8 @@ void ProveJob::validate() const {
     }
     if (verify.find('\0') != std::string::npos)
         throw InvalidArgument("verify", "verify holds a NUL character (accepted: a certificate file)");
-    require(prove.threads >= 0 && prove.threads <= 4096, "prove.threads", prove.threads, "0 <= threads <= 4096");
+    validate_member("prove", [&] { require(prove.threads >= 0 && prove.threads <= 4096, "threads", prove.threads,
+                                           "0 <= threads <= 4096"); });
     // Re-checking takes everything from the certificate: a proof setting given besides is a mistake.
     ProveParams defaults;
     defaults.threads = prove.threads;
@@ -194,6 +195,11 @@ const ModelParams* model_of(const Job& job) {
             else return nullptr;  // a box of models (check, prove), or a job without one
         },
         job);
+}
+
+std::string input_file_of(const Job& job) {
+    const auto* p = std::get_if<ProveJob>(&job);
+    return p ? p->verify : std::string();
 }
 
 void validate(const Job& job) {
@@ -376,6 +382,8 @@ ProveResult proof_from_certificate(const json& cert) {
     if (!cert.at("counterexample").is_null()) r.counterexample = cert.at("counterexample").get<ProofCell>();
     const json& s = cert.at("summary");
     s.at("enclosures").get_to(r.diagnostics.enclosures);
+    if (s.at("cells") != cert.at("cells").size() || s.at("param_cells") != cert.at("param_cells").size())
+        throw InvalidArgument("summary", "summary's cell counts are not the certificate's cells and param_cells");
     s.at("max_depth_reached").get_to(r.diagnostics.max_depth_reached);
     s.at("max_dj_width_rel").get_to(r.min_width_rel);
     r.diagnostics.seconds = 0;
@@ -541,6 +549,15 @@ void check_fits(const SgaJob& job, const SgaJobResult& r) {
 }
 
 void check_fits(const FieldJob& job, const FieldJobResult& r) {
+    if (job.rigorous) {
+        if (r.enclosures.size() != job.rho.size())
+            misfit("enclosures", fmt::format("holds {} enclosures for {} values of params.rho", r.enclosures.size(),
+                                             job.rho.size()));
+        for (std::size_t i = 0; i < r.enclosures.size(); ++i)
+            if (!(r.enclosures[i].rho.lo == job.rho[i] && r.enclosures[i].rho.hi == job.rho[i]))
+                misfit(fmt::format("enclosures[{}].rho", i), fmt::format("is not params.rho[{}] = {}", i, job.rho[i]));
+        return;
+    }
     if (r.points.size() != job.rho.size())
         misfit("points", fmt::format("holds {} points for {} values of params.rho", r.points.size(), job.rho.size()));
     for (std::size_t i = 0; i < r.points.size(); ++i)
@@ -559,6 +576,24 @@ void check_fits(const OdeJob& job, const OdeJobResult& r) {
                                      r.others.size(), job.rho0.size()));
     check_solution(r.solution, "");
     for (std::size_t i = 0; i < r.others.size(); ++i) check_solution(r.others[i], fmt::format("others[{}].", i));
+}
+
+// A certificate read back (not verified: prove --verify does that): its counts and verdict agree
+// with its cells.
+void check_fits(const ProveJob&, const ProveJobResult& r) {
+    if (!r.proof) return;
+    const ProveResult& p = *r.proof;
+    if (p.diagnostics.enclosures < static_cast<std::int64_t>(p.cells.size()))
+        misfit("summary.enclosures", fmt::format("= {} is fewer than the {} cells", p.diagnostics.enclosures, p.cells.size()));
+    bool all = !p.param_cells.empty(), any_disproved = false;
+    for (const ParamCellResult& c : p.param_cells) {
+        all = all && c.verdict == ProofVerdict::proved;
+        any_disproved = any_disproved || c.verdict == ProofVerdict::disproved;
+    }
+    const ProofVerdict v = any_disproved ? ProofVerdict::disproved : all ? ProofVerdict::proved : ProofVerdict::not_proved;
+    if (p.verdict != v)
+        misfit("verdict", fmt::format("= '{}' is not what the parameter cells give ('{}')", to_string(p.verdict), to_string(v)));
+    if (p.verdict == ProofVerdict::proved && p.cells.empty()) misfit("cells", "is empty for a proof");
 }
 
 template <class J, class R>

@@ -193,6 +193,9 @@ const std::vector<std::string>& job_commands();
 std::string job_command_list(std::string_view separator = ", ");
 /// The job's model (nullptr for a check job, which ranges over a box of models).
 const ModelParams* model_of(const Job& job);
+/// The file a job reads besides its settings ("" for none): a re-checked certificate. A rerun
+/// of an experiment recomputes such a cell rather than resume it (the file may have changed).
+std::string input_file_of(const Job& job);
 /// Validates any job (InvalidArgument naming the field path).
 void validate(const Job& job);
 

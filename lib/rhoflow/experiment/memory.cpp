@@ -126,10 +126,10 @@ std::vector<Part> parts_of(const ProveJob& j, ResultDetail) {
         std::error_code ec;
         const auto size = std::filesystem::is_regular_file(j.verify, ec) ? std::filesystem::file_size(j.verify, ec) : 0;
         const double bytes = 16.0 * 1024 * 1024 + 10.0 * static_cast<double>(ec ? 0 : size);
-        return {{bytes, "verify", fmt::format("the certificate, read and parsed: {}", format_bytes(bytes))}};
+        return {{bytes, "verify", "the certificate, read and parsed"}};
     }
-    return {{8192.0 * d(j.prove.max_cells), "prove.max_cells",
-             fmt::format("up to {} enclosures x 8 KiB (the cells and the certificate)", j.prove.max_cells)}};
+    return {{1024.0 * d(j.prove.max_cells), "prove.max_cells",
+             fmt::format("up to {} enclosures x 1 KiB (the cells and the certificate)", j.prove.max_cells)}};
 }
 
 // The first number in a file (cgroup limits), or nothing ("max", missing file).

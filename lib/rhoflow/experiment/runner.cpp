@@ -371,11 +371,12 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
         if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file, src);
     }
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
-    for (const auto& s : settings_for(task.command))
-        if (s.required && !settings.count(s.key) && !(!s.unless.empty() && settings.count(s.unless)))
-            fail_at(file, task.line, s.key,
-                    fmt::format("'{}' tasks need {} = ... ({}){}", task.command, s.key, s.help,
-                                s.unless.empty() ? "" : fmt::format(", or {} = ...", s.unless)));
+    try {
+        check_given(task.command, [&](const std::string& k) { return settings.count(k) > 0; },
+                    [](const std::string& k) { return k; });
+    } catch (const InvalidArgument& e) {
+        fail_at(file, task.line, e.field(), fmt::format("'{}' tasks: {}", task.command, e.what()));
+    }
     return task;
 }
 
@@ -920,6 +921,10 @@ std::optional<JobResult> earlier_result(const json& manifest, const ExperimentCe
     const json* entry = entry_of(manifest, c);
     if (!entry || entry->at("status") != "complete" || !entry->contains("params") || entry->at("params") != params)
         return std::nullopt;
+    if (const std::string f = input_file_of(c.job); !f.empty()) {  // its result is the file's, which may have changed
+        if (o.log) o.log(fmt::format("{}: reads {}: recomputed, not taken from the earlier run", c.dir, f));
+        return std::nullopt;
+    }
     const fs::path doc = partial / c.dir / document_file(c.job);
     try {
         return result_from_document(c.job, detail::read_json_file(doc));

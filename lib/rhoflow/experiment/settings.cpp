@@ -436,6 +436,7 @@ std::vector<Setting> field_settings() {
                                 "with --rigorous: working precision of the balls in bits, 64 ... 1024 (raise it when an "
                                 "enclosure comes out wider than the field: large beta theta)",
                                 r, [](J& j) -> int& { return j.rigorous_params.precision; }));
+    s.back().needs = "rigorous";
     return s;
 }
 
@@ -810,7 +811,7 @@ std::vector<Setting> prove_settings() {
                                 g, [](J& j) -> int& { return j.prove.threads; }));
     const char* c = "Re-checking a certificate";
     s.push_back(text_setting<J>("verify", "verify",
-                                "re-check the certificate CERT (untrusted input) instead of proving (exit 2 if it does "
+                                "re-check this certificate file (untrusted input) instead of proving (exit 2 if it does "
                                 "not check; only --threads combines with it)",
                                 c, "FILE",
                                 [](J& j, const std::string& t) {
@@ -818,9 +819,12 @@ std::vector<Setting> prove_settings() {
                                     j.verify = t;
                                 },
                                 [](J& j) { return j.verify; }));
+    s.back().alone = true;
+    s.back().alone_with = {"threads", "verify-fast"};
     s.push_back(toggle<J>("verify-fast", "verify_fast",
                           "with --verify: recompute with the prover's own enclosure (faster, not independent of it)", c,
                           [](J& j) { j.verify_fast = true; }, [](J& j) { return j.verify_fast; }));
+    s.back().needs = "verify";
     return s;
 }
 
@@ -866,6 +870,32 @@ std::string key_for_field(std::string_view command, const std::string& field) {
     std::string key = short_name(field);
     std::replace(key.begin(), key.end(), '_', '-');
     return key;
+}
+
+void check_given(std::string_view command, const std::function<bool(const std::string&)>& given,
+                 const std::function<std::string(const std::string&)>& name) {
+    const auto& table = settings_for(command);
+    for (const Setting& s : table)
+        if (!s.needs.empty() && given(s.key) && !given(s.needs))
+            throw InvalidArgument(s.key, fmt::format("{} needs {} ({})", name(s.key), name(s.needs), s.help));
+    for (const Setting& s : table) {
+        if (!s.alone || !given(s.key)) continue;
+        for (const Setting& o : table)
+            if (&o != &s && given(o.key) &&
+                std::find(s.alone_with.begin(), s.alone_with.end(), o.key) == s.alone_with.end())
+                throw InvalidArgument(o.key, fmt::format("{} cannot be combined with {} (the certificate says "
+                                                         "everything; only {} may come with it)",
+                                                         name(o.key), name(s.key), [&] {
+                                                             std::string l;
+                                                             for (const auto& k : s.alone_with)
+                                                                 l += (l.empty() ? "" : ", ") + name(k);
+                                                             return l;
+                                                         }()));
+    }
+    for (const Setting& s : table)
+        if (s.required && !given(s.key) && !(!s.unless.empty() && given(s.unless)))
+            throw InvalidArgument(s.key, fmt::format("{} is required (accepted: {}){}", name(s.key), s.help,
+                                                     s.unless.empty() ? "" : "; or give " + name(s.unless)));
 }
 
 void finish_settings(Job& job) {

@@ -53,6 +53,9 @@ struct Setting {
     SettingType type = SettingType::text;  ///< the kind of value it takes
     bool required = false;   ///< must be given (no meaningful default)
     std::string unless;      ///< a required setting need not be given when this setting is ("" = always required)
+    std::string needs;       ///< given, this setting needs that one given too ("" = none)
+    bool alone = false;      ///< given, no other setting may be given but those in alone_with
+    std::vector<std::string> alone_with;  ///< with alone: the settings that may come with it
     std::vector<std::string> routes;  ///< other fields whose errors are this setting's (the box ranges' scales are --scale's)
     std::function<void(Job&, const SettingValue&)> set;  ///< sets the value into the job (checked strictly)
     std::function<std::string(const Job&)> get;           ///< the job's current value as text ("" for off switches)
@@ -78,6 +81,12 @@ const Setting* find_setting(std::string_view command, std::string_view key);
 /// the one that sets the nearest enclosing field; the field's last component with '_' -> '-'
 /// when no setting owns it.
 std::string key_for_field(std::string_view command, const std::string& field);
+/// Checks which settings of `command` were given together (`given(key)`): each setting's
+/// `needs` given with it, an `alone` setting with none but its `alone_with`, a required one (or
+/// its `unless`). Throws InvalidArgument whose field is the offending setting's key, its message
+/// naming the settings as `name(key)` renders them ("--verify", "verify", ...).
+void check_given(std::string_view command, const std::function<bool(const std::string&)>& given,
+                 const std::function<std::string(const std::string&)>& name);
 /// What must happen once after all settings were applied: a sigma given per norm is divided by
 /// sqrt(d) (d may be set after sigma); a check box's ranges get the scales --scale gave.
 void finish_settings(Job& job);

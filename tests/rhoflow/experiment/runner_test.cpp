@@ -341,7 +341,7 @@ TEST_CASE("runner: prove, prove --verify and field --rigorous run as cells: cert
     // A rerun reads every cell back (certificates included) and writes the same bytes.
     const auto before = outputs(out);
     const Logged again = run_file(dir / "e.toml", out);
-    CHECK(again.result.resumed == std::vector<bool>{true, true, true, true});
+    CHECK(again.result.resumed == std::vector<bool>{true, true, false, true});  // a re-check reads its file again
     CHECK(outputs(out) == before);
     // A tampered certificate fails its cell, naming it and the certificate's error.
     std::string bad = slurp(dir / "cert.json");
@@ -359,6 +359,9 @@ TEST_CASE("runner: prove, prove --verify and field --rigorous run as cells: cert
         CHECK(std::string(e.what()).find("does not check") != std::string::npos);
     }
     // A prove task needs a claim, or a certificate to re-check.
-    CHECK(file_error(dir, "[[task]]\ncommand = \"prove\"\nd = 5\n").find("'prove' tasks need claim = ...") !=
+    CHECK(file_error(dir, "[[task]]\ncommand = \"prove\"\nd = 5\n").find("'prove' tasks: claim is required") !=
           std::string::npos);
+    // A re-check takes no proof key (the certificate says everything), even one at its default.
+    CHECK(file_error(dir, "[[task]]\ncommand = \"prove\"\nverify = \"c.json\"\ncells = 16\n")
+              .find("cells cannot be combined with verify") != std::string::npos);
 }
