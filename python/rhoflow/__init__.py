@@ -852,7 +852,12 @@ def _load_run(path):
             task = _safe_relative(r["task"], "task")
             sub = _safe_relative(r["dir"], "cell folder")
             swept = {str(k): str(v) for k, v in dict(r.get("swept", {})).items()}
-            cells.append(Cell(task, sub, swept, None, _wrap(_rhoflow.load(_os.path.join(path, sub)))))
+            report = _os.path.join(path, sub, "verification.json")
+            if _os.path.isfile(report):  # a re-check's report: its job is the one run.json records
+                result = _rhoflow.from_report(_json.dumps(r["params"]), _rhoflow.read_text(report, True), report)
+            else:
+                result = _rhoflow.load(_os.path.join(path, sub))
+            cells.append(Cell(task, sub, swept, None, _wrap(result)))
             if task not in tasks:
                 tasks.append(task)
     except (KeyError, TypeError, AttributeError, _json.JSONDecodeError) as e:

@@ -504,6 +504,25 @@ py::tuple from_document(const json& doc) {
     return wrap(std::move(job), std::move(result), std::move(provenance));
 }
 
+// A re-check's report (verification.json: valid, verdict, cells) with the job its run recorded
+// (run.json's params of the cell): both untrusted, the job validated.
+py::tuple from_report(const std::string& params_text, const std::string& report_text, const std::string& where) {
+    try {
+        ProveJob job;
+        parse_untrusted_json(params_text, where, "params").get_to(job);
+        job.validate();
+        if (job.verify.empty()) throw std::invalid_argument(where + " is not a re-checked certificate's report");
+        JobResult result = result_from_document(job, parse_untrusted_json(report_text, where, "document"));
+        Provenance provenance;
+        provenance.command = "prove";  // the report records none; the run's index does
+        return wrap(Job(std::move(job)), std::move(result), std::move(provenance));
+    } catch (const json::exception& e) {
+        throw std::invalid_argument(where + " is not a re-check's report: " + plain_message(e));
+    } catch (const InvalidArgument& e) {
+        throw std::invalid_argument(where + " is not a valid re-check's report: " + e.what());
+    }
+}
+
 py::tuple from_document_text(const std::string& text, const std::string& where) {
     const json doc = parse_untrusted_json(text, where, "document");
     try {
@@ -667,6 +686,8 @@ PYBIND11_MODULE(_rhoflow, m) {
     m.def("load", &rp::load, py::arg("path"), "Reads a result document (or an output folder's) back.");
     m.def("read_text", &rp::read_file_text, py::arg("path"), py::arg("json_document"),
           "The text of a file read back as untrusted (bounded, GIL released); checked as JSON if json_document.");
+    m.def("from_report", &rp::from_report, py::arg("params"), py::arg("report"), py::arg("where"),
+          "A re-check's result from its job's params (run.json) and its verification.json.");
     m.def("from_document", &rp::from_document_text, py::arg("text"), py::arg("where") = "the document",
           "A result from its JSON document.");
     m.def("set_types", &rp::set_types, py::arg("record"), py::arg("table"));
