@@ -16,6 +16,7 @@
 #include "rhoflow/core/detail/simd.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/model/model.hpp"
+#include "rhoflow/prove/prove.hpp"
 
 namespace rhoflow::test {
 
@@ -74,6 +75,17 @@ std::string invalid_param(F&& f) {
         return e.field();
     }
     return "";
+}
+
+// A small proof that holds: monotone at d = 5, L = 100, R = 50 (23 cells, well under a second), one thread.
+inline ProveParams small_proof() {
+    ProveParams p;
+    p.claim = parse_claim("monotone");
+    p.box.d = ParamRange(5);
+    p.box.L = ParamRange(100);
+    p.box.R = ParamRange(50);
+    p.threads = 1;
+    return p;
 }
 
 // A small comparison with a study and a decaying step (gap fit present).

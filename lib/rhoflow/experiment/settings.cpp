@@ -682,17 +682,24 @@ std::vector<Setting> stationary_settings() {
     return s;
 }
 
-// A model parameter of a check box: a value or a range LO:HI.
-Setting box_setting(const char* key, const char* help, ParamRange ParamBox::*member) {
-    using J = CheckJob;
-    const std::string field = fmt::format("check.box.{}", key);
-    return custom<J>(key, field, help, "Model (each a value or a range LO:HI)", "VALUE|LO:HI",
-                     SettingType::number_or_text,
-                     [member, field](J& j, const SettingValue& v) {
+// A model parameter of a box (a check's or a proof's, `box` reaches it): a value or a range
+// LO:HI. A range's text is parsed naming `range_name` (the field, or the flag).
+template <class J>
+Setting range_setting(const char* key, const std::string& field, const std::string& range_name, const char* group,
+                      const char* type_name, const char* help, ParamBox& (*box)(J&), ParamRange ParamBox::*member) {
+    return custom<J>(key, field, help, group, type_name, SettingType::number_or_text,
+                     [box, member, field, range_name](J& j, const SettingValue& v) {
                          const auto* t = std::get_if<std::string>(&v);
-                         j.check.box.*member = t ? parse_range(*t, field) : ParamRange(number_of(v, field));
+                         box(j).*member = t ? parse_range(*t, range_name) : ParamRange(number_of(v, field));
                      },
-                     [member](J& j) { return (j.check.box.*member).text(); });
+                     [box, member](J& j) { return (box(j).*member).text(); });
+}
+
+// A model parameter of a check box.
+Setting box_setting(const char* key, const char* help, ParamRange ParamBox::*member) {
+    const std::string field = fmt::format("check.box.{}", key);
+    return range_setting<CheckJob>(key, field, field, "Model (each a value or a range LO:HI)", "VALUE|LO:HI", help,
+                                   [](CheckJob& j) -> ParamBox& { return j.check.box; }, member);
 }
 
 std::vector<Setting> check_settings() {
@@ -765,14 +772,8 @@ std::vector<Setting> check_settings() {
 
 // A model parameter of a proof's box: a value or a range LO:HI (an interval, every point covered).
 Setting prove_box_setting(const char* key, const char* type_name, const char* help, ParamRange ParamBox::*member) {
-    using J = ProveJob;
-    const std::string field = fmt::format("prove.box.{}", key);
-    return custom<J>(key, field, help, "Claim, box and search", type_name, SettingType::number_or_text,
-                     [member, field, name = std::string(key)](J& j, const SettingValue& v) {
-                         const auto* t = std::get_if<std::string>(&v);
-                         j.prove.box.*member = t ? parse_range(*t, name) : ParamRange(number_of(v, field));
-                     },
-                     [member](J& j) { return (j.prove.box.*member).text(); });
+    return range_setting<ProveJob>(key, fmt::format("prove.box.{}", key), key, "Claim, box and search", type_name, help,
+                                   [](ProveJob& j) -> ParamBox& { return j.prove.box; }, member);
 }
 
 std::vector<Setting> prove_settings() {

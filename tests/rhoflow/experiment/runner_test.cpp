@@ -300,11 +300,7 @@ TEST_CASE("runner: prove, prove --verify and field --rigorous run as cells: cert
     const fs::path dir = test::temp_dir("runner_prove");
     // A certificate made outside the experiment, for its verify task; and a tampered copy.
     ProveJob made;
-    made.prove.claim = parse_claim("monotone");
-    made.prove.box.d = ParamRange(5);
-    made.prove.box.L = ParamRange(100);
-    made.prove.box.R = ParamRange(50);
-    made.prove.threads = 1;
+    made.prove = test::small_proof();
     const json cert = document(made, run(made), make_provenance("prove", "rhoflow prove"));
     write(dir, "cert.json", document_text(made, cert));
     const std::string text =

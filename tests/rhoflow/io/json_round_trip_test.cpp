@@ -677,11 +677,7 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
 
 TEST_CASE("json round trip: a proof's document is its certificate, read back as the job and result that made it") {
     ProveJob pj;
-    pj.prove.claim = parse_claim("monotone");
-    pj.prove.box.d = ParamRange(5);
-    pj.prove.box.L = ParamRange(100);
-    pj.prove.box.R = ParamRange(50);
-    pj.prove.threads = 1;
+    pj.prove = test::small_proof();
     const ProveJobResult r = run(pj);
     REQUIRE(r.proof);
     CHECK(r.proof->verdict == ProofVerdict::proved);
