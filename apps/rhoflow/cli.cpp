@@ -199,18 +199,19 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
     return [c, job = std::move(job)] {
         const Provenance provenance = make_provenance(c.name, c.command_line);  // dated when the work starts
         ProgressCounter progress;
-        JobResult result;
+        std::optional<JobResult> kept;
         {
             // The readable text needs only an ensemble's summary: its trials' records are not kept.
             Progress bar(progress, c.name);
             try {
-                result = run(job, &progress, detail_of(c), Execution::team);
+                kept = run(Execution::team, job, &progress, detail_of(c));
             } catch (const InvalidArgument& e) {  // found while running (prove --verify's certificate): name the flag
                 const std::string key = key_for_field(c.name, e.field());
                 throw FlagError{key, e.what()};
             }
         }
-        if (!team_root()) return;  // under MPI: rank 0 alone has the result, writes and prints
+        if (!kept) return;  // under MPI: rank 0 alone has the result, writes and prints
+        const JobResult& result = *kept;
         const nlohmann::json doc = document(job, result, provenance);
         if (!c.folder.empty()) {
             StagedDirectory out(c.folder);  // complete or absent under its final name

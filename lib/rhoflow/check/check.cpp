@@ -190,7 +190,7 @@ private:
     void evaluate(const std::vector<Key>& keys, int level) {
         const std::vector<std::size_t> fresh = add_points(keys, level);
         const std::vector<Evaluated> got = map_indices<Evaluated>(
-            ex_, UnitKind::check_points, static_cast<std::int64_t>(fresh.size()), threads_, [&](std::int64_t i) {
+            ex_, "check_points", static_cast<std::int64_t>(fresh.size()), threads_, [&](std::int64_t i) {
                 Evaluated e;
                 try {
                     e.cert = certify_point(res_.points[fresh[static_cast<std::size_t>(i)]].model, p_.claim, p_.certify);

@@ -11,7 +11,6 @@
 #include "rhoflow/compare/pseudotrajectory.hpp"
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/exec/team.hpp"
 #include "rhoflow/stochastic/detail/execute_units.hpp"
 #include "rhoflow/field/exact_field.hpp"
 #include "rhoflow/ode/ode.hpp"
@@ -673,8 +672,7 @@ Tracked run_tracked_all(const ModelParams& model, const SgaParams& sp, const Dri
 struct CompareUnits::Impl {
     CompareParams p;
     const DriftField* field = nullptr;
-    mutable std::once_flag once;
-    mutable std::unique_ptr<Context> ctx;
+    std::unique_ptr<Context> ctx;  // prepared by this rank's first run() or by finish()
     std::vector<std::int64_t> main_first, study_first;  // block starts (the study's runs share theirs)
     std::vector<std::int64_t> node_first;  // the tables' node blocks (one block serves every step size)
     std::int64_t tables = 0, table_nodes = 0;  // tables: 1 with the effective dynamics, else 0
@@ -683,14 +681,15 @@ struct CompareUnits::Impl {
     std::vector<std::vector<TrialTracking>> main_gaps;
     std::vector<std::vector<std::vector<double>>> study_sups;  // [run][block]
     std::vector<std::vector<std::optional<GapTables>>> table_out;  // [0][node block]
+    std::vector<std::int64_t> steps_done;  // by unit, once accepted
 
     ProgressCounter* progress = nullptr;  // rank 0's: the study's steps are added once they are known
-    const Context& context() const {
-        std::call_once(once, [&] {
+    const Context& prepare() {
+        if (!ctx) {
             ctx = std::make_unique<Context>(make_context(p, field));
             if (progress)
                 for (const auto& q : ctx->study) progress->total += q.steps * q.trials;
-        });
+        }
         return *ctx;
     }
     static std::vector<std::int64_t> cut(std::int64_t n, std::int64_t blocks) {
@@ -739,6 +738,7 @@ CompareUnits::CompareUnits(const CompareParams& p, const DriftField* field, std:
     m.study_sups.assign(p.study_eta0.size(), std::vector<std::vector<double>>(m.study_first.size()));
     m.table_out.assign(static_cast<std::size_t>(m.tables),
                        std::vector<std::optional<GapTables>>(m.node_first.size()));
+    m.steps_done.assign(static_cast<std::size_t>(size()), 0);
 }
 
 CompareUnits::~CompareUnits() = default;
@@ -760,10 +760,8 @@ double CompareUnits::cost(std::int64_t u) const {
     }
 }
 
-UnitKind CompareUnits::kind(std::int64_t u) const {
-    std::size_t a = 0, b = 0;
-    static constexpr UnitKind kinds[] = {UnitKind::compare_trials, UnitKind::compare_study, UnitKind::compare_table};
-    return kinds[impl_->kind(u, a, b)];
+std::int64_t CompareUnits::table_units() const noexcept {
+    return impl_->tables * static_cast<std::int64_t>(impl_->node_first.size());
 }
 
 void CompareUnits::count_steps(ProgressCounter* progress) {
@@ -773,27 +771,23 @@ void CompareUnits::count_steps(ProgressCounter* progress) {
     progress->total = impl_->p.sga.steps * impl_->p.sga.trials;
 }
 
-std::int64_t CompareUnits::steps(std::int64_t u) const {
-    const Impl& m = *impl_;
-    std::size_t a = 0, b = 0;
-    switch (m.kind(u, a, b)) {
-        case 0: return m.p.sga.steps * Impl::count(m.main_first, a, m.p.sga.trials);
-        case 1: return m.context().study[a].steps * Impl::count(m.study_first, b, m.p.study_trials);
-        default: return 0;
-    }
-}
+std::int64_t CompareUnits::steps(std::int64_t u) const { return impl_->steps_done.at(static_cast<std::size_t>(u)); }
 
-nlohmann::json CompareUnits::run(std::int64_t u, ProgressCounter* progress) const {
-    const Impl& m = *impl_;
-    const Context& c = m.context();
+CompareBlock CompareUnits::run(std::int64_t u, ProgressCounter* progress) {
+    Impl& m = *impl_;
+    const Context& c = m.prepare();
     std::size_t a = 0, b = 0;
+    CompareBlock out;
     switch (m.kind(u, a, b)) {
         case 0: {
             SgaParams q = c.sp;
             q.first_trial = c.sp.first_trial + m.main_first[a];
             q.trials = Impl::count(m.main_first, a, m.p.sga.trials);
-            const Tracked t = run_tracked_all(m.p.model, q, c.F, c.cfg, progress);
-            return nlohmann::json::array({t.ens.trials, t.slots});
+            Tracked t = run_tracked_all(m.p.model, q, c.F, c.cfg, progress);
+            out.trials = std::move(t.ens.trials);
+            out.tracking = std::move(t.slots);
+            out.steps = q.steps * q.trials;
+            break;
         }
         case 1: {
             SgaParams q = c.study[a];
@@ -801,30 +795,36 @@ nlohmann::json CompareUnits::run(std::int64_t u, ProgressCounter* progress) cons
             q.trials = Impl::count(m.study_first, b, m.p.study_trials);
             GapConfig qc;
             qc.horizon = m.p.horizon;
-            return sups_of(run_tracked(m.p.model, q, c.F, qc, progress, nullptr));
+            out.sups = sups_of(run_tracked(m.p.model, q, c.F, qc, progress, nullptr));
+            out.steps = q.steps * q.trials;
+            break;
         }
         default:
-            return detail::measure_table_nodes(m.p, c.F, static_cast<std::size_t>(m.node_first[b]),
-                                               static_cast<std::size_t>(Impl::count(m.node_first, b, m.table_nodes)));
+            out.tables = detail::measure_table_nodes(m.p, c.F, static_cast<std::size_t>(m.node_first[b]),
+                                                     static_cast<std::size_t>(Impl::count(m.node_first, b, m.table_nodes)));
     }
+    return out;
 }
 
-void CompareUnits::accept(std::int64_t u, const nlohmann::json& j) {
+void CompareUnits::accept(std::int64_t u, CompareBlock block) {
     Impl& m = *impl_;
     std::size_t a = 0, b = 0;
+    m.steps_done.at(static_cast<std::size_t>(u)) = block.steps;
     switch (m.kind(u, a, b)) {
         case 0:
-            m.main_trials[a] = j.at(0).get<std::vector<TrialResult>>();
-            m.main_gaps[a] = j.at(1).get<std::vector<TrialTracking>>();
+            m.main_trials[a] = std::move(block.trials);
+            m.main_gaps[a] = std::move(block.tracking);
             break;
-        case 1: m.study_sups[a][b] = j.get<std::vector<double>>(); break;
-        default: m.table_out[a][b] = j.get<GapTables>();
+        case 1: m.study_sups[a][b] = std::move(block.sups); break;
+        default:
+            if (!block.tables) throw std::runtime_error("compare: a moment table block came back empty");
+            m.table_out[a][b] = std::move(block.tables);
     }
 }
 
-CompareResult CompareUnits::finish() const {
-    const Impl& m = *impl_;
-    const Context& c = m.context();
+CompareResult CompareUnits::finish() {
+    Impl& m = *impl_;
+    const Context& c = m.prepare();
     EnsembleResult ens;
     ens.record_steps = record_steps_for(c.sp);
     ens.record_times = c.sp.schedule.times_at(ens.record_steps);
@@ -860,13 +860,17 @@ CompareResult CompareUnits::finish() const {
     return out;
 }
 
-CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field, Execution ex) {
+std::optional<CompareResult> run_compare(Execution ex, const CompareParams& p, ProgressCounter* progress,
+                                         const DriftField* field) {
     p.validate();
-    const int ranks = ranks_for(ex);
-    CompareUnits units(p, field, blocks_for(p.sga.trials, ranks));
-    if (progress && team_root()) units.count_steps(progress);
+    CompareUnits units(p, field, blocks_for(p.sga.trials, ranks_for(ex)));
+    if (progress && keeps_results(ex)) units.count_steps(progress);
     detail::execute_units(ex, units, progress);
-    return ranks == 1 || team_root() ? units.finish() : CompareResult{};
+    return on_keeper<CompareResult>(ex, [&] { return units.finish(); });
+}
+
+CompareResult run_compare(const CompareParams& p, ProgressCounter* progress, const DriftField* field) {
+    return *run_compare(Execution::local, p, progress, field);
 }
 
 RHOFLOW_JSON_HOOKS(CompareParams, model, sga, field, table, horizon, anchors, rows, study_eta0, study_trials,
@@ -885,6 +889,7 @@ RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, tria
 RHOFLOW_JSON_HOOKS(FieldCurvePoint, rho, drift, dj)
 RHOFLOW_JSON_HOOKS(TrialTracking, gaps, sup_tracking, ode_records)
 RHOFLOW_JSON_HOOKS(ComparePlan, t_final, rows, anchors, records)
+RHOFLOW_JSON_HOOKS(CompareBlock, trials, tracking, sups, tables, steps)
 namespace {
 RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, CompareResult, params, field, phase, t_final, table, gap,
                          gap_fit, tracking_error, tracking_error_max, every_step, hitting_time, summary, outcomes, rho_ode_final,

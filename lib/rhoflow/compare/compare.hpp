@@ -265,21 +265,40 @@ void add_effective_prediction(CompareResult& result, const EnsembleResult& ensem
 /// Runs the comparison: its units (CompareUnits) through the executor (exec/units.hpp), then
 /// compare() with every trial's tracking, the step-size study and add_effective_prediction.
 /// `field`, if given, replaces the ODE's field (tests pass a wrong one); `progress`, if given,
-/// receives the total number of SGA steps and counts them. With Execution::team every rank must
-/// call it: the units are spread over the ranks, rank 0 gets the result (the same bits as one
-/// process) and the other ranks an empty one.
+/// receives the total number of SGA steps and counts them. Runs in this process.
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress = nullptr,
-                          const DriftField* field = nullptr, Execution ex = Execution::local);
+                          const DriftField* field = nullptr);
+
+/// The same, collective under Execution::team (every rank must call it): the units are spread
+/// over the ranks; the process that keeps results (rank 0) gets the comparison, the same bits
+/// as one process, the other ranks nothing.
+std::optional<CompareResult> run_compare(Execution ex, const CompareParams& p, ProgressCounter* progress = nullptr,
+                                         const DriftField* field = nullptr);
+
+/// What one unit of a comparison gives: a main block's trials with their gap records, a study
+/// block's sup tracking errors, or a block of the moment tables' nodes.
+struct CompareBlock {
+    std::vector<TrialResult> trials;      ///< a main block's trials
+    std::vector<TrialTracking> tracking;  ///< their gap records
+    std::vector<double> sups;             ///< a study block's sup tracking error per trial
+    std::optional<GapTables> tables;      ///< a table block's nodes (every step size's table)
+    std::int64_t steps = 0;               ///< the SGA steps the unit took
+};
 
 /// The comparator cut into independent units, the work the ranks share: blocks of the main
 /// ensemble's trials (each trial with its GapTracker), blocks of each step-size-study run's
 /// trials, and blocks of the nodes of the effective dynamics' one-step moment tables (one block
 /// serves every step size: the tables share their draws). Every rank builds the same
-/// CompareUnits; the field, the plan and the study's horizon are computed on each rank when its
-/// first unit needs them (the same bits everywhere). Rank 0 accepts every unit's output and
-/// finish() does the rest (statistics, phase portrait, the effective prediction and verdict).
+/// CompareUnits; the field, the plan and the study's horizon are prepared on each rank by its
+/// first run() (the same bits everywhere; a failure there is that unit's failure). Rank 0
+/// accepts every unit's output and finish() does the rest (statistics, phase portrait, the
+/// effective prediction and verdict).
 class CompareUnits {
 public:
+    /// What a unit gives.
+    using Output = CompareBlock;
+    /// What its units are called in messages.
+    static const char* kind() noexcept { return "compare"; }
     /// Validates; each trial ensemble is cut into at most `blocks` blocks.
     CompareUnits(const CompareParams& p, const DriftField* field, std::int64_t blocks);
     ~CompareUnits();
@@ -289,19 +308,18 @@ public:
     std::int64_t size() const noexcept;
     /// Estimated cost of unit u (token-steps; known without the field).
     double cost(std::int64_t u) const;
-    /// What unit u is: a block of the main ensemble's trials (compare_trials), of a study run's
-    /// trials (compare_study), or of the moment tables' nodes (compare_table, the last units).
-    UnitKind kind(std::int64_t u) const;
-    /// SGA steps unit u takes (0 for a table); builds the field if needed.
+    /// How many of the units are moment-table blocks (the last ones).
+    std::int64_t table_units() const noexcept;
+    /// SGA steps unit u took (rank 0, once accepted; 0 for a table).
     std::int64_t steps(std::int64_t u) const;
-    /// Sets `progress`'s total: the main trials' steps now, the study's once the field is built.
+    /// Sets `progress`'s total: the main trials' steps now, the study's once the field is prepared.
     void count_steps(ProgressCounter* progress);
-    /// Runs unit u; its output.
-    nlohmann::json run(std::int64_t u, ProgressCounter* progress = nullptr) const;
+    /// Runs unit u (preparing the field, plan and study on this rank's first unit); its output.
+    Output run(std::int64_t u, ProgressCounter* progress = nullptr);
     /// Stores unit u's output (rank 0).
-    void accept(std::int64_t u, const nlohmann::json& output);
+    void accept(std::int64_t u, Output output);
     /// The comparison from every unit's output.
-    CompareResult finish() const;
+    CompareResult finish();
 
 private:
     struct Impl;
@@ -360,5 +378,9 @@ void from_json(const nlohmann::json& j, ComparePlan& v);
 void to_json(nlohmann::json& j, const CompareResult& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, CompareResult& v);
+/// JSON hooks: one key per member (a unit's output between ranks).
+void to_json(nlohmann::json& j, const CompareBlock& v);
+/// Reads what to_json writes.
+void from_json(const nlohmann::json& j, CompareBlock& v);
 
 }  // namespace rhoflow

@@ -26,6 +26,7 @@ using detail::PoolError;
 using detail::PoolQueue;
 using detail::PoolResultHook;
 using detail::PoolTask;
+using detail::PoolWork;
 
 namespace {
 
@@ -148,8 +149,7 @@ private:
 }
 
 // A team of one: every task on the calling thread, in the hand-out order.
-void run_pool_alone(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-                    const PoolResultHook& on_result) {
+void run_pool_alone(PoolWork& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result) {
     DepthGuard depth;
     Queue q;
     for (auto& t : tasks) q.add_locked(std::move(t));
@@ -157,12 +157,12 @@ void run_pool_alone(const std::function<std::string(const std::string&)>& work, 
     while (q.take_local(item)) {
         try {
             if (item.task.root_only) {
-                item.task.local();
+                item.task.local(q);
             } else {
                 const auto start = Clock::now();
-                std::string out = work(item.task.input);
+                work.run_here(item.task.tag);
                 LockedQueue locked(q);
-                if (on_result) on_result(locked, item.task, std::move(out), 0, seconds_since(start));
+                if (on_result) on_result(locked, item.task, nullptr, 0, seconds_since(start));
             }
         } catch (...) {
             const std::exception_ptr e = std::current_exception();
@@ -177,10 +177,6 @@ void run_pool_alone(const std::function<std::string(const std::string&)>& work, 
 
 bool team_failure_shared() noexcept { return failure_shared.load(); }
 
-std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t h) noexcept {
-    for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return h;
-}
 
 FailureKind failure_kind(const std::exception& e) noexcept {
     if (const auto* a = dynamic_cast<const TeamAborted*>(&e)) return a->kind();
@@ -199,8 +195,7 @@ int team_size() noexcept { return 1; }
 bool team_spread() noexcept { return false; }
 bool team_has_mpi() noexcept { return false; }
 
-void detail::run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-                      const PoolResultHook& on_result, bool) {
+void detail::run_pool(PoolWork& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result, bool) {
     run_pool_alone(work, std::move(tasks), on_result);
 }
 
@@ -319,7 +314,7 @@ bool poll(int source, int tag, MPI_Status& status, const std::function<bool()>& 
 }
 
 // A worker's side of a pool.
-void serve(const std::function<std::string(const std::string&)>& work) {
+void serve(PoolWork& work) {
     send(Writer('R').b, 0, kToRoot);
     for (;;) {
         MPI_Status st;
@@ -336,7 +331,7 @@ void serve(const std::function<std::string(const std::string&)>& work) {
         const std::string input = r.str();
         const auto start = Clock::now();
         try {
-            std::string out = work(input);
+            std::string out = work.run_arrived(input);
             send(Writer('D').pod(id).pod(seconds_since(start)).str(out).b, 0, kToRoot);
         } catch (...) {
             const ErrorInfo e = describe(std::current_exception());
@@ -350,9 +345,7 @@ void serve(const std::function<std::string(const std::string&)>& work) {
 // assigned_ and workers_seen_ belong to the serving thread.
 class Leader {
 public:
-    using Work = std::function<std::string(const std::string&)>;
-
-    Leader(const Work& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result)
+    Leader(PoolWork& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result)
         : work_(work), on_result_(on_result), assigned_(static_cast<std::size_t>(world_size)) {
         for (auto& t : tasks) q_.add_locked(std::move(t));
     }
@@ -403,7 +396,7 @@ private:
         while (!q_.failed && !parked_.empty() && q_.take_shared(item)) {
             const int w = parked_.back();
             parked_.pop_back();
-            send(Writer('T').pod(item.seq).str(item.task.input).b, w, kToWorker);
+            send(Writer('T').pod(item.seq).str(work_.send(item.task.tag)).b, w, kToWorker);
             assigned_[static_cast<std::size_t>(w)] = std::move(item);
         }
         return can_end();
@@ -434,10 +427,10 @@ private:
     // Under the lock: a worker's output to the result hook (kept after a failure too).
     void deliver(const Queued& item, Reader& r, int w) {
         const auto secs = r.pod<double>();
-        std::string out = r.str();
+        const std::string out = r.str();
         try {
             LockedQueue locked(q_);
-            if (on_result_) on_result_(locked, item.task, std::move(out), w, secs);
+            if (on_result_) on_result_(locked, item.task, &out, w, secs);
         } catch (...) {
             const std::exception_ptr e = std::current_exception();
             q_.fail_locked(item.task.tag, 0, e, describe(e).message);
@@ -495,13 +488,13 @@ private:
         const auto start = Clock::now();
         try {
             if (item.task.root_only) {
-                item.task.local();
+                item.task.local(q_);
                 return;
             }
-            std::string out = work_(item.task.input);
+            work_.run_here(item.task.tag);
             std::lock_guard<std::mutex> lock(q_.mutex);
             LockedQueue locked(q_);
-            if (on_result_) on_result_(locked, item.task, std::move(out), 0, seconds_since(start));
+            if (on_result_) on_result_(locked, item.task, nullptr, 0, seconds_since(start));
         } catch (...) {
             const ErrorInfo e = describe(std::current_exception());
             std::lock_guard<std::mutex> lock(q_.mutex);
@@ -509,7 +502,7 @@ private:
         }
     }
 
-    const Work& work_;
+    PoolWork& work_;
     const PoolResultHook& on_result_;
     Queue q_;
     bool main_done_ = false;
@@ -551,8 +544,7 @@ int team_size() noexcept { return world_size; }
 bool team_spread() noexcept { return world_size > 1 && pool_depth.load() == 0; }
 bool team_has_mpi() noexcept { return true; }
 
-void detail::run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-                      const PoolResultHook& on_result, bool spread) {
+void detail::run_pool(PoolWork& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result, bool spread) {
     if (world_size == 1 || !spread || pool_depth.load() > 0) return run_pool_alone(work, std::move(tasks), on_result);
     DepthGuard depth;
     if (world_rank == 0)

@@ -6,11 +6,11 @@
 // independent units (trial blocks, cells, moment-table node blocks), the ranks meet in one
 // collective run_pool(): rank 0 keeps a queue of tasks and hands them out one at a time, largest cost
 // first, to whichever rank asks (dynamic load balancing); rank 0 computes tasks too, on its
-// main thread, while a second thread of rank 0 serves the other ranks. A task is an opaque input
-// (bytes) that the same `work` function turns into an opaque output (bytes) on any rank; the
-// outputs travel back to rank 0, which alone keeps them. Callers serialise with nlohmann's CBOR
-// (doubles exactly, NaN included) and place each output by its task, so rank 0 ends with exactly
-// the values one process computes, and then runs the single-process code unchanged.
+// main thread, while a second thread of rank 0 serves the other ranks. A task is the caller's
+// tag (PoolWork says what it is): rank 0 runs its own tasks in place, with typed values; a task
+// handed to another rank travels as bytes (the caller encodes it, with nlohmann's CBOR: doubles
+// exactly, NaN included), and its output comes back as bytes to rank 0, which alone keeps the
+// outputs, placed by their tags: rank 0 ends with exactly the values one process computes.
 //
 // Rank 0 may also queue root-only tasks (a closure that never travels: finishing a cell,
 // writing files), and the result hook may queue further tasks, so a cell's finish starts as soon
@@ -44,6 +44,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "rhoflow/core/digest.hpp"
 
 namespace rhoflow {
 
@@ -125,22 +127,36 @@ private:
 };
 
 
-/// One task of a pool (built on rank 0).
+class PoolQueue;
+
+/// One task of a pool (built on rank 0): the caller's tag; what it is lives with the caller.
 struct PoolTask {
-    std::string input;                 ///< what `work` receives, on whichever rank runs the task
+    std::uint64_t tag = 0;             ///< the caller's identification (given to PoolWork, hooks and errors)
     double cost = 1;                   ///< estimated cost: larger tasks are handed out first
-    std::uint64_t tag = 0;             ///< the caller's identification (given back in hooks and errors)
     bool root_only = false;            ///< run `local` on rank 0 instead (never sent)
-    std::function<void()> local;       ///< root-only tasks: what rank 0 runs (may queue tasks)
+    std::function<void(PoolQueue&)> local;  ///< root-only tasks: what rank 0 runs (may queue tasks)
     int order = 0;                     ///< tasks of a smaller order are handed out first (then by cost)
 };
 
-class PoolQueue;
+/// What a pool runs, by tag (the executor, exec/units.hpp, implements it). Tasks run in place on
+/// rank 0, their values typed and never encoded; only a task sent to another rank, and what it
+/// gives back, cross as bytes: the MPI boundary.
+class PoolWork {
+public:
+    virtual ~PoolWork() = default;
+    /// Rank 0: runs task `tag` here; its output stays with the caller until the result hook.
+    virtual void run_here(std::uint64_t tag) = 0;
+    /// Rank 0 (serving thread): task `tag` as bytes, to send to another rank.
+    virtual std::string send(std::uint64_t tag) = 0;
+    /// Another rank: runs a task that arrived as bytes; its output as bytes.
+    virtual std::string run_arrived(const std::string& task) = 0;
+};
 
-/// Rank 0's hook for a finished (non-root-only) task: its output, the rank that computed it and
-/// the seconds it took there. Called one at a time, from rank 0's threads; may queue tasks.
-using PoolResultHook = std::function<void(PoolQueue& queue, const PoolTask& task, std::string output, int rank,
-                                          double seconds)>;
+/// Rank 0's hook for a finished (non-root-only) task: `sent_back` is the output's bytes when
+/// another rank computed it, null when rank 0 did (run_here kept it); the rank and the seconds
+/// it took there. Called one at a time, from rank 0's threads; may queue tasks.
+using PoolResultHook = std::function<void(PoolQueue& queue, const PoolTask& task, const std::string* sent_back,
+                                          int rank, double seconds)>;
 
 /// Rank 0's queue while a pool runs (handed to hooks and root-only tasks to add work).
 class PoolQueue {
@@ -155,8 +171,7 @@ public:
 /// including those queued while it ran, is done; throws PoolError on rank 0 and TeamAborted
 /// elsewhere if one failed. Otherwise (a team of one) it runs the tasks in turn on the calling
 /// thread, in the same order (errors as PoolError too).
-void run_pool(const std::function<std::string(const std::string&)>& work, std::vector<PoolTask> tasks,
-              const PoolResultHook& on_result, bool spread = true);
+void run_pool(PoolWork& work, std::vector<PoolTask> tasks, const PoolResultHook& on_result, bool spread = true);
 
 }  // namespace detail
 
@@ -178,9 +193,5 @@ bool team_failure_shared() noexcept;
 /// differs (-1 in a team of one). For ranks to check that they were given the same input (the
 /// command line, the bytes of an input file) before any work.
 int team_first_differing(std::uint64_t digest);
-
-/// The 64-bit FNV-1a hash of `bytes`, continuing from `h`: a digest of an input for ranks to
-/// compare (it tells accidental differences apart, it is no cryptographic hash).
-std::uint64_t fnv1a_64(std::string_view bytes, std::uint64_t h = 14695981039346656037ull) noexcept;
 
 }  // namespace rhoflow

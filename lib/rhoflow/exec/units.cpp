@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <deque>
 #include <mutex>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
@@ -16,109 +18,163 @@ std::int64_t blocks_for(std::int64_t n, int ranks) noexcept {
     return std::max<std::int64_t>(1, std::min<std::int64_t>(n, 4 * std::int64_t{ranks}));
 }
 
-const char* unit_kind_name(UnitKind kind) noexcept {
-    switch (kind) {
-        case UnitKind::trials: return "trials";
-        case UnitKind::compare_trials: return "compare_trials";
-        case UnitKind::compare_study: return "compare_study";
-        case UnitKind::compare_table: return "compare_table";
-        case UnitKind::compare_finish: return "compare_finish";
-        case UnitKind::job: return "job";
-        case UnitKind::write: return "write";
-        case UnitKind::enclosures: return "enclosures";
-        case UnitKind::recompute: return "recompute";
-        case UnitKind::check_points: return "check_points";
-    }
-    return "unknown";
-}
+std::string detail::encode_bytes(const nlohmann::json& j) { return detail::to_cbor_bytes(j); }
+
+nlohmann::json detail::decode_bytes(const std::string& bytes) { return detail::from_cbor_bytes(bytes); }
 
 namespace {
 
 std::atomic<std::int64_t> run_count{0};
 
-// A unit as it travels: {"k": kind, "o": owner, "i": index, "in": input} in CBOR.
-std::string encode(const Unit& u) {
-    return detail::to_cbor_bytes(
-        {{"k", static_cast<int>(u.id.kind)}, {"o", u.id.owner}, {"i", u.id.index}, {"in", u.input}});
+// A unit as it travels: its set's number and its index (fixed width), then its input's bytes.
+constexpr std::size_t kHeader = sizeof(std::uint32_t) + sizeof(std::int64_t);
+
+std::string frame(std::uint32_t set, std::int64_t index, const std::string& input) {
+    std::string b(kHeader, '\0');
+    std::memcpy(b.data(), &set, sizeof set);
+    std::memcpy(b.data() + sizeof set, &index, sizeof index);
+    return b + input;
 }
 
-std::pair<UnitId, nlohmann::json> decode(const std::string& bytes) {
-    nlohmann::json j = detail::from_cbor_bytes(bytes);
-    UnitId id{static_cast<UnitKind>(j.at("k").get<int>()), j.at("o").get<std::uint32_t>(), j.at("i").get<std::int64_t>()};
-    return {id, std::move(j.at("in"))};
-}
-
-// Rank 0's units by pool tag (tags are indices here), shared by the hook and local units.
-class Ids {
-public:
-    std::uint64_t add(const UnitId& id) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ids_.push_back(id);
-        return ids_.size() - 1;
-    }
-    UnitId at(std::uint64_t tag) const {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return ids_.at(static_cast<std::size_t>(tag));
-    }
-
-private:
-    mutable std::mutex mutex_;
-    std::vector<UnitId> ids_;
-};
-
-detail::PoolTask task_of(Unit u, Ids& ids) {
-    detail::PoolTask t;
-    t.tag = ids.add(u.id);
-    t.cost = u.cost;
-    t.order = u.order;
-    if (u.local) {
-        t.root_only = true;
-        t.local = std::move(u.local);
-    } else {
-        t.input = encode(u);
-    }
-    return t;
-}
+class Executor;
 
 // The pool's queue seen as a queue of units.
 class QueueOfUnits final : public UnitQueue {
 public:
-    QueueOfUnits(detail::PoolQueue& q, Ids& ids) : q_(q), ids_(ids) {}
-    void add(Unit unit) override { q_.add(task_of(std::move(unit), ids_)); }
+    QueueOfUnits(detail::PoolQueue& q, Executor& x) : q_(q), x_(x) {}
+    void add(Unit unit) override;
 
 private:
     detail::PoolQueue& q_;
-    Ids& ids_;
+    Executor& x_;
 };
+
+// The executor as the pool sees it: rank 0's units by pool tag (tags are indices into units_),
+// run in place or sent; every rank's sets by number.
+class Executor final : public detail::PoolWork {
+public:
+    explicit Executor(const std::vector<const detail::AnySet*>& sets) : sets_(sets) {}
+
+    detail::PoolTask task_of(Unit u) {
+        detail::PoolTask t;
+        t.cost = u.cost;
+        t.order = u.order;
+        std::lock_guard<std::mutex> lock(mutex_);
+        t.tag = units_.size();
+        if (u.local) {
+            t.root_only = true;
+            t.local = [this, f = std::move(u.local)](detail::PoolQueue& q) {
+                QueueOfUnits queue(q, *this);
+                f(queue);
+            };
+            units_.push_back({static_cast<std::uint32_t>(sets_.size()), u.index, nullptr, nullptr});
+        } else {
+            if (!u.input) throw std::logic_error("execute: a unit without its input");
+            units_.push_back({number_of(u.set), u.index, std::move(u.input), nullptr});
+        }
+        return t;
+    }
+
+    void run_here(std::uint64_t tag) override {
+        const Entry e = entry(tag);
+        ++run_count;
+        std::unique_ptr<detail::Held> out = sets_[e.set]->run(e.index, *e.input);
+        std::lock_guard<std::mutex> lock(mutex_);
+        units_[tag].input.reset();
+        units_[tag].output = std::move(out);
+    }
+
+    std::string send(std::uint64_t tag) override {
+        const Entry e = entry(tag);
+        std::string bytes = frame(e.set, e.index, sets_[e.set]->encode_input(*e.input));
+        std::lock_guard<std::mutex> lock(mutex_);
+        units_[tag].input.reset();
+        return bytes;
+    }
+
+    std::string run_arrived(const std::string& task) override {
+        std::uint32_t set = 0;
+        std::int64_t index = 0;
+        if (task.size() < kHeader) throw std::runtime_error("rhoflow: a truncated unit between ranks");
+        std::memcpy(&set, task.data(), sizeof set);
+        std::memcpy(&index, task.data() + sizeof set, sizeof index);
+        if (set >= sets_.size()) throw std::runtime_error("rhoflow: a unit of an unknown set between ranks");
+        const detail::AnySet& s = *sets_[set];
+        ++run_count;
+        return s.encode_output(*s.run(index, *s.decode_input(task.substr(kHeader))));
+    }
+
+    // Rank 0: a finished unit's output (sent back as bytes, or kept by run_here) to its set's hook.
+    void finished(UnitQueue& queue, std::uint64_t tag, const std::string* sent_back, int rank, double seconds) {
+        Entry e = entry(tag);
+        std::unique_ptr<detail::Held> out;
+        if (sent_back) {
+            out = sets_[e.set]->decode_output(*sent_back);
+        } else {
+            std::lock_guard<std::mutex> lock(mutex_);
+            out = std::move(units_[tag].output);
+        }
+        sets_[e.set]->done(queue, e.index, *out, rank, seconds);
+    }
+
+    UnitId id_of(std::uint64_t tag) {
+        const Entry e = entry(tag);
+        return {e.set, e.index};
+    }
+
+private:
+    struct Entry {
+        std::uint32_t set = 0;
+        std::int64_t index = 0;
+        std::shared_ptr<detail::Held> input;   // until run or sent
+        std::unique_ptr<detail::Held> output;  // run here, until the hook takes it
+    };
+
+    std::uint32_t number_of(const detail::AnySet* set) const {
+        const auto it = std::find(sets_.begin(), sets_.end(), set);
+        if (it == sets_.end()) throw std::logic_error("execute: a unit of a set not given to execute()");
+        return static_cast<std::uint32_t>(it - sets_.begin());
+    }
+
+    Entry entry(std::uint64_t tag) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const Entry& e = units_.at(static_cast<std::size_t>(tag));
+        return {e.set, e.index, e.input, nullptr};
+    }
+
+    const std::vector<const detail::AnySet*>& sets_;
+    std::mutex mutex_;
+    std::deque<Entry> units_;
+};
+
+void QueueOfUnits::add(Unit unit) { q_.add(x_.task_of(std::move(unit))); }
 
 }  // namespace
 
-void execute(Execution ex, const UnitWork& work, std::vector<Unit> units, const UnitDone& done) {
-    Ids ids;
+void execute(Execution ex, const std::vector<const detail::AnySet*>& sets, std::vector<Unit> units) {
+    Executor x(sets);
     std::vector<detail::PoolTask> tasks;
     tasks.reserve(units.size());
-    for (Unit& u : units) tasks.push_back(task_of(std::move(u), ids));
-    auto run = [&](const std::string& in) {
-        auto [id, input] = decode(in);
-        ++run_count;
-        return detail::to_cbor_bytes(work(id, input));
-    };
-    auto hook = [&](detail::PoolQueue& q, const detail::PoolTask& t, std::string out, int rank, double seconds) {
-        QueueOfUnits queue(q, ids);
-        if (done) done(queue, ids.at(t.tag), detail::from_cbor_bytes(out), rank, seconds);
+    for (Unit& u : units) tasks.push_back(x.task_of(std::move(u)));
+    auto hook = [&](detail::PoolQueue& q, const detail::PoolTask& t, const std::string* sent_back, int rank,
+                    double seconds) {
+        QueueOfUnits queue(q, x);
+        x.finished(queue, t.tag, sent_back, rank, seconds);
     };
     try {
-        detail::run_pool(run, std::move(tasks), hook, ex == Execution::team);
+        detail::run_pool(x, std::move(tasks), hook, ex == Execution::team);
     } catch (const detail::PoolError& e) {
-        throw UnitError(ids.at(e.tag()), e.rank(), e.error(), e.what());
+        throw UnitError(x.id_of(e.tag()), e.rank(), e.error(), e.what());
     }
 }
 
 std::int64_t units_run() noexcept { return run_count.load(); }
 
-nlohmann::json root_then_broadcast(Execution ex, const std::function<nlohmann::json()>& f) {
+bool keeps_results(Execution ex) noexcept { return ranks_for(ex) == 1 || team_root(); }
+
+std::string detail::root_then_broadcast_bytes(Execution ex, const std::function<std::string()>& f) {
     if (ex == Execution::local || !team_spread()) return f();
-    return detail::from_cbor_bytes(team_root_then_broadcast([&] { return detail::to_cbor_bytes(f()); }));
+    return team_root_then_broadcast(f);
 }
 
 }  // namespace rhoflow

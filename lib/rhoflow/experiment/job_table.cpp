@@ -100,12 +100,11 @@ constexpr const char* kProveSummary =
 
 // Runs a job of kind J by the run() overload of its type.
 template <class J>
-JobResult run_as(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
+JobResult run_as(const Job& job, [[maybe_unused]] ProgressCounter* progress, [[maybe_unused]] ResultDetail detail,
+                 [[maybe_unused]] Execution ex) {
     const J& j = std::get<J>(job);
-    if constexpr (std::is_same_v<J, SgaJob>)
-        return run(j, progress, detail, ex);
-    else if constexpr (std::is_same_v<J, CompareJob>)
-        return run(j, progress, ex);
+    if constexpr (std::is_same_v<J, SgaJob> || std::is_same_v<J, CompareJob>)
+        throw std::logic_error("sga and compare run by their plan (experiment/job_plan.hpp), not whole");
     else if constexpr (std::is_same_v<J, CheckJob> || std::is_same_v<J, ProveJob>)
         return run(j, ex);
     else

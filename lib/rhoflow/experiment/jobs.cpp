@@ -1,4 +1,6 @@
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/exec/units.hpp"
+#include "rhoflow/experiment/job_plan.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
-#include "rhoflow/exec/team.hpp"
 #include "rhoflow/field/meanfield.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/check_output.hpp"
@@ -281,21 +282,13 @@ PhaseJobResult run(const PhaseJob& job) {
     return {f.info(), phase_portrait(f, job.phase)};
 }
 
-SgaJobResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
-    job.validate();
-    if (progress) progress->total = job.sga.steps * job.sga.trials;
-    return with_outcomes(job, run_ensemble(job.model, job.sga, progress,
-                                           detail == ResultDetail::full ? EnsembleOutput::all() : EnsembleOutput::summary(50),
-                                           ex));
+SgaJobResult run(const SgaJob& job, ProgressCounter* progress, ResultDetail detail) {
+    return std::get<SgaJobResult>(run(Job(job), progress, detail));
 }
 
 SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble) {
     SgaJobResult r;
     r.ensemble = std::move(ensemble);
-    if (r.ensemble.rho_finals.empty()) {  // an MPI rank other than 0 holds no trials
-        r.outcomes_note = "no trials on this rank";
-        return r;
-    }
     // The basins are the exact field's (the ODE the trials follow at small steps). A model the
     // exact field refuses, or a portrait that fails, leaves the ensemble's result intact.
     try {
@@ -313,9 +306,8 @@ SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble) {
     return r;
 }
 
-CompareResult run(const CompareJob& job, ProgressCounter* progress, Execution ex) {
-    job.validate();
-    return run_compare(job.compare, progress, nullptr, ex);
+CompareResult run(const CompareJob& job, ProgressCounter* progress) {
+    return std::get<CompareResult>(run(Job(job), progress, ResultDetail::full));
 }
 
 StationaryLaw run(const StationaryJob& job) {
@@ -348,7 +340,7 @@ ProveJobResult run(const ProveJob& job, Execution ex) {
     const std::vector<std::string> dups = duplicate_keys(text);
     r.errors.insert(r.errors.begin(), dups.begin(), dups.end());
     r.valid = r.valid && dups.empty();
-    if (!r.valid && (ex == Execution::local || team_root())) {
+    if (!r.valid && keeps_results(ex)) {
         std::string msg = fmt::format("the certificate '{}' does not check:", job.verify);
         for (const auto& e : r.errors) msg += "\n  " + without_json_prefixes(e);
         throw InvalidArgument("verify", msg);
@@ -357,8 +349,24 @@ ProveJobResult run(const ProveJob& job, Execution ex) {
     return out;
 }
 
-JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail, Execution ex) {
-    return kind_of(job).run(job, progress, detail, ex);
+std::optional<JobResult> run(Execution ex, const Job& job, ProgressCounter* progress, ResultDetail detail) {
+    JobPlan plan(job, ranks_for(ex), 0, keeps_results(ex) ? progress : nullptr, detail);
+    if (!plan.spreads()) {
+        JobResult r = kind_of(job).run(job, progress, detail, ex);
+        return on_keeper<JobResult>(ex, [&] { return std::move(r); });
+    }
+    std::optional<JobResult> out;
+    plan.finished = [&](UnitQueue&, JobResult r) { out = std::move(r); };
+    try {
+        execute(ex, plan.sets(), plan.units(0));
+    } catch (const UnitError& e) {
+        e.rethrow();
+    }
+    return out;
+}
+
+JobResult run(const Job& job, ProgressCounter* progress, ResultDetail detail) {
+    return *run(Execution::local, job, progress, detail);
 }
 
 // ------------------------------------------------------------------------------- documents

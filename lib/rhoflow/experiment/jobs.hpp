@@ -205,10 +205,14 @@ enum class ResultDetail {
     summary  ///< what the readable text shows: an ensemble keeps its summary and the first 50 trials, without records
 };
 
-/// Runs a job; `progress` (optional) counts SGA steps for long jobs; `ex`: whether its
-/// ensemble or comparison is shared by the ranks of the team (collective) or local.
-JobResult run(const Job& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full,
-              Execution ex = Execution::local);
+/// Runs a job in this process: its plan (experiment/job_plan.hpp) in a team of one; `progress`
+/// (optional) counts SGA steps for long jobs.
+JobResult run(const Job& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
+/// Runs a job's plan, collective under Execution::team (every rank must call it): its units
+/// shared by the ranks (a job that runs whole runs on every rank, spreading its own points);
+/// the process that keeps results (rank 0) gets the result, the other ranks nothing.
+std::optional<JobResult> run(Execution ex, const Job& job, ProgressCounter* progress = nullptr,
+                             ResultDetail detail = ResultDetail::full);
 /// Runs one kind of job.
 FieldJobResult run(const FieldJob& job);
 /// Runs one kind of job.
@@ -217,20 +221,19 @@ OdeJobResult run(const OdeJob& job);
 PhaseJobResult run(const PhaseJob& job);
 /// Runs one kind of job (with ResultDetail::summary: the summary and the first 50 trials, no
 /// records), then assigns every trial to its ODE basin.
-SgaJobResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full,
-                 Execution ex = Execution::local);
+SgaJobResult run(const SgaJob& job, ProgressCounter* progress = nullptr, ResultDetail detail = ResultDetail::full);
 /// The ensemble of `job` with its outcome statistics: the exact field's phase portrait and every
 /// trial's basin (the outcomes stay empty, with a note, when the field refuses the model).
 SgaJobResult with_outcomes(const SgaJob& job, EnsembleResult ensemble);
 /// Runs one kind of job.
-CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr, Execution ex = Execution::local);
+CompareResult run(const CompareJob& job, ProgressCounter* progress = nullptr);
 /// Runs one kind of job.
 StationaryLaw run(const StationaryJob& job);
 /// Runs one kind of job.
 CheckResult run(const CheckJob& job, Execution ex = Execution::local);
 /// Runs one kind of job: the proof search, or the checker on the certificate file (read as
 /// untrusted data; InvalidArgument naming "verify", with every error, when it does not check;
-/// under Execution::team only rank 0 throws it, the other ranks return their report).
+/// under Execution::team only the process that keeps results throws it, the others return their report).
 ProveJobResult run(const ProveJob& job, Execution ex = Execution::local);
 
 /// The JSON document of a finished job: the provenance's keys (its "command" set to the job's),

@@ -18,11 +18,12 @@
 #include <unistd.h>
 
 #include "rhoflow/core/detail/json_hooks.hpp"
+#include "rhoflow/core/digest.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/number_text.hpp"
-#include "rhoflow/exec/team.hpp"
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/experiment/detail/run_folder.hpp"
+#include "rhoflow/experiment/job_plan.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
 #include "rhoflow/io/compare_output.hpp"
@@ -948,16 +949,7 @@ bool lacks_figures(const json& manifest, const ExperimentCell& c, const Experime
 // Runs f, rethrowing a failure with the task and cell named (same exit-code category).
 template <class F>
 auto in_cell(const Experiment& e, const ExperimentCell& c, F&& f) -> decltype(f()) {
-    const std::string where = fmt::format("task '{}' cell {}", e.tasks[c.task].name, c.dir);
-    try {
-        return f();
-    } catch (const NumericalError& err) {
-        throw NumericalError(where + ": " + err.what());
-    } catch (const InvalidArgument& err) {
-        throw InvalidArgument(err.field(), where + ": " + err.what());
-    } catch (const std::exception& err) {
-        throw std::runtime_error(where + ": " + plain_message(err));
-    }
+    return with_context(fmt::format("task '{}' cell {}", e.tasks[c.task].name, c.dir), std::forward<F>(f));
 }
 
 // The manifest holds what a rerun needs and nothing that depends on the machine (no timing), so
@@ -1092,47 +1084,25 @@ Provenance run_provenance(const Experiment& e, const Provenance& given) {
 
 namespace {
 
-// A pending cell cut into units: trial blocks (sga), the comparator's units (compare), or the
-// whole job as one unit (every other job).
+// A pending cell: its job's plan (the same on every rank, the one the command line runs) and
+// rank 0's bookkeeping for run.json.
 struct CellWork {
     std::size_t cell = 0;
-    std::unique_ptr<EnsembleBlocks> sga;
-    std::unique_ptr<CompareUnits> compare;
-    json single;                  // rank 0: the one unit's output
-    std::vector<json> outputs;    // rank 0, compare: each unit's output, sent to the rank that finishes the cell
-    JobResult result;             // rank 0, compare: the finished comparison
-    std::int64_t units = 1;
-    int order = 0;                // the executor's hand-out order (a team of one: cell by cell)
-    // Rank 0's bookkeeping.
-    std::int64_t remaining = 0;
+    std::unique_ptr<JobPlan> plan;
+    int order = 0;  // the executor's hand-out order (a team of one: cell by cell)
     std::set<int> ranks;
     double seconds = 0, finish_seconds = 0, write_seconds = 0;
     std::vector<double> unit_seconds;  // per unit, where it ran
-    std::int64_t table_units = 0;      // compare: its last units are moment-table blocks
-
-    UnitKind kind(std::int64_t u) const { return sga ? sga->kind(u) : compare ? compare->kind(u) : UnitKind::job; }
 };
 
-// Estimated cost of a cell's trials (token-steps), to cut it into blocks of similar size.
-double trial_cost(const Job& job) {
-    auto sga_cost = [](const ModelParams& m, const SgaParams& s) {
-        return step_cost(m, s.sampler) * static_cast<double>(s.steps) * static_cast<double>(s.trials);
-    };
-    if (const auto* s = std::get_if<SgaJob>(&job)) return sga_cost(s->model, s->sga);
-    if (const auto* c = std::get_if<CompareJob>(&job)) return sga_cost(c->compare.model, c->compare.sga);
-    return 0;
-}
-
-constexpr double kSingleCost = 1e8;  // a field, ode or phase cell (typically well under a second)
-
-// One run of an experiment: its pending cells cut into units that the executor (exec/units.hpp)
-// runs, in one process (a team of one, cell by cell) or over the ranks of a team. Rank 0 alone
-// reads and writes files; every rank computes units. Rank 0 keeps the bookkeeping (which ranks,
-// how many seconds) for run.json.
+// One run of an experiment: its pending cells' plans run by the executor (exec/units.hpp) in
+// one execution, in one process (a team of one, cell by cell) or over the ranks of a team. Rank
+// 0 alone reads and writes files; every rank computes units. Rank 0 keeps the bookkeeping (which
+// ranks, how many seconds) for run.json.
 class ExperimentRun {
 public:
     ExperimentRun(const Experiment& e, const ExperimentOptions& o)
-        : e_(e), o_(o), ranks_(ranks_for(o.execution)), root_(ranks_ == 1 || team_root()) {
+        : e_(e), o_(o), ranks_(ranks_for(o.execution)), root_(keeps_results(o.execution)) {
         out_.out = e.out;
         out_.results.resize(e.cells.size());
         out_.resumed.assign(e.cells.size(), false);
@@ -1144,13 +1114,14 @@ public:
         const auto start = std::chrono::steady_clock::now();
         busy_.assign(static_cast<std::size_t>(ranks_), 0.0);
         start_progress();
+        std::vector<const detail::AnySet*> sets;
+        for (std::size_t wi = 0; wi < work_.size(); ++wi)
+            for (const detail::AnySet* set : work_[wi].plan->sets()) {
+                sets.push_back(set);
+                owner_.push_back(wi);
+            }
         try {
-            execute(
-                o_.execution, [this](const UnitId& id, const json& input) { return run_unit(id, input); },
-                root_ ? units() : std::vector<Unit>{},
-                [this](UnitQueue& q, const UnitId& id, json output, int rank, double secs) {
-                    on_result(q, id, std::move(output), rank, secs);
-                });
+            execute(o_.execution, sets, root_ ? units() : std::vector<Unit>{});
         } catch (const UnitError& err) {
             on_failure(err);
         }
@@ -1166,14 +1137,14 @@ private:
     }
 
     // Rank 0 finds the completed cells (reading them back) and tells every rank the rest.
-    json find_pending() {
-        return root_then_broadcast(o_.execution, [&] {
+    std::vector<std::size_t> find_pending() {
+        return root_then_broadcast<std::vector<std::size_t>>(o_.execution, [&] {
             RunFolder folder = prepare_partial(e_, o_);
             lock_ = std::move(folder.lock);  // until this object ends, after the run
             partial_ = folder.partial;
             manifest_ = std::move(folder.manifest);
             drop_stale(manifest_, partial_, e_, o_.log);
-            json todo = json::array();
+            std::vector<std::size_t> todo;
             for (std::size_t i = 0; i < e_.cells.size(); ++i) {
                 const ExperimentCell& c = e_.cells[i];
                 const auto start = std::chrono::steady_clock::now();
@@ -1196,58 +1167,41 @@ private:
         return std::visit([](const auto& j) { return json(j); }, c.job);
     }
 
+    std::string where(const ExperimentCell& c) const { return fmt::format("task '{}' cell {}", e_.tasks[c.task].name, c.dir); }
+
     // Over several ranks, cuts every pending cell into units of about 1/8 of (the pending work
     // / ranks), all handed out largest first; in a team of one, a cell is one unit of trials
     // (which runs on all threads) and the cells run in file order.
-    void plan(const json& pending) {
+    void plan(const std::vector<std::size_t>& pending) {
         double total = 0;
-        for (const auto& i : pending) total += std::max(kSingleCost, trial_cost(e_.cells[i.get<std::size_t>()].job));
+        for (std::size_t i : pending) total += std::max(JobPlan::whole_job_cost, JobPlan::trial_cost(e_.cells[i].job));
         const double target = total / (8.0 * ranks_);  // a short tail under dynamic balancing
-        for (const auto& i : pending) {
+        for (std::size_t i : pending) {
             CellWork w;
-            w.cell = i.get<std::size_t>();
-            const ExperimentCell& c = e_.cells[w.cell];
-            const std::int64_t blocks =
-                ranks_ == 1 ? 1 : static_cast<std::int64_t>(std::ceil(trial_cost(c.job) / std::max(target, 1.0)));
-            in_cell(e_, c, [&] { cut(w, c.job, blocks); });
+            w.cell = i;
+            const ExperimentCell& c = e_.cells[i];
+            in_cell(e_, c, [&] { w.plan = std::make_unique<JobPlan>(c.job, ranks_, target, nullptr, ResultDetail::full); });
+            w.plan->where = where(c);
             w.order = ranks_ == 1 ? static_cast<int>(work_.size()) : 0;
-            w.remaining = w.units;
-            w.unit_seconds.assign(static_cast<std::size_t>(w.units), 0.0);
-            unit_count_ += w.units;
+            w.unit_seconds.assign(static_cast<std::size_t>(w.plan->size()), 0.0);
+            unit_count_ += w.plan->size();
+            const std::size_t wi = work_.size();
+            w.plan->seen = [this, wi](std::int64_t u, int rank, double secs) { seen(wi, u, rank, secs); };
+            w.plan->finished = [this, wi](UnitQueue& q, JobResult done) {
+                auto result = std::make_shared<JobResult>(std::move(done));
+                q.add(root_unit([this, wi, result](UnitQueue&) { write(work_[wi], std::move(*result)); }, work_[wi].order,
+                                static_cast<std::int64_t>(wi)));
+            };
             work_.push_back(std::move(w));
         }
         if (ranks_ > 1)
             log(fmt::format("spreading {} cells ({} units) over {} ranks", work_.size(), unit_count_, ranks_));
     }
 
-    static void cut(CellWork& w, const Job& job, std::int64_t blocks) {
-        if (const auto* s = std::get_if<SgaJob>(&job)) {
-            w.sga = std::make_unique<EnsembleBlocks>(s->model, s->sga, blocks);
-            w.units = w.sga->size();
-        } else if (const auto* k = std::get_if<CompareJob>(&job)) {
-            w.compare = std::make_unique<CompareUnits>(k->compare, nullptr, blocks);
-            w.units = w.compare->size();
-            w.outputs.resize(static_cast<std::size_t>(w.units));
-            for (std::int64_t u = 0; u < w.units; ++u) w.table_units += w.compare->kind(u) == UnitKind::compare_table;
-        }
-    }
-
-    double unit_cost(const CellWork& w, std::int64_t u) const {
-        return w.sga ? w.sga->cost(u) : w.compare ? w.compare->cost(u) : kSingleCost;
-    }
-
     std::vector<Unit> units() const {
         std::vector<Unit> t;
-        for (std::size_t wi = 0; wi < work_.size(); ++wi) {
-            const CellWork& w = work_[wi];
-            for (std::int64_t u = 0; u < w.units; ++u) {
-                Unit unit;
-                unit.id = {w.kind(u), static_cast<std::uint32_t>(wi), u};
-                unit.cost = unit_cost(w, u);
-                unit.order = w.order;
-                t.push_back(std::move(unit));
-            }
-        }
+        for (const CellWork& w : work_)
+            for (Unit& u : w.plan->units(w.order)) t.push_back(std::move(u));
         return t;
     }
 
@@ -1257,105 +1211,46 @@ private:
         progress_->done = 0;
         double sum = 0;
         for (const auto& w : work_)
-            for (std::int64_t u = 0; u < w.units; ++u) sum += unit_cost(w, u);
+            for (std::int64_t u = 0; u < w.plan->size(); ++u) sum += w.plan->cost(u);
         progress_->total = static_cast<std::int64_t>(sum / 1e6) + 1;
     }
 
-    // What a rank computes for a unit of a cell, or for a comparison's finish (its input: the
-    // comparison's units' outputs): the comparison, on whichever rank is free, not only rank 0.
-    json run_unit(const UnitId& id, const json& input) {
-        CellWork& w = work_.at(id.owner);
-        const ExperimentCell& c = e_.cells[w.cell];
-        return in_cell(e_, c, [&]() -> json {
-            switch (id.kind) {
-                case UnitKind::compare_finish:
-                    for (std::size_t u = 0; u < input.size(); ++u) w.compare->accept(static_cast<std::int64_t>(u), input[u]);
-                    return json(w.compare->finish());
-                case UnitKind::job: return std::visit([](const auto& r) { return json(r); }, rhoflow::run(c.job));
-                default: return w.sga ? w.sga->run(id.index) : w.compare->run(id.index);
-            }
-        });
+    // Rank 0: one of a cell's units is back (its index among the plan's units; the
+    // comparison's finish: their count).
+    void seen(std::size_t wi, std::int64_t u, int rank, double secs) {
+        CellWork& w = work_[wi];
+        w.ranks.insert(rank);
+        w.seconds += secs;
+        if (u < w.plan->size()) {
+            w.unit_seconds[static_cast<std::size_t>(u)] = secs;
+            if (progress_) progress_->done += static_cast<std::int64_t>(w.plan->cost(u) / 1e6);
+        } else {
+            w.finish_seconds = secs;
+        }
+        busy_[static_cast<std::size_t>(rank)] += secs;
     }
 
     // Rank 0, once a cell's result is complete: its files and its manifest entry.
-    void write(CellWork& w) {
+    void write(CellWork& w, JobResult r) {
         const ExperimentCell& c = e_.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
         in_cell(e_, c, [&] {
-            JobResult r = w.sga       ? JobResult(with_outcomes(std::get<SgaJob>(c.job), w.sga->result()))
-                          : w.compare ? std::move(w.result)
-                                      : result_from_json(c.job, w.single);
             write_cell(c, r, partial_, o_.render_figures, o_.provenance);
             out_.results[w.cell] = std::move(r);
         });
-        w.sga.reset();
-        w.compare.reset();
-        w.single = json();
         w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         w.seconds += w.write_seconds;
         busy_[0] += w.write_seconds;
         record(manifest_, partial_, c, cell_params(c), "complete", "", draws_figures(o_));
         std::string who;
-        for (int r : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", r);
+        for (int rank : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", rank);
         log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished_, work_.size(), c.dir, who, w.seconds));
     }
 
-    Unit write_unit(std::size_t wi) {
-        Unit u;
-        u.id = {UnitKind::write, static_cast<std::uint32_t>(wi), 0};
-        u.cost = 0;
-        u.order = work_[wi].order;
-        u.local = [this, wi] { write(work_[wi]); };
-        return u;
-    }
-
-    void on_result(UnitQueue& queue, const UnitId& id, json output, int rank, double secs) {
-        if (id.kind == UnitKind::compare_finish) return on_finished(queue, id.owner, output, rank, secs);
-        CellWork& w = work_.at(id.owner);
-        const std::int64_t u = id.index;
-        in_cell(e_, e_.cells[w.cell], [&] {
-            if (w.sga)
-                w.sga->accept(u, output);
-            else if (w.compare)
-                w.outputs[static_cast<std::size_t>(u)] = std::move(output);
-            else
-                w.single = std::move(output);
-        });
-        w.ranks.insert(rank);
-        w.seconds += secs;
-        w.unit_seconds[static_cast<std::size_t>(u)] = secs;
-        busy_[static_cast<std::size_t>(rank)] += secs;
-        if (progress_) progress_->done += static_cast<std::int64_t>(unit_cost(w, u) / 1e6);
-        if (--w.remaining > 0) return;
-        if (w.compare) return queue.add(finish_unit(id.owner));
-        queue.add(write_unit(id.owner));
-    }
-
-    // The comparison's finish (statistics, phase portrait, effective prediction: seconds of work)
-    // goes to the first free rank, before any other unit, with its units' outputs.
-    Unit finish_unit(std::size_t wi) {
-        Unit u;
-        u.id = {UnitKind::compare_finish, static_cast<std::uint32_t>(wi), 0};
-        u.input = json::array();
-        for (auto& o_u : work_[wi].outputs) u.input.push_back(std::move(o_u));
-        work_[wi].outputs.clear();
-        u.cost = 1e300;
-        u.order = work_[wi].order;
-        return u;
-    }
-
-    void on_finished(UnitQueue& queue, std::size_t wi, const json& output, int rank, double secs) {
-        CellWork& w = work_[wi];
-        in_cell(e_, e_.cells[w.cell], [&] { w.result = result_from_document(e_.cells[w.cell].job, output); });
-        w.ranks.insert(rank);
-        w.finish_seconds = secs;
-        w.seconds += secs;
-        busy_[static_cast<std::size_t>(rank)] += secs;
-        queue.add(write_unit(wi));
-    }
-
     [[noreturn]] void on_failure(const UnitError& err) {
-        const ExperimentCell& c = e_.cells[work_.at(err.id().owner).cell];
+        // A unit's set names its cell; a closure (a cell's files) carries the cell's index.
+        const std::size_t wi = err.id().set < owner_.size() ? owner_[err.id().set] : static_cast<std::size_t>(err.id().index);
+        const ExperimentCell& c = e_.cells[work_.at(wi).cell];
         record(manifest_, partial_, c, cell_params(c), "failed", err.what());
         log(fmt::format("completed cells are kept in {}; rerun the same file to resume", partial_.string()));
         err.rethrow();
@@ -1372,11 +1267,12 @@ private:
                          {"ranks", w ? std::vector<int>(w->ranks.begin(), w->ranks.end()) : std::vector<int>{0}},
                          {"seconds", w ? w->seconds : read_seconds_[i]}};
             if (w) {
-                cell["units"] = w->units;
-                if (w->compare) cell["finish_seconds"] = w->finish_seconds;  // the comparison's finish, on one rank
+                cell["units"] = w->plan->size();
+                if (std::holds_alternative<CompareJob>(e_.cells[i].job))
+                    cell["finish_seconds"] = w->finish_seconds;  // the comparison's finish, on one rank
                 cell["write_seconds"] = w->write_seconds;  // rank 0's serial part: assembly and files
                 cell["unit_seconds"] = w->unit_seconds;
-                if (w->table_units > 0) cell["table_units"] = w->table_units;  // the last ones
+                if (w->plan->table_units() > 0) cell["table_units"] = w->plan->table_units();  // the last ones
             }
             ex["cells"].push_back(cell);
         }
@@ -1393,6 +1289,7 @@ private:
     json manifest_;
     std::vector<double> read_seconds_;
     std::vector<CellWork> work_;
+    std::vector<std::size_t> owner_;  // by set number: the cell work it belongs to
     std::int64_t unit_count_ = 0;
     std::vector<double> busy_;         // seconds each rank spent on units (rank 0: and writes)
     std::size_t finished_ = 0;

@@ -10,7 +10,6 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
-#include "rhoflow/exec/team.hpp"
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/prove/verify.hpp"
 #include "rhoflow/version.hpp"
@@ -98,7 +97,7 @@ struct Search {
     // enclosure, the same bits, so every rank takes the same next step of the search.
     void enclose(const ModelCell& m, std::vector<ProofCell>& cells, const std::vector<std::size_t>& todo) {
         const std::vector<FieldEnclosure> got = map_indices<FieldEnclosure>(
-            ex, UnitKind::enclosures, static_cast<std::int64_t>(todo.size()), threads,
+            ex, "enclosures", static_cast<std::int64_t>(todo.size()), threads,
             [&](std::int64_t k) { return enclose_or_wide(m, cells[todo[static_cast<std::size_t>(k)]].enc.rho); });
         for (std::size_t k = 0; k < todo.size(); ++k) cells[todo[k]].enc = got[k];
         for (std::size_t i : todo) cells[i].role = role_of(p.claim, cells[i].enc);

@@ -12,7 +12,6 @@
 #include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/parallel.hpp"
-#include "rhoflow/exec/team.hpp"
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
 #include "rhoflow/rigorous/independent_enclosure.hpp"
@@ -436,7 +435,7 @@ Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, Enclosur
 std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads,
                                   Execution ex, VerifyMethod method) {
     EnclosureCache cache;  // changes no bit of an enclosure
-    return map_indices<Recomputed>(ex, UnitKind::recompute, static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
+    return map_indices<Recomputed>(ex, "recompute", static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
         return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache, method);
     });
 }

@@ -11,7 +11,6 @@
 #include "rhoflow/stochastic/full_sampler.hpp"
 #include "rhoflow/exec/parallel.hpp"
 #include "rhoflow/core/random.hpp"
-#include "rhoflow/exec/team.hpp"
 #include "rhoflow/stochastic/detail/execute_units.hpp"
 #include "rhoflow/stochastic/reduced_sampler.hpp"
 
@@ -207,19 +206,18 @@ double EnsembleBlocks::cost(std::int64_t b) const {
     return static_cast<double>(steps(b)) * step_cost(model_, params_.sampler);
 }
 
-nlohmann::json EnsembleBlocks::run(std::int64_t b, ProgressCounter* progress) const {
+EnsembleBlocks::Output EnsembleBlocks::run(std::int64_t b, ProgressCounter* progress) const {
     SgaParams q = params_;
     q.first_trial = params_.first_trial + first_.at(static_cast<std::size_t>(b));
     q.trials = trials(b);
     // Every trial of the block travels (rank 0 folds them all into the summary), with its
     // records only when they are kept.
     const EnsembleOutput block_keep{keep_.records, std::numeric_limits<std::int64_t>::max()};
-    return nlohmann::json(run_trials_here(model_, q, progress, {}, block_keep).trials);
+    return run_trials_here(model_, q, progress, {}, block_keep).trials;
 }
 
-void EnsembleBlocks::accept(std::int64_t b, const nlohmann::json& output) {
+void EnsembleBlocks::accept(std::int64_t b, Output trials_in) {
     const auto i = static_cast<std::size_t>(b);
-    auto trials_in = output.get<std::vector<TrialResult>>();
     if (static_cast<std::int64_t>(trials_in.size()) != trials(b)) throw std::runtime_error("an ensemble block came back incomplete");
     waiting_.at(i) = std::move(trials_in);
     fold();
@@ -244,12 +242,16 @@ EnsembleResult EnsembleBlocks::result() {
     return std::move(out_);
 }
 
-EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
-                            const EnsembleOutput& keep, Execution ex) {
-    const int ranks = ranks_for(ex);
-    EnsembleBlocks blocks(model, p, blocks_for(p.trials, ranks), keep);
+std::optional<EnsembleResult> run_ensemble(Execution ex, const ModelParams& model, const SgaParams& p,
+                                           ProgressCounter* progress, const EnsembleOutput& keep) {
+    EnsembleBlocks blocks(model, p, blocks_for(p.trials, ranks_for(ex)), keep);
     detail::execute_units(ex, blocks, progress);
-    return ranks == 1 || team_root() ? blocks.result() : EnsembleResult{};
+    return on_keeper<EnsembleResult>(ex, [&] { return blocks.result(); });
+}
+
+EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& p, ProgressCounter* progress,
+                            const EnsembleOutput& keep) {
+    return *run_ensemble(Execution::local, model, p, progress, keep);
 }
 
 namespace {

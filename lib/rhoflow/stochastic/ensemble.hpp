@@ -171,14 +171,18 @@ private:
 /// The record steps for `params`: 0, the log-spaced steps, the user's steps and `steps`.
 std::vector<std::int64_t> record_steps_for(const SgaParams& params);
 
-/// Runs the ensemble: its trials cut into blocks (EnsembleBlocks), the units the executor runs
-/// (exec/units.hpp). `progress`, if given, has its `done` incremented as steps complete (its
-/// total is the caller's business). With Execution::team every rank must call it: the blocks
-/// are spread over the ranks, rank 0 gets the result (the same bits as one process) and the
-/// other ranks an empty one. `keep` says which trials' results the result holds (default: all,
-/// with their records).
+/// Runs the ensemble in this process: its trials cut into blocks (EnsembleBlocks), the units the
+/// executor runs (exec/units.hpp). `progress`, if given, has its `done` incremented as steps
+/// complete (its total is the caller's business). `keep` says which trials' results the result
+/// holds (default: all, with their records).
 EnsembleResult run_ensemble(const ModelParams& model, const SgaParams& params, ProgressCounter* progress = nullptr,
-                            const EnsembleOutput& keep = {}, Execution ex = Execution::local);
+                            const EnsembleOutput& keep = {});
+
+/// The same, collective under Execution::team (every rank must call it): the blocks are spread
+/// over the ranks; the process that keeps results (rank 0; exec/units.hpp keeps_results) gets
+/// the ensemble, the same bits as one process, the other ranks nothing.
+std::optional<EnsembleResult> run_ensemble(Execution ex, const ModelParams& model, const SgaParams& params,
+                                           ProgressCounter* progress = nullptr, const EnsembleOutput& keep = {});
 
 /// The trials of `params` on this process's threads, each watched by the observer `observers`
 /// makes for it (if given): the body of a unit (an EnsembleBlocks block, a comparison's trial
@@ -204,8 +208,10 @@ public:
                    const EnsembleOutput& keep = {});
     /// Number of blocks.
     std::int64_t size() const noexcept { return static_cast<std::int64_t>(first_.size()); }
-    /// What every unit of it is (UnitKind::trials).
-    UnitKind kind(std::int64_t) const noexcept { return UnitKind::trials; }
+    /// What a block gives: its trials.
+    using Output = std::vector<TrialResult>;
+    /// What its units are called in messages.
+    static const char* kind() noexcept { return "trials"; }
     /// Trials in block b.
     std::int64_t trials(std::int64_t b) const;
     /// SGA steps of block b (trials x steps).
@@ -213,9 +219,9 @@ public:
     /// Estimated cost of block b (token-steps).
     double cost(std::int64_t b) const;
     /// Runs block b; its trials.
-    nlohmann::json run(std::int64_t b, ProgressCounter* progress = nullptr) const;
+    Output run(std::int64_t b, ProgressCounter* progress = nullptr) const;
     /// Takes block b's output (rank 0).
-    void accept(std::int64_t b, const nlohmann::json& output);
+    void accept(std::int64_t b, Output output);
     /// The ensemble from every block's trials, summarised in trial order.
     EnsembleResult result();
 
