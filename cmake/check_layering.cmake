@@ -3,8 +3,8 @@
 # (the effective dynamics, which use both, have their own part above them),
 # when all output code is not in io/ (io sits above every numeric part and none includes it:
 # output knows the result types, not the numerics), when anything in lib/ runs a shell (system,
-# popen), and when a second execution path appears: outside exec/ nothing may use the pool or
-# the team's branching (run_pool, team_spread, team_root_then_broadcast): every spread
+# popen), and when a second execution path appears: outside exec/ nothing reaches the team or
+# its pool (no include of exec/team.hpp or exec/detail/, no name of their API): every spread
 # computation is typed units run by execute().
 # Run as: cmake -DLIB_DIR=<lib/rhoflow> -P check_layering.cmake
 cmake_minimum_required(VERSION 3.20)
@@ -44,9 +44,18 @@ foreach(f ${sources})
     endif()
   endforeach()
   if(NOT part STREQUAL "exec")
-    file(STRINGS "${f}" pool REGEX "(run_pool|team_spread|team_root_then_broadcast)[ ]*\\(")
+    # The rule: only exec/ reaches the team and its pool. Outside it no file includes
+    # exec/team.hpp or exec/detail/ (so nothing reaches them through a header either), and no
+    # line names the team's or the pool's API, whatever it calls it for: a branch on the rank
+    # (`ranks == 1 || team_root()`) is as much a second path as a pool of one's own. Collective
+    # results come back as std::optional from the executor (keeps_results, on_keeper).
+    file(STRINGS "${f}" team_include REGEX "^#include \"rhoflow/exec/(team\\.hpp|detail/)")
+    if(team_include)
+      list(APPEND bad "${rel}: reaches the team beside the executor (exec/units.hpp): ${team_include}")
+    endif()
+    file(STRINGS "${f}" pool REGEX "(^|[^A-Za-z_])(team_[a-z_]+|run_pool|Pool(Task|Work|Queue|Error|ResultHook)|MpiSession)([^A-Za-z_]|$)")
     if(pool)
-      list(APPEND bad "${rel}: runs work beside the executor (exec/units.hpp): ${pool}")
+      list(APPEND bad "${rel}: reaches the team beside the executor (exec/units.hpp): ${pool}")
     endif()
   endif()
   file(STRINGS "${f}" shell REGEX "(^|[^a-z_:.])(std::)?(system|popen)[ ]*\\(")
