@@ -410,8 +410,11 @@ const std::vector<std::string>& command_names() {
     return names;
 }
 
-Outcome prepare(const std::vector<std::string>& args, std::function<void()>* work) {
-    *work = {};
+namespace {
+
+// A refusal before parsing: an unknown subcommand, or an sga flag given to compare (named,
+// rather than CLI11's "not expected"); nothing when there is none.
+std::optional<Outcome> refused_early(const std::vector<std::string>& args) {
     if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
         const auto& names = command_names();
         if (std::find(names.begin(), names.end(), args[0]) == names.end()) {
@@ -420,7 +423,6 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             return failure(2, fmt::format("unknown subcommand '{}' (accepted: {})", args[0], list));
         }
     }
-    // sga flags that compare does not take: named, rather than CLI11's "not expected".
     if (!args.empty() && args[0] == "compare")
         for (const auto& a : args)
             for (const char* f : {"first-trial", "record", "records-per-decade"})
@@ -430,6 +432,73 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
                                                "and chooses its own record steps; --{0} is an sga flag)",
                                                f),
                                    f);
+    return std::nullopt;
+}
+
+// The application's flags and subcommands: one per job of the job table, then run; each
+// records the whole command line (provenance).
+void add_commands(CLI::App& app, std::vector<JobCommand>& jobs, RunCommand& runc, const std::vector<std::string>& args) {
+    app.require_subcommand(1, 1);
+    app.set_version_flag("--version", version_text(), "print the version and the git commit of this build, then exit");
+    app.set_help_all_flag("--help-all", "help for every subcommand");
+    jobs.resize(job_kinds().size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        jobs[i].name = std::string(job_kinds()[i].name);
+        add_job_command(app, jobs[i], job_kinds()[i]);
+    }
+    add_run_command(app, runc);
+    const std::string command_line = command_line_of(args);
+    for (auto& j : jobs) j.command_line = command_line;
+    runc.command_line = command_line;
+}
+
+// Parses `args` into `app`: nothing when they parsed, else what prepare returns (help or the
+// version printed: success; a parse error: exit 2 with a suggestion).
+std::optional<Outcome> parse_failure(CLI::App& app, const std::vector<std::string>& args) {
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+        if (team_root()) app.exit(e);  // under MPI: printed once
+        return Outcome{};
+    } catch (const CLI::CallForAllHelp& e) {
+        if (team_root()) app.exit(e);
+        return Outcome{};
+    } catch (const CLI::CallForVersion& e) {
+        if (team_root()) std::cout << e.what() << "\n";
+        return Outcome{};
+    } catch (const CLI::ParseError& e) {
+        return failure(2, std::string(e.what()) + did_you_mean(app, args) +
+                              "\nRun 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.");
+    }
+    return std::nullopt;
+}
+
+// The work of the parsed job subcommand `c`, after what can be checked before it: the output
+// paths, figures' settings and the memory estimate (throws naming the flag).
+std::function<void()> checked_job_work(const JobCommand& c, const JobKind& kind) {
+    check_path_flag(c.app, "output", c.out.output);
+    if (!kind.out_help.empty()) check_path_flag(c.app, "out", c.folder);
+    Job job = job_from_flags(c);
+    if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, document_file(job));
+    if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
+    // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
+    if (!c.folder.empty()) StagedDirectory::check(c.folder);
+    if (!c.folder.empty() && kind.figures && !c.no_figures) check_gnuplot_timeout();  // read when drawn
+    const MemoryLimit limit = memory_limit(c.app, c.out.max_memory);
+    try {
+        check_memory(job, detail_of(c), limit);  // refused up front, not by bad_alloc late
+    } catch (const InvalidArgument& e) {
+        throw FlagError{key_for_field(c.name, e.field()), e.what()};
+    }
+    return job_work(c, std::move(job));
+}
+
+}  // namespace
+
+Outcome prepare(const std::vector<std::string>& args, std::function<void()>* work) {
+    *work = {};
+    if (auto refused = refused_early(args)) return *refused;
     CLI::App app(
         "rhoflow: exact population field, mean-field ODE and stochastic gradient ascent for softmax-\n"
         "attention signal recovery. A query q on the sphere is learned by projected SGA on\n"
@@ -438,35 +507,10 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         "Every number comes with its error estimate. Exit codes: 0 ok, 1 other error, 2 invalid\n"
         "input (the message names the flag and its accepted range), 3 numerical failure.",
         "rhoflow");
-    app.require_subcommand(1, 1);
-    app.set_version_flag("--version", version_text(), "print the version and the git commit of this build, then exit");
-    app.set_help_all_flag("--help-all", "help for every subcommand");
-    std::vector<JobCommand> jobs(job_kinds().size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        jobs[i].name = std::string(job_kinds()[i].name);
-        add_job_command(app, jobs[i], job_kinds()[i]);
-    }
+    std::vector<JobCommand> jobs;
     RunCommand runc;
-    add_run_command(app, runc);
-    const std::string command_line = command_line_of(args);
-    for (auto& j : jobs) j.command_line = command_line;
-    runc.command_line = command_line;
-    try {
-        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 wants them reversed
-        app.parse(reversed);
-    } catch (const CLI::CallForHelp& e) {
-        if (team_root()) app.exit(e);  // under MPI: printed once
-        return {};
-    } catch (const CLI::CallForAllHelp& e) {
-        if (team_root()) app.exit(e);
-        return {};
-    } catch (const CLI::CallForVersion& e) {
-        if (team_root()) std::cout << e.what() << "\n";
-        return {};
-    } catch (const CLI::ParseError& e) {
-        return failure(2, std::string(e.what()) + did_you_mean(app, args) +
-                              "\nRun 'rhoflow --help' or 'rhoflow SUBCOMMAND --help' for the flags and their ranges.");
-    }
+    add_commands(app, jobs, runc, args);
+    if (auto stop = parse_failure(app, args)) return *stop;
     Outcome prepared;
     Outcome o = guarded([&] {
         if (runc.app->parsed()) {
@@ -474,24 +518,7 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
             return;
         }
         for (std::size_t i = 0; i < jobs.size(); ++i)
-            if (const JobCommand& c = jobs[i]; c.app->parsed()) {
-                const JobKind& kind = job_kinds()[i];
-                check_path_flag(c.app, "output", c.out.output);
-                if (!kind.out_help.empty()) check_path_flag(c.app, "out", c.folder);
-                Job job = job_from_flags(c);
-                if (!c.folder.empty()) check_out_flags(c.folder, c.out.output, document_file(job));
-                if (!c.out.output.empty()) check_file_writable(c.out.output);  // fail before the work, not after
-                // A file, a foreign folder in the way, or a folder that may not be written: fail before the work.
-                if (!c.folder.empty()) StagedDirectory::check(c.folder);
-                if (!c.folder.empty() && kind.figures && !c.no_figures) check_gnuplot_timeout();  // read when drawn
-                const MemoryLimit limit = memory_limit(c.app, c.out.max_memory);
-                try {
-                    check_memory(job, detail_of(c), limit);  // refused up front, not by bad_alloc late
-                } catch (const InvalidArgument& e) {
-                    throw FlagError{key_for_field(c.name, e.field()), e.what()};
-                }
-                *work = job_work(c, std::move(job));
-            }
+            if (jobs[i].app->parsed()) *work = checked_job_work(jobs[i], job_kinds()[i]);
     });
     o.input_digest = prepared.input_digest;
     o.input_file = prepared.input_file;

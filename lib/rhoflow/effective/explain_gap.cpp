@@ -431,6 +431,28 @@ void fill_trajectory(const std::vector<double>& ode, const std::vector<double>& 
     }
 }
 
+// Both ODEs (the effective one on D and the first-order one) once per start at the rows' and the
+// trajectory's times together: fills the rows' first-order column and the trajectory's columns,
+// returns the effective ODE at the rows' times `times`.
+std::vector<double> ode_columns(const GapInputs& run, const EffectiveDrift& D, const std::vector<double>& times,
+                                const EffectivePrediction& pred, GapExplanation& out) {
+    const SgaParams& sg = run.sga;
+    std::vector<double> all_times = times;
+    all_times.insert(all_times.end(), run.trajectory_times.begin(), run.trajectory_times.end());
+    std::sort(all_times.begin(), all_times.end());
+    all_times.erase(std::unique(all_times.begin(), all_times.end()), all_times.end());
+    const std::vector<double> eff_all = effective_ode_rows(D, sg.schedule, sg.steps, run.starts, all_times);
+    const EffectiveDrift first = first_order_drift(run.model, *run.field, sg.update);
+    const std::vector<double> first_all = effective_ode_rows(first, sg.schedule, sg.steps, run.starts, all_times);
+    const std::vector<double> eff_ode = at_times(eff_all, all_times, times);
+    const std::vector<double> first_ode = at_times(first_all, all_times, times);
+    out.rows.resize(run.rows.size());
+    for (std::size_t i = 0; i < run.rows.size(); ++i) out.rows[i].rho_first_order = first_ode[i];
+    fill_trajectory(at_times(eff_all, all_times, run.trajectory_times),
+                    at_times(first_all, all_times, run.trajectory_times), pred, out.trajectory);
+    return eff_ode;
+}
+
 }  // namespace
 
 std::vector<double> table_etas(const SgaParams& sga, const EffectiveParams& ep) {
@@ -452,11 +474,12 @@ GapTables measure_gap_tables(const ModelParams& model, const SgaParams& sga, con
     return measure_gap_table_nodes(model, sga, ep, F, 0, static_cast<std::size_t>(ep.moments.nodes) + 1);
 }
 
-GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const EffectiveParams& ep,
-                           double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
-                           const std::vector<double>& starts, const std::vector<GapRow>& rows,
-                           const std::vector<double>& trajectory_times, GapTables tables,
-                           const GapOutcomes& outcomes) {
+GapExplanation explain_gap(GapInputs run) {
+    if (!run.field) throw InvalidArgument("field", "no field given (accepted: the theory's DriftField)");
+    const SgaParams& sg = run.sga;
+    const EffectiveParams& ep = run.effective;
+    const DriftField& F = *run.field;
+    GapTables& tables = run.tables;
     GapExplanation out;
     EffectiveSummary& eff = out.summary;
     eff.params = ep;
@@ -469,46 +492,34 @@ GapExplanation explain_gap(const ModelParams& model, const SgaParams& sg, const 
     eff.tables = std::move(tables.tables);
     const EffectiveDrift D(F, eff.tables);
     const StepSchedule& eta = sg.schedule;
-    const ChainRun run = predict(model, sg, eff.params, F, D, records, eff.tables, std::move(tables.draws));
-    const EffectivePrediction& pred = run.pred;
+    const ChainRun chain = predict(run.model, sg, eff.params, F, D, run.records, eff.tables, std::move(tables.draws));
+    const EffectivePrediction& pred = chain.pred;
 
     std::vector<double> times;
-    for (const auto& r : rows) times.push_back(r.t);  // the last row is the run's end
-    // Both ODEs once per start at the rows' and the trajectory's times together.
-    std::vector<double> all_times = times;
-    all_times.insert(all_times.end(), trajectory_times.begin(), trajectory_times.end());
-    std::sort(all_times.begin(), all_times.end());
-    all_times.erase(std::unique(all_times.begin(), all_times.end()), all_times.end());
-    const std::vector<double> eff_all = effective_ode_rows(D, eta, sg.steps, starts, all_times);
-    const EffectiveDrift first = first_order_drift(model, F, sg.update);
-    const std::vector<double> first_all = effective_ode_rows(first, eta, sg.steps, starts, all_times);
-    const std::vector<double> eff_ode = at_times(eff_all, all_times, times);
-    const std::vector<double> first_ode = at_times(first_all, all_times, times);
-    out.rows.resize(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) out.rows[i].rho_first_order = first_ode[i];
-    fill_trajectory(at_times(eff_all, all_times, trajectory_times), at_times(first_all, all_times, trajectory_times),
-                    pred, out.trajectory);
+    for (const auto& r : run.rows) times.push_back(r.t);  // the last row is the run's end
+    const std::vector<double> eff_ode = ode_columns(run, D, times, pred, out);
     // The prediction's systematic error: for the Gaussian chain, the effective ODE over tables
     // perturbed within their errors; the resampled chain carries its own in its bank replicas.
-    const bool replicated = run.replicas.size() > 1;
+    const bool replicated = chain.replicas.size() > 1;
     const std::vector<double> syst = replicated ? std::vector<double>(times.size(), 0.0)
-                                                : systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, starts, times);
+                                                : systematic_errors(F, eff.tables, ep, sg.seed, eta, sg.steps, run.starts, times);
 
     ConsistencyVerdict& v = out.verdict;
+    const GapOutcomes& outcomes = run.outcomes;
     // The family's size, for the Monte Carlo draws: a mean and a spread per row, the outcomes.
-    const std::size_t family = 2 * rows.size() + 2 + (outcomes.basins.size() > 1 ? outcomes.basins.size() - 1 : 0);
-    judge_rows(rows, out.rows, run, eff_ode, syst, sg.trials, sg.seed, family, ep.alpha, v);
-    judge_outcomes(outcomes, run, sg.seed, family, ep.alpha, v.tests);
+    const std::size_t family = 2 * run.rows.size() + 2 + (outcomes.basins.size() > 1 ? outcomes.basins.size() - 1 : 0);
+    judge_rows(run.rows, out.rows, chain, eff_ode, syst, sg.trials, sg.seed, family, ep.alpha, v);
+    judge_outcomes(outcomes, chain, sg.seed, family, ep.alpha, v.tests);
     conclude(v, ep.alpha);
-    v.field_scale = field_scale;
+    v.field_scale = run.field_scale;
     v.diffusion_scale = ep.prediction.diffusion_scale;
-    v.detectable_field_error = detectable_error(F, eff.tables, eta, sg.steps, starts, times, out.rows, v.threshold_z);
+    v.detectable_field_error = detectable_error(F, eff.tables, eta, sg.steps, run.starts, times, out.rows, v.threshold_z);
     eff.abs_rho_final = pred.abs_rho_final;
-    eff.abs_rho_final_err = replicated ? abs_final_spread(run) : syst.back();
+    eff.abs_rho_final_err = replicated ? abs_final_spread(chain) : syst.back();
     eff.hit_time = pred.hit_time;
     eff.hit_fraction = pred.hit_fraction;
     eff.hit_time_quantiles = pred.hit_time_quantiles;
-    eff.basin_fractions = basin_fractions(outcomes.basins, run);
+    eff.basin_fractions = basin_fractions(outcomes.basins, chain);
     eff.plateau = plateau(D, etas);
     return out;
 }

@@ -159,18 +159,27 @@ GapTables measure_gap_table_nodes(const ModelParams& model, const SgaParams& sga
 GapTables measure_gap_tables(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
                              const DriftField& F);
 
-/// From the tables (table_etas order; the resampled chain's bank from their draws, or drawn
-/// afresh with the tables' streams when there are none), predicts the ensemble `sga` of `model` at `rows` (among
-/// `records`, the ensemble's record steps, which must start at step 0 and hold each trajectory
-/// point's step after it) and at the trajectory points `trajectory_times` (the record steps
-/// after step 0), the effective ODE starting from each of `starts` (the trials' distinct
-/// starts). `field_scale` is only recorded in the verdict. The last row is the run's end.
-/// `outcomes` adds the tests of the hit fraction, hit times and basins to the verdict's parts.
-GapExplanation explain_gap(const ModelParams& model, const SgaParams& sga, const EffectiveParams& ep,
-                           double field_scale, const DriftField& F, const std::vector<std::int64_t>& records,
-                           const std::vector<double>& starts, const std::vector<GapRow>& rows,
-                           const std::vector<double>& trajectory_times, GapTables tables,
-                           const GapOutcomes& outcomes = {});
+/// What a run was, for explain_gap: the model, the ensemble's run and record steps, the
+/// effective dynamics' settings, the theory's field, what the ensemble gave and the tables.
+struct GapInputs {
+    ModelParams model;                     ///< the model
+    SgaParams sga;                         ///< the ensemble's run (its schedule, steps, trials, seed, update)
+    EffectiveParams effective;             ///< the effective dynamics' settings
+    double field_scale = 1.0;              ///< the theory's field's scale (only recorded in the verdict)
+    const DriftField* field = nullptr;     ///< the theory's field F (not owned; required)
+    std::vector<std::int64_t> records;     ///< the ensemble's record steps: from step 0, each trajectory point's step after it
+    std::vector<double> starts;            ///< the trials' distinct starts (the effective ODE runs from each)
+    std::vector<GapRow> rows;              ///< the rows to predict, among `records`; the last is the run's end
+    std::vector<double> trajectory_times;  ///< the trajectory points' times (the record steps after step 0)
+    GapTables tables;                      ///< the one-step moment tables, table_etas order (with their draws, if kept)
+    GapOutcomes outcomes;                  ///< the hit fraction, hit times and basins, tested beside the rows
+};
+
+/// From the tables (the resampled chain's bank from their draws, or drawn afresh with the
+/// tables' streams when there are none), predicts the ensemble of `run` at its rows and
+/// trajectory times, the effective ODE starting from each of its starts, and judges it against
+/// them (rows and outcomes) in the verdict.
+GapExplanation explain_gap(GapInputs run);
 
 /// JSON hooks: one key per field.
 void to_json(nlohmann::json& j, const GapTables& v);

@@ -225,6 +225,115 @@ ChainRun run_chain(const std::vector<ResampledChain>& chains, double eta, double
     return run;
 }
 
+// Whether r lies in the attractor's basin (an end at -1 or +1 is closed, an interior one open).
+bool in_attractor_basin(const AttractorLaw& law, double r) {
+    return (law.basin_from <= -1 ? r >= -1 : r > law.basin_from) && (law.basin_to >= 1 ? r <= 1 : r < law.basin_to);
+}
+
+// The chain's states in the basin, sorted into replicas and batches (per_path batches of `batch`
+// steps per path), with the counts of the states and paths that left it.
+struct BasinStates {
+    std::vector<double> pooled;                           // every state in the basin
+    std::vector<std::vector<double>> per_replica;         // the replicas' statistics
+    std::vector<std::vector<std::vector<double>>> batches;  // each replica's batches' statistics
+    std::int64_t kept = 0, outside = 0, escaped_paths = 0;
+};
+
+BasinStates basin_states(const ChainRun& run, std::size_t K, std::size_t paths, std::int64_t per_path,
+                         std::int64_t batch, const AttractorLaw& law) {
+    BasinStates s;
+    s.per_replica.resize(K);
+    s.batches.resize(K);
+    for (std::size_t r = 0; r < K; ++r) {
+        std::vector<double> in_replica;
+        for (std::size_t p = 0; p < paths; ++p) {
+            const std::vector<double>& x = run.states[r * paths + p];
+            bool escaped = false;
+            for (std::int64_t b = 0; b < per_path; ++b) {
+                std::vector<double> in_batch;
+                for (std::int64_t k = b * batch; k < (b + 1) * batch; ++k) {
+                    const double y = x[static_cast<std::size_t>(k)];
+                    ++s.kept;
+                    if (in_attractor_basin(law, y)) {
+                        in_batch.push_back(y);
+                    } else {
+                        ++s.outside;
+                        escaped = true;
+                    }
+                }
+                in_replica.insert(in_replica.end(), in_batch.begin(), in_batch.end());
+                if (auto st = stats_of(std::move(in_batch), law.tail_level); !st.empty()) s.batches[r].push_back(st);
+            }
+            s.escaped_paths += escaped;
+        }
+        s.pooled.insert(s.pooled.end(), in_replica.begin(), in_replica.end());
+        s.per_replica[r] = stats_of(std::move(in_replica), law.tail_level);
+    }
+    return s;
+}
+
+// The errors of each statistic: the chain's (the batches' spread about their replica's mean,
+// pooled over replicas) and the bank's (the replicas' spread); nb counts the batches.
+struct StatErrors {
+    std::vector<double> chain, bank;
+    std::size_t nb = 0;
+};
+
+StatErrors stat_errors(const BasinStates& s, std::size_t count) {
+    StatErrors e{std::vector<double>(count, 0.0), std::vector<double>(count, 0.0), 0};
+    for (const auto& br : s.batches) e.nb += br.size();
+    for (std::size_t k = 0; k < count; ++k) {
+        double ss = 0;
+        std::size_t dof = 0;
+        for (const auto& br : s.batches) {
+            if (br.empty()) continue;
+            RunningStats m;
+            for (const auto& st : br) m.add(st[k]);
+            for (const auto& st : br) ss += (st[k] - m.mean()) * (st[k] - m.mean());
+            dof += br.size() - 1;
+        }
+        if (dof > 0 && e.nb > 0) e.chain[k] = std::sqrt(ss / static_cast<double>(dof) / static_cast<double>(e.nb));
+        RunningStats rep;
+        for (const auto& st : s.per_replica)
+            if (!st.empty()) rep.add(st[k]);
+        // The replicas' sd, widened by Student's factor for its K - 1 degrees of freedom (the
+        // one-sigma quantile of t_{K-1}): an sd from few replicas is itself uncertain.
+        if (rep.count() > 1) {
+            const boost::math::students_t t(static_cast<double>(rep.count() - 1));
+            e.bank[k] = std::sqrt(rep.variance()) * boost::math::quantile(t, 0.8413447460685429);
+        }
+    }
+    return e;
+}
+
+// The notes on batches too short for the autocorrelation time tau (steps) or the tail quantiles.
+void batch_notes(AttractorLaw& law, std::size_t nb, std::size_t K, std::int64_t batch, double tau) {
+    auto add_note = [&](const std::string& n) { law.note += (law.note.empty() ? "" : "; ") + n; };
+    if (nb <= K)
+        add_note("one batch per replica: no batch spread, the errors are the replicas' spread alone");
+    else if (static_cast<double>(batch) < 20 * tau)
+        add_note(fmt::format("the chain's errors may be too small: batches of {} steps against an autocorrelation time "
+                             "of {:.0f} steps (want 20 times as many); raise --chain-steps",
+                             batch, tau));
+    if (static_cast<double>(batch) * kLevels.front() / tau < 10)
+        add_note(fmt::format("the {}% and {}% quantiles have fewer than 10 independent states per batch beyond them: "
+                             "their batch errors are rough, and their errors rest on the replicas' spread",
+                             100 * kLevels.front(), 100 * kLevels.back()));
+}
+
+// The chain's estimates: the statistics `all` (stats_of's order) with their errors.
+void take_estimates(AttractorLaw& law, const std::vector<double>& all, const StatErrors& e) {
+    auto estimate = [&](std::size_t s) {
+        return ChainEstimate{all[s], e.chain[s], e.bank[s], std::hypot(e.chain[s], e.bank[s])};
+    };
+    law.chain_ran = true;
+    law.mean = estimate(kMean);
+    law.sd = estimate(kSd);
+    law.mean_abs = estimate(kMeanAbs);
+    law.tail = estimate(kTail);
+    for (std::size_t q = 0; q < kLevels.size(); ++q) law.quantiles.push_back(estimate(kQuantiles + q));
+}
+
 // The chain's statistics at one attractor with their errors (batch means within the replicas
 // for the chain's own error, the replicas' spread for the bank's). Batch means are honest only
 // for batches much longer than the autocorrelation time, which they cannot measure beyond their
@@ -239,101 +348,29 @@ void chain_statistics(const ChainRun& run, double eta, const StationaryParams& p
     const auto per_path = static_cast<std::int64_t>(
         std::clamp(std::floor(static_cast<double>(c.steps) / (20.0 * tau_lin)), 1.0, static_cast<double>(c.batches)));
     const std::int64_t batch = c.steps / per_path;
-    auto inside = [&](double r) {
-        return (law.basin_from <= -1 ? r >= -1 : r > law.basin_from) && (law.basin_to >= 1 ? r <= 1 : r < law.basin_to);
-    };
-    std::vector<double> pooled;
-    std::vector<std::vector<double>> per_replica(K);          // the replicas' statistics
-    std::vector<std::vector<std::vector<double>>> batches(K);  // each replica's batches' statistics
-    std::int64_t kept = 0, outside = 0;
-    for (std::size_t r = 0; r < K; ++r) {
-        std::vector<double> in_replica;
-        for (std::size_t p = 0; p < static_cast<std::size_t>(c.paths); ++p) {
-            const std::vector<double>& x = run.states[r * static_cast<std::size_t>(c.paths) + p];
-            bool escaped = false;
-            for (std::int64_t b = 0; b < per_path; ++b) {
-                std::vector<double> in_batch;
-                for (std::int64_t k = b * batch; k < (b + 1) * batch; ++k) {
-                    const double y = x[static_cast<std::size_t>(k)];
-                    ++kept;
-                    if (inside(y)) {
-                        in_batch.push_back(y);
-                    } else {
-                        ++outside;
-                        escaped = true;
-                    }
-                }
-                in_replica.insert(in_replica.end(), in_batch.begin(), in_batch.end());
-                if (auto st = stats_of(std::move(in_batch), law.tail_level); !st.empty()) batches[r].push_back(st);
-            }
-            law.escaped_paths += escaped;
-        }
-        pooled.insert(pooled.end(), in_replica.begin(), in_replica.end());
-        per_replica[r] = stats_of(std::move(in_replica), law.tail_level);
-    }
+    BasinStates s = basin_states(run, K, static_cast<std::size_t>(c.paths), per_path, batch, law);
+    law.escaped_paths += s.escaped_paths;
     law.paths = static_cast<std::int64_t>(run.states.size());
     law.burn_in = run.burn_in;
     law.steps = per_path * batch;  // the rest of c.steps (fewer than per_path steps) is dropped
-    law.escaped_time = kept > 0 ? static_cast<double>(outside) / static_cast<double>(kept) : 0.0;
-    const auto n_in = static_cast<double>(pooled.size());
-    const std::vector<double> all = stats_of(std::move(pooled), law.tail_level);
+    law.escaped_time = s.kept > 0 ? static_cast<double>(s.outside) / static_cast<double>(s.kept) : 0.0;
+    const auto n_in = static_cast<double>(s.pooled.size());
+    const std::vector<double> all = stats_of(std::move(s.pooled), law.tail_level);
     if (all.empty()) {
         law.note = "every kept state of the chain left the basin: no chain statistics here";
         return;
     }
-    // The chain's error: the batches' spread about their replica's mean, pooled over replicas.
-    std::vector<double> chain_err(all.size(), 0.0), bank_err(all.size(), 0.0);
-    std::size_t nb = 0;
-    for (const auto& br : batches) nb += br.size();
-    for (std::size_t s = 0; s < all.size(); ++s) {
-        double ss = 0;
-        std::size_t dof = 0;
-        for (const auto& br : batches) {
-            if (br.empty()) continue;
-            RunningStats m;
-            for (const auto& st : br) m.add(st[s]);
-            for (const auto& st : br) ss += (st[s] - m.mean()) * (st[s] - m.mean());
-            dof += br.size() - 1;
-        }
-        if (dof > 0 && nb > 0) chain_err[s] = std::sqrt(ss / static_cast<double>(dof) / static_cast<double>(nb));
-        RunningStats rep;
-        for (const auto& st : per_replica)
-            if (!st.empty()) rep.add(st[s]);
-        // The replicas' sd, widened by Student's factor for its K - 1 degrees of freedom (the
-        // one-sigma quantile of t_{K-1}): an sd from few replicas is itself uncertain.
-        if (rep.count() > 1) {
-            const boost::math::students_t t(static_cast<double>(rep.count() - 1));
-            bank_err[s] = std::sqrt(rep.variance()) * boost::math::quantile(t, 0.8413447460685429);
-        }
-    }
+    StatErrors e = stat_errors(s, all.size());
     // tau from the batch means: batch length x Var(batch mean) / Var(state).
     const double var_state = all[kSd] * all[kSd];
-    const double var_bm = chain_err[kMean] * chain_err[kMean] * static_cast<double>(nb);
+    const double var_bm = e.chain[kMean] * e.chain[kMean] * static_cast<double>(e.nb);
     law.tau = var_state > 0 ? std::max(1.0, static_cast<double>(batch) * var_bm / var_state) : 1.0;
     const double tau = std::max(law.tau, tau_lin);
     // None seen: the one-sided 68% upper limit of a Poisson count of 0, -ln(0.3173) = 1.15
     // independent states, over N / tau of them (the rule of three's one-sigma twin).
-    if (all[kTail] == 0) chain_err[kTail] = 1.1479 * tau / n_in;
-    auto add_note = [&](const std::string& n) { law.note += (law.note.empty() ? "" : "; ") + n; };
-    if (nb <= K)
-        add_note("one batch per replica: no batch spread, the errors are the replicas' spread alone");
-    else if (static_cast<double>(batch) < 20 * tau)
-        add_note(fmt::format("the chain's errors may be too small: batches of {} steps against an autocorrelation time "
-                             "of {:.0f} steps (want 20 times as many); raise --chain-steps",
-                             batch, tau));
-    if (static_cast<double>(batch) * kLevels.front() / tau < 10)
-        add_note(fmt::format("the {}% and {}% quantiles have fewer than 10 independent states per batch beyond them: "
-                             "their batch errors are rough, and their errors rest on the replicas' spread",
-                             100 * kLevels.front(), 100 * kLevels.back()));
-    auto estimate = [&](std::size_t s) {
-        return ChainEstimate{all[s], chain_err[s], bank_err[s], std::hypot(chain_err[s], bank_err[s])};
-    };
-    law.chain_ran = true;
-    law.mean = estimate(kMean);
-    law.sd = estimate(kSd);
-    law.mean_abs = estimate(kMeanAbs);
-    law.tail = estimate(kTail);
-    for (std::size_t q = 0; q < kLevels.size(); ++q) law.quantiles.push_back(estimate(kQuantiles + q));
+    if (all[kTail] == 0) e.chain[kTail] = 1.1479 * tau / n_in;
+    batch_notes(law, e.nb, K, batch, tau);
+    take_estimates(law, all, e);
 }
 
 }  // namespace
@@ -350,6 +387,191 @@ void require_signal_for_stationary_law(const ModelParams& m) {
     if (m.L == 1) refuse("L", "1", "L >= 2");
 }
 
+namespace {
+
+// The attractors' indices among the ascending equilibria; none throws (no law near +1).
+std::vector<std::size_t> attractor_indices(const std::vector<EffectiveEquilibrium>& eq, double eta) {
+    std::vector<std::size_t> atts;
+    for (std::size_t i = 0; i < eq.size(); ++i)
+        if (eq[i].stable) atts.push_back(i);
+    if (atts.empty())
+        throw NumericalError(fmt::format("stationary law at eta = {}: the effective drift has no attractor in "
+                                         "(-1, 1); the chain is not confined near +1", format_number(eta)));
+    return atts;
+}
+
+// Attractor i's law before any statistics: where it is, its basin, the mean-field ODE's
+// attractor nearest it.
+AttractorLaw attractor_law(const std::vector<EffectiveEquilibrium>& eq, std::size_t i, const PhasePortrait& portrait,
+                           double tail_level) {
+    const EffectiveEquilibrium& e = eq[i];
+    AttractorLaw a;
+    a.attractor = e.rho;
+    a.attractor_err = e.rho_err;
+    a.slope = e.slope;
+    std::tie(a.basin_from, a.basin_to) = basin_of(eq, i);
+    a.levels = kLevels;
+    a.tail_level = tail_level;
+    a.plain_ode = e.rho;
+    double gap = 3;
+    for (const auto& o : portrait.equilibria)
+        if (o.stable && std::abs(o.rho - e.rho) < gap) {
+            gap = std::abs(o.rho - e.rho);
+            a.plain_ode = o.rho;
+        }
+    return a;
+}
+
+// (9.5) on every attractor's basin, for the drift d, on `cells` cells.
+std::vector<DiffusionLaw> diffusion_laws(const EffectiveDrift& d, const std::vector<AttractorLaw>& attractors,
+                                         double eta, int cells, double tail_level) {
+    std::vector<DiffusionLaw> out;
+    for (const auto& a : attractors)
+        out.push_back(law_of(density_on([&](double r) { return d.a(r, eta); }, [&](double r) { return d.v(r, eta); },
+                                        eta, a.basin_from, a.basin_to, cells),
+                             kLevels, tail_level));
+    return out;
+}
+
+// The bootstrap's spread of (9.5): per attractor its mean, sd, tail and quantiles (in that
+// order); and the old keys, |rho|'s mean and sd at the attractor nearest +1.
+struct BootstrapSpread {
+    std::vector<std::vector<RunningStats>> stats;
+    RunningStats top_means, top_sds;
+};
+
+// (9.5) on tables perturbed within their errors (the table's error), params.bootstrap times.
+BootstrapSpread bootstrap_laws(const DriftField& field, const StepMomentTable& table, const StationaryParams& params,
+                               const std::vector<AttractorLaw>& attractors, double tail_level) {
+    const std::size_t A = attractors.size(), Q = kLevels.size();
+    BootstrapSpread b{std::vector<std::vector<RunningStats>>(A, std::vector<RunningStats>(3 + Q)), {}, {}};
+    RandomStream rng({params.moments.seed, StreamPurpose::bootstrap, 0});
+    for (int r = 0; r < params.bootstrap; ++r) {
+        const std::vector<DiffusionLaw> lb = diffusion_laws(EffectiveDrift(field, {perturbed_within_errors(table, rng)}),
+                                                            attractors, table.eta, params.cells, tail_level);
+        for (std::size_t k = 0; k < A; ++k) {
+            b.stats[k][0].add(lb[k].moments.mean_rho);
+            b.stats[k][1].add(lb[k].sd_rho);
+            b.stats[k][2].add(lb[k].tail);
+            for (std::size_t q = 0; q < Q; ++q) b.stats[k][3 + q].add(lb[k].quantiles[q]);
+        }
+        b.top_means.add(lb.back().moments.mean);
+        b.top_sds.add(lb.back().moments.sd);
+    }
+    return b;
+}
+
+double spread(const RunningStats& s) { return std::sqrt(s.variance()); }
+
+// One attractor's (9.5) law from the fine and coarse quadratures and its bootstrap spread.
+void take_diffusion(AttractorLaw& a, const DiffusionLaw& f, const DiffusionLaw& c, const std::vector<RunningStats>& boot) {
+    a.diffusion_mean = f.moments.mean_rho;
+    a.diffusion_mean_err = std::hypot(spread(boot[0]), f.moments.mean_rho - c.moments.mean_rho);
+    a.diffusion_sd = f.sd_rho;
+    a.diffusion_sd_err = std::hypot(spread(boot[1]), f.sd_rho - c.sd_rho);
+    a.diffusion_tail = f.tail;
+    a.diffusion_tail_err = std::hypot(spread(boot[2]), f.tail - c.tail);
+    a.diffusion_quantiles = f.quantiles;
+    for (std::size_t q = 0; q < kLevels.size(); ++q)
+        a.diffusion_quantile_errs.push_back(std::hypot(spread(boot[3 + q]), f.quantiles[q] - c.quantiles[q]));
+}
+
+// The old keys: (9.5) for |rho| at the attractor nearest +1 (the last).
+void take_top(StationaryLaw& law, const DiffusionMoments& m, const DiffusionMoments& mc, const BootstrapSpread& b) {
+    const AttractorLaw& top = law.attractors.back();
+    law.attractor = top.attractor;
+    law.attractor_err = top.attractor_err;
+    law.basin_from = top.basin_from;
+    law.mean = m.mean;
+    law.sd = m.sd;
+    law.quadrature_err = std::max(std::abs(m.mean - mc.mean), std::abs(m.sd - mc.sd));
+    law.mean_err = std::hypot(spread(b.top_means), law.quadrature_err);
+    law.sd_err = std::hypot(spread(b.top_sds), law.quadrature_err);
+}
+
+// The resampled chain on bootstrap replicas of the bank (none when it is off or has no bank).
+std::vector<ResampledChain> resampled_chains(const DriftField& field, const StepMomentTable& table,
+                                             const StationaryParams& params, const GradientBank* bank) {
+    const StationaryChainParams& cp = params.chain;
+    std::vector<ResampledChain> chains;
+    if (cp.enabled && bank)
+        for (int r = 0; r < cp.replicas; ++r) {
+            RandomStream brng({params.moments.seed, StreamPurpose::bootstrap, 2, static_cast<std::uint64_t>(r)});
+            chains.emplace_back(bootstrap_bank(*bank, brng), field, table.rule);
+        }
+    return chains;
+}
+
+// Attractor k's chain statistics, or a note saying why the chain did not run.
+void run_attractor_chain(AttractorLaw& a, std::size_t k, const std::vector<ResampledChain>& chains, double eta,
+                         const StationaryParams& params) {
+    const StationaryChainParams& cp = params.chain;
+    if (!chains.empty()) {
+        // at least 10 relaxation times 1/(eta |a'|) of burn-in, capped at 1e7 steps
+        const double relax = 10.0 / (eta * std::max(std::abs(a.slope), 1e-12));
+        const auto burn = std::max<std::int64_t>(cp.burn_in, static_cast<std::int64_t>(std::min(relax, 1e7)));
+        chain_statistics(run_chain(chains, eta, a.attractor, burn, params, k), eta, params, a);
+    } else {
+        a.note = cp.enabled ? "no bank of draws was given: the diffusion approximation (9.5) only"
+                            : "the chain was not run (chain.enabled = false): the diffusion approximation (9.5) only";
+    }
+}
+
+// How well the table's nodes (ascending) resolve the attractor's law, with the notes on escapes
+// and coarse nodes.
+void resolution_of(AttractorLaw& a, const std::vector<double>& nodes) {
+    const double lo = a.chain_ran ? a.quantiles.front().value : a.diffusion_quantiles.front();
+    const double hi = a.chain_ran ? a.quantiles.back().value : a.diffusion_quantiles.back();
+    a.nodes_in_range = static_cast<int>(std::count_if(nodes.begin(), nodes.end(),
+                                                      [&](double x) { return x >= lo && x <= hi; }));
+    const auto up = std::upper_bound(nodes.begin() + 1, nodes.end() - 1, a.attractor);
+    a.node_spacing = *up - *(up - 1);
+    const double sd = a.chain_ran ? a.sd.value : a.diffusion_sd;
+    auto add_note = [&](const std::string& n) { a.note += (a.note.empty() ? "" : "; ") + n; };
+    if (a.chain_ran && a.escaped_paths > 0)
+        add_note(fmt::format("{} of {} paths left the basin ({:.2g}% of the kept states, not in the statistics)",
+                             a.escaped_paths, a.paths, 100 * a.escaped_time));
+    if (a.node_spacing > sd)
+        add_note(fmt::format("the table's nodes are coarse here (spacing {:.2g} at rho*, sd {:.2g}, {} nodes in "
+                             "the 0.1-99.9% range): the law is interpolated between nodes; more nodes resolve it",
+                             a.node_spacing, sd, a.nodes_in_range));
+}
+
+// The mean-field ODE's attractors that no effective attractor continues at this step (each
+// matched to the nearest effective attractor and back), noted in law.note.
+void note_lost_attractors(StationaryLaw& law, const PhasePortrait& portrait, double eta) {
+    for (const auto& o : portrait.equilibria) {
+        if (!o.stable) continue;
+        const auto near = std::min_element(law.attractors.begin(), law.attractors.end(), [&](const auto& x, const auto& y) {
+            return std::abs(x.attractor - o.rho) < std::abs(y.attractor - o.rho);
+        });
+        if (near->plain_ode != o.rho)
+            law.note += fmt::format("{}the mean-field ODE's attractor at {} has no effective attractor at eta = {} "
+                                    "(the finite step removes it: its basin joins that of {:.6g})",
+                                    law.note.empty() ? "" : "; ", format_number(o.rho), format_number(eta),
+                                    near->attractor);
+    }
+}
+
+// The law's method in a sentence.
+std::string method_of(const StationaryLaw& law, bool chains_ran, const StepMomentTable& table,
+                      const StationaryParams& params) {
+    const StationaryChainParams& cp = params.chain;
+    const std::string chain_method =
+        !chains_ran ? std::string("the resampled chain not run; ")
+                    : fmt::format("the resampled chain (9.4') on {} bootstrap replicas of the table's own draws, {} "
+                                  "paths each, {} steps kept after a burn-in (errors: batch means and the "
+                                  "replicas' spread); beside it ",
+                                  cp.replicas, cp.paths, cp.steps);
+    return fmt::format(
+        "per effective attractor: {}the stationary density exp(int 2a/(eta v))/v of the diffusion with the chain's "
+        "one-step moments (Monte Carlo, {} nodes x {} samples, control variate s g_v), on each basin (the top-level "
+        "mean and sd: |rho| on ({:.6g}, 1]; errors: parametric bootstrap ({} replicas) and quadrature)",
+        chain_method, table.nodes.size(), params.moments.samples, law.basin_from, params.bootstrap);
+}
+
+}  // namespace
+
 StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& table, const StationaryParams& params,
                              const GradientBank* bank) {
     params.validate();
@@ -362,149 +584,29 @@ StationaryLaw stationary_law(const DriftField& field, const StepMomentTable& tab
     const double eta = table.eta;
     const EffectiveDrift drift(field, {table});
     law.equilibria = effective_equilibria(drift, eta);
-    std::vector<std::size_t> atts;  // the attractors' indices in law.equilibria, ascending
-    for (std::size_t i = 0; i < law.equilibria.size(); ++i)
-        if (law.equilibria[i].stable) atts.push_back(i);
-    if (atts.empty())
-        throw NumericalError(fmt::format("stationary law at eta = {}: the effective drift has no attractor in "
-                                         "(-1, 1); the chain is not confined near +1", format_number(eta)));
+    const std::vector<std::size_t> atts = attractor_indices(law.equilibria, eta);  // ascending
     const PhasePortrait portrait = phase_portrait(field);
     const double tail_level = 1 - params.chain.hit_eps;
-    for (const std::size_t i : atts) {
-        const EffectiveEquilibrium& e = law.equilibria[i];
-        AttractorLaw a;
-        a.attractor = e.rho;
-        a.attractor_err = e.rho_err;
-        a.slope = e.slope;
-        std::tie(a.basin_from, a.basin_to) = basin_of(law.equilibria, i);
-        a.levels = kLevels;
-        a.tail_level = tail_level;
-        a.plain_ode = e.rho;
-        double gap = 3;
-        for (const auto& o : portrait.equilibria)
-            if (o.stable && std::abs(o.rho - e.rho) < gap) {
-                gap = std::abs(o.rho - e.rho);
-                a.plain_ode = o.rho;
-            }
-        law.attractors.push_back(a);
-    }
+    for (const std::size_t i : atts) law.attractors.push_back(attractor_law(law.equilibria, i, portrait, tail_level));
     // (9.5) on every basin, for the table and for its bootstrap replicas (the table's error).
-    auto laws_of = [&](const EffectiveDrift& d, int cells) {
-        std::vector<DiffusionLaw> out;
-        for (const auto& a : law.attractors)
-            out.push_back(law_of(density_on([&](double r) { return d.a(r, eta); }, [&](double r) { return d.v(r, eta); },
-                                            eta, a.basin_from, a.basin_to, cells),
-                                 kLevels, tail_level));
-        return out;
-    };
-    const std::vector<DiffusionLaw> fine = laws_of(drift, params.cells), coarse = laws_of(drift, params.cells / 2);
-    const std::size_t A = law.attractors.size(), Q = kLevels.size();
-    // per attractor: mean, sd, tail, quantiles; the bootstrap's spread of each
-    std::vector<std::vector<RunningStats>> boot(A, std::vector<RunningStats>(3 + Q));
-    RunningStats top_means, top_sds;  // the old keys: |rho| at the attractor nearest +1
-    RandomStream rng({params.moments.seed, StreamPurpose::bootstrap, 0});
-    for (int b = 0; b < params.bootstrap; ++b) {
-        const std::vector<DiffusionLaw> lb = laws_of(EffectiveDrift(field, {perturbed_within_errors(table, rng)}), params.cells);
-        for (std::size_t k = 0; k < A; ++k) {
-            boot[k][0].add(lb[k].moments.mean_rho);
-            boot[k][1].add(lb[k].sd_rho);
-            boot[k][2].add(lb[k].tail);
-            for (std::size_t q = 0; q < Q; ++q) boot[k][3 + q].add(lb[k].quantiles[q]);
-        }
-        top_means.add(lb.back().moments.mean);
-        top_sds.add(lb.back().moments.sd);
-    }
-    auto spread = [](const RunningStats& s) { return std::sqrt(s.variance()); };
-    for (std::size_t k = 0; k < A; ++k) {
-        AttractorLaw& a = law.attractors[k];
-        const DiffusionLaw& f = fine[k];
-        const DiffusionLaw& c = coarse[k];
-        a.diffusion_mean = f.moments.mean_rho;
-        a.diffusion_mean_err = std::hypot(spread(boot[k][0]), f.moments.mean_rho - c.moments.mean_rho);
-        a.diffusion_sd = f.sd_rho;
-        a.diffusion_sd_err = std::hypot(spread(boot[k][1]), f.sd_rho - c.sd_rho);
-        a.diffusion_tail = f.tail;
-        a.diffusion_tail_err = std::hypot(spread(boot[k][2]), f.tail - c.tail);
-        a.diffusion_quantiles = f.quantiles;
-        for (std::size_t q = 0; q < Q; ++q)
-            a.diffusion_quantile_errs.push_back(std::hypot(spread(boot[k][3 + q]), f.quantiles[q] - c.quantiles[q]));
-    }
-    // The old keys: (9.5) for |rho| at the attractor nearest +1.
-    const AttractorLaw& top = law.attractors.back();
-    law.attractor = top.attractor;
-    law.attractor_err = top.attractor_err;
-    law.basin_from = top.basin_from;
-    const DiffusionMoments& m = fine.back().moments;
-    const DiffusionMoments& mc = coarse.back().moments;
-    law.mean = m.mean;
-    law.sd = m.sd;
-    law.quadrature_err = std::max(std::abs(m.mean - mc.mean), std::abs(m.sd - mc.sd));
-    law.mean_err = std::hypot(spread(top_means), law.quadrature_err);
-    law.sd_err = std::hypot(spread(top_sds), law.quadrature_err);
+    const std::vector<DiffusionLaw> fine = diffusion_laws(drift, law.attractors, eta, params.cells, tail_level),
+                                    coarse = diffusion_laws(drift, law.attractors, eta, params.cells / 2, tail_level);
+    const BootstrapSpread boot = bootstrap_laws(field, table, params, law.attractors, tail_level);
+    for (std::size_t k = 0; k < law.attractors.size(); ++k)
+        take_diffusion(law.attractors[k], fine[k], coarse[k], boot.stats[k]);
+    take_top(law, fine.back().moments, coarse.back().moments, boot);
     law.plain_ode = ode_attractor_nearest_one(portrait);
     // The resampled chain on bootstrap replicas of the bank, at every attractor.
-    const StationaryChainParams& cp = params.chain;
-    std::vector<ResampledChain> chains;
-    if (cp.enabled && bank)
-        for (int r = 0; r < cp.replicas; ++r) {
-            RandomStream brng({params.moments.seed, StreamPurpose::bootstrap, 2, static_cast<std::uint64_t>(r)});
-            chains.emplace_back(bootstrap_bank(*bank, brng), field, table.rule);
-        }
+    const std::vector<ResampledChain> chains = resampled_chains(field, table, params, bank);
     std::vector<double> nodes;
     for (const auto& n : table.nodes) nodes.push_back(n.rho);
     std::sort(nodes.begin(), nodes.end());
-    for (std::size_t k = 0; k < A; ++k) {
-        AttractorLaw& a = law.attractors[k];
-        if (!chains.empty()) {
-            // at least 10 relaxation times 1/(eta |a'|) of burn-in, capped at 1e7 steps
-            const double relax = 10.0 / (eta * std::max(std::abs(a.slope), 1e-12));
-            const auto burn = std::max<std::int64_t>(cp.burn_in, static_cast<std::int64_t>(std::min(relax, 1e7)));
-            chain_statistics(run_chain(chains, eta, a.attractor, burn, params, k), eta, params, a);
-        } else {
-            a.note = cp.enabled ? "no bank of draws was given: the diffusion approximation (9.5) only"
-                                : "the chain was not run (chain.enabled = false): the diffusion approximation (9.5) only";
-        }
-        // The nodes' resolution of the law.
-        const double lo = a.chain_ran ? a.quantiles.front().value : a.diffusion_quantiles.front();
-        const double hi = a.chain_ran ? a.quantiles.back().value : a.diffusion_quantiles.back();
-        a.nodes_in_range = static_cast<int>(std::count_if(nodes.begin(), nodes.end(),
-                                                          [&](double x) { return x >= lo && x <= hi; }));
-        const auto up = std::upper_bound(nodes.begin() + 1, nodes.end() - 1, a.attractor);
-        a.node_spacing = *up - *(up - 1);
-        const double sd = a.chain_ran ? a.sd.value : a.diffusion_sd;
-        auto add_note = [&](const std::string& n) { a.note += (a.note.empty() ? "" : "; ") + n; };
-        if (a.chain_ran && a.escaped_paths > 0)
-            add_note(fmt::format("{} of {} paths left the basin ({:.2g}% of the kept states, not in the statistics)",
-                                 a.escaped_paths, a.paths, 100 * a.escaped_time));
-        if (a.node_spacing > sd)
-            add_note(fmt::format("the table's nodes are coarse here (spacing {:.2g} at rho*, sd {:.2g}, {} nodes in "
-                                 "the 0.1-99.9% range): the law is interpolated between nodes; more nodes resolve it",
-                                 a.node_spacing, sd, a.nodes_in_range));
+    for (std::size_t k = 0; k < law.attractors.size(); ++k) {
+        run_attractor_chain(law.attractors[k], k, chains, eta, params);
+        resolution_of(law.attractors[k], nodes);
     }
-    // The mean-field ODE's attractors that no effective attractor continues at this step (each
-    // matched to the nearest effective attractor and back).
-    for (const auto& o : portrait.equilibria) {
-        if (!o.stable) continue;
-        const auto near = std::min_element(law.attractors.begin(), law.attractors.end(), [&](const auto& x, const auto& y) {
-            return std::abs(x.attractor - o.rho) < std::abs(y.attractor - o.rho);
-        });
-        if (near->plain_ode != o.rho)
-            law.note += fmt::format("{}the mean-field ODE's attractor at {} has no effective attractor at eta = {} "
-                                    "(the finite step removes it: its basin joins that of {:.6g})",
-                                    law.note.empty() ? "" : "; ", format_number(o.rho), format_number(eta),
-                                    near->attractor);
-    }
-    const std::string chain_method =
-        chains.empty() ? std::string("the resampled chain not run; ")
-                       : fmt::format("the resampled chain (9.4') on {} bootstrap replicas of the table's own draws, {} "
-                                     "paths each, {} steps kept after a burn-in (errors: batch means and the "
-                                     "replicas' spread); beside it ",
-                                     cp.replicas, cp.paths, cp.steps);
-    law.method = fmt::format(
-        "per effective attractor: {}the stationary density exp(int 2a/(eta v))/v of the diffusion with the chain's "
-        "one-step moments (Monte Carlo, {} nodes x {} samples, control variate s g_v), on each basin (the top-level "
-        "mean and sd: |rho| on ({:.6g}, 1]; errors: parametric bootstrap ({} replicas) and quadrature)",
-        chain_method, table.nodes.size(), params.moments.samples, law.basin_from, params.bootstrap);
+    note_lost_attractors(law, portrait, eta);
+    law.method = method_of(law, !chains.empty(), table, params);
     return law;
 }
 

@@ -224,16 +224,13 @@ FieldPoint exact_field(const ModelParams& model, double rho, const ExactFieldPar
                        ExactFieldStats* stats) {
     validate_exact_field(model, params);
     validate_rho(rho);
-    const double tau = model.tau();
-
-    const std::int64_t R = model.R, N = model.N();
-    const double mu = model.beta * model.theta * rho;
     // c = log E[S] sets the unit of t, so that lambda = 0 is where t E[S] = 1.
-    const double c = detail::laplace_shift(R, N, mu, tau);
-
-    ClassRule ruleI, ruleN;
-    if (R > 0) ruleI = make_rule(static_cast<double>(R), mu, tau, model.beta, c, params);
-    if (N > 0) ruleN = make_rule(static_cast<double>(N), 0.0, tau, model.beta, c, params);
+    const auto setup = detail::laplace_setup<ClassRule>(model, rho, [&](double count, double mean, double tau, double c) {
+        return make_rule(count, mean, tau, model.beta, c, params);
+    });
+    const std::int64_t R = setup.R, N = setup.N;
+    const double tau = setup.tau;
+    const ClassRule &ruleI = setup.rules[0], &ruleN = setup.rules[1];
 
     Coefs co;
     co.R = static_cast<double>(R);

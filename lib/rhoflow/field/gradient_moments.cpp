@@ -219,7 +219,7 @@ constexpr std::size_t kC = 3 * gradient_moment_count;
 class MomentIntegrand {
 public:
     // The integrand over the inner rules of the present classes and the plan of monomials.
-    MomentIntegrand(const MomentRule (&rules)[2], const bool (&present)[2], const Plan& plan, std::int64_t R,
+    MomentIntegrand(const std::array<MomentRule, 2>& rules, const bool (&present)[2], const Plan& plan, std::int64_t R,
                     std::int64_t N)
         : rules_(rules), present_(present), plan_(plan), R_(R), N_(N), prefix_(plan.q.size() + 1) {}
     // Not copyable: integrate_lambda calls this one object, which counts the evaluations.
@@ -322,7 +322,7 @@ private:
         }
     }
 
-    const MomentRule (&rules_)[2];
+    const std::array<MomentRule, 2>& rules_;
     const bool (&present_)[2];
     const Plan& plan_;
     const std::int64_t R_, N_;
@@ -372,14 +372,11 @@ void validate_gradient_moments(const ModelParams& model, const GradientMomentPar
 ExactGradientMoments exact_gradient_moments(const ModelParams& model, double rho, const GradientMomentParams& params) {
     validate_gradient_moments(model, params);
     validate_rho(rho);
-    const double tau = model.tau();
-    const std::int64_t R = model.R, N = model.N();
-    const double mu = model.beta * model.theta * rho;
-    const double c = detail::laplace_shift(R, N, mu, tau);
-
-    MomentRule rules[2];
-    if (R > 0) rules[0] = make_rule(mu, tau, model.beta, c, params);
-    if (N > 0) rules[1] = make_rule(0.0, tau, model.beta, c, params);
+    const auto setup = detail::laplace_setup<MomentRule>(model, rho, [&](double, double mean, double tau, double c) {
+        return make_rule(mean, tau, model.beta, c, params);
+    });
+    const std::int64_t R = setup.R, N = setup.N;
+    const std::array<MomentRule, 2>& rules = setup.rules;
     const bool present[2] = {R > 0, N > 0};
     const Plan plan = make_plan(model, rho);
     MomentIntegrand integrand(rules, present, plan, R, N);

@@ -69,20 +69,20 @@ std::string vertical(double bottom, double top) {
 
 int key_columns(const FigureGeometry& g) { return g.width < 5 ? 2 : 3; }
 
+// A range of an axis.
+struct AxisRange {
+    double lo = 0, hi = 0;
+};
+
 // fig_trajectory.dat: t, the ODE, the ensemble's mean and 10-90% band, the effective
 // dynamics' columns when they were computed (a value missing at a row is written '?', gnuplot's
 // missing-data mark set in the script), and one column per shown trial (at most 5).
-// fig_trajectory_gap.dat: per table row, 1 - rho of the SGA mean and of its 95% CI, of the ODE
-// and of the prediction (the lower panel, where the late-time gap lives).
-void trajectory_figure(const CompareResult& r, const FigureParams& size, CompareFigures& out) {
-    const bool effective = r.verdict.has_value();
-    const std::size_t shown = r.trajectory.empty() ? 0 : r.trajectory.front().trials.size();
+std::string trajectory_data(const CompareResult& r, bool effective, std::size_t shown) {
     std::string d = "# t rho_ode sga_mean sga_q10 sga_q90";
     if (effective) d += " eff_ode first_order_ode pred_mean pred_q10 pred_q90";
     for (std::size_t n = 0; n < shown; ++n) d += fmt::format(" trial{}", n);
     d += "\n";
     auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{:.10g}", *v) : std::string("?"); };
-    double t_lo = 0, t_hi = 0;
     for (const auto& p : r.trajectory) {
         d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {:.10g}", p.t, p.rho_ode, p.sga_mean, p.sga_q10, p.sga_q90);
         if (effective)
@@ -90,15 +90,28 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
                              opt(p.pred_q10), opt(p.pred_q90));
         for (std::size_t n = 0; n < shown; ++n) d += fmt::format(" {:.10g}", n < p.trials.size() ? p.trials[n] : p.sga_mean);
         d += "\n";
+    }
+    return d;
+}
+
+// The time axis: the trajectory's times t > 0 (a range around them when fewer than two).
+AxisRange time_range(const CompareResult& r) {
+    double t_lo = 0, t_hi = 0;
+    for (const auto& p : r.trajectory) {
         if (p.t > 0 && (t_lo == 0 || p.t < t_lo)) t_lo = p.t;
         t_hi = std::max(t_hi, p.t);
     }
-    out.data.push_back({"fig_trajectory.dat", d});
     if (t_lo == 0) t_lo = 1, t_hi = 10;  // no row after step 0
     if (t_hi <= t_lo) {                  // one row after step 0 (--steps 1): a range around it
         const double t = t_lo;
         t_lo = t / 3, t_hi = 3 * t;
     }
+    return {t_lo, t_hi};
+}
+
+// fig_trajectory_gap.dat: per table row, 1 - rho of the SGA mean and of its 95% CI, of the ODE
+// and of the prediction (the lower panel, where the late-time gap lives).
+std::string trajectory_gap_data(const CompareResult& r) {
     // 1 - x, missing ('?') where it is not > 0 (a log axis).
     auto gap = [](double x) { return 1 - x > 0 ? fmt::format("{:.10g}", 1 - x) : std::string("?"); };
     std::string c = "# t 1-sga_mean 1-ci95_hi 1-ci95_lo 1-rho_ode 1-pred_mean (table rows, t > 0)\n";
@@ -106,8 +119,11 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
         if (w.t > 0)
             c += fmt::format("{:.10g} {} {} {} {} {}\n", w.t, gap(w.rho_sga.mean), gap(w.rho_sga.hi), gap(w.rho_sga.lo),
                              gap(w.rho_ode), w.pred_mean ? gap(*w.pred_mean) : std::string("?"));
-    out.data.push_back({"fig_trajectory_gap.dat", c});
-    // The lower panel's range: the SGA mean's CI and the prediction (the ODE may fall far below).
+    return c;
+}
+
+// The lower panel's range: the SGA mean's CI and the prediction (the ODE may fall far below).
+AxisRange gap_range(const CompareResult& r) {
     double gap_lo = 0, gap_hi = 0;
     auto cover = [&](double x) {
         if (!(1 - x > 0)) return;
@@ -123,69 +139,106 @@ void trajectory_figure(const CompareResult& r, const FigureParams& size, Compare
         }
     if (gap_lo == 0) gap_lo = 1e-3, gap_hi = 1;
     if (gap_hi <= gap_lo) gap_hi = gap_lo * 10;
+    return {gap_lo, gap_hi};
+}
 
-    const double aspect = effective ? 1.3 : 1.15;
-    const FigureGeometry g = figure_geometry(size, aspect);
-    const int entries = 3 + (shown > 0) + (effective ? 4 : 0) + 1;
-    const double kf = key_fraction(g, entries, key_columns(g));
-    const double line = g.font_pt * 1.35 / 72.0 / g.height;  // one text line, screen units
-    const double lower_bottom = kf + 2.4 * line, top = 1 - 0.5 * line;
-    const double split = lower_bottom + 0.4 * (top - lower_bottom);
-    const std::size_t first_trial_column = effective ? 11 : 6;
-    const auto write = [&](const FigureText& T) {
-        std::string s = "set datafile missing '?'\nset multiplot\n" + side_margins(g) +
-                        fmt::format("set logscale x\nset xrange [{:.10g}:{:.10g}]\nset grid\nset format x ''\n", t_lo,
-                                    t_hi) +
-                        vertical(split + 1.2 * line, top) + "set ylabel " +
-                        T("alignment ρ = ⟨q, ξ⟩", "alignment $\\rho = \\langle q, \\xi\\rangle$") + "\n" +
-                        key_below(entries, key_columns(g));
-        std::string plot = "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title " +
-                           T("SGA 10–90%", "SGA 10--90\\,\\%");
-        for (std::size_t n = 0; n < shown; ++n)
-            plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", first_trial_column + n,
-                                n == 0 ? "title " + T("single trials", "single trials") : std::string("notitle"));
-        if (effective)
-            plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title " +
-                    T("predicted 10–90%", "predicted 10--90\\,\\%") +
-                    ", '' using 1:8 with lines lw 2 lc rgb '#e6550d' title " +
-                    T("finite-step prediction", "finite-step prediction") +
-                    ", '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title " +
-                    T("effective ODE (finite step)", "effective ODE (finite step)") +
-                    ", '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title " +
-                    T("first-order correction", "first-order correction");
-        plot += ", '' using 1:3 with lines lw 2 lc rgb '#08519c' title " + T("SGA mean", "SGA mean") +
-                ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("mean-field ODE", "mean-field ODE") +
-                ", 'fig_trajectory_gap.dat' using 1:(1/0) with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' title " +
-                T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI") + "\n";
-        s += plot;
-        // The lower panel: 1 - rho on a log axis, its own y range, the same x axis.
-        s += "unset key\nset format x " + T("10^{%T}", "$10^{%T}$") + "\nset xlabel " +
-             T("t = Σ_{j<k} η_j (ODE time)", "$t = \\sum_{j<k}\\eta_j$ (ODE time)") + "\n" +
-             vertical(lower_bottom, split) + "set logscale y\n" + axis_tics('y', gap_lo, gap_hi, true, T.latex) +
-             "set ylabel " + T("1 − ρ", "$1-\\rho$") + "\n";
-        s += "plot 'fig_trajectory_gap.dat' using 1:2:3:4 with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' notitle, '' "
-             "using 1:2 with lines lw 1 lc rgb '#08519c' notitle, 'fig_trajectory.dat' using 1:(1-$2 > 0 ? 1-$2 : "
-             "1/0) with lines lw 2 dt 2 lc rgb '#d62728' notitle";
-        if (effective) s += ", 'fig_trajectory_gap.dat' using 1:6 with lines lw 2 lc rgb '#e6550d' notitle";
-        s += "\nunset multiplot";
-        return s;
-    };
+// The trajectory figure's layout: the two panels (screen units) and their axes.
+struct TrajectoryPlot {
+    bool effective = false;  // with the effective dynamics' columns
+    std::size_t shown = 0;   // single trials drawn
+    double aspect = 0;
+    FigureGeometry g;
+    int entries = 0;         // the key's entries
+    AxisRange t, gap;        // the time axis, the lower panel's 1 - rho axis
+    double line = 0, lower_bottom = 0, top = 0, split = 0;  // one text line; the panels' ends
+};
+
+TrajectoryPlot trajectory_plot(const FigureParams& size, bool effective, std::size_t shown, AxisRange t, AxisRange gap) {
+    TrajectoryPlot p;
+    p.effective = effective;
+    p.shown = shown;
+    p.aspect = effective ? 1.3 : 1.15;
+    p.g = figure_geometry(size, p.aspect);
+    p.entries = 3 + (shown > 0) + (effective ? 4 : 0) + 1;
+    p.t = t;
+    p.gap = gap;
+    const double kf = key_fraction(p.g, p.entries, key_columns(p.g));
+    p.line = p.g.font_pt * 1.35 / 72.0 / p.g.height;  // one text line, screen units
+    p.lower_bottom = kf + 2.4 * p.line, p.top = 1 - 0.5 * p.line;
+    p.split = p.lower_bottom + 0.4 * (p.top - p.lower_bottom);
+    return p;
+}
+
+// The upper panel: rho against t, the ensemble, the ODE and the prediction, the key below.
+std::string upper_panel(const FigureText& T, const TrajectoryPlot& p) {
+    const std::size_t first_trial_column = p.effective ? 11 : 6;
+    std::string s = "set datafile missing '?'\nset multiplot\n" + side_margins(p.g) +
+                    fmt::format("set logscale x\nset xrange [{:.10g}:{:.10g}]\nset grid\nset format x ''\n", p.t.lo,
+                                p.t.hi) +
+                    vertical(p.split + 1.2 * p.line, p.top) + "set ylabel " +
+                    T("alignment ρ = ⟨q, ξ⟩", "alignment $\\rho = \\langle q, \\xi\\rangle$") + "\n" +
+                    key_below(p.entries, key_columns(p.g));
+    std::string plot = "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title " +
+                       T("SGA 10–90%", "SGA 10--90\\,\\%");
+    for (std::size_t n = 0; n < p.shown; ++n)
+        plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", first_trial_column + n,
+                            n == 0 ? "title " + T("single trials", "single trials") : std::string("notitle"));
+    if (p.effective)
+        plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title " +
+                T("predicted 10–90%", "predicted 10--90\\,\\%") +
+                ", '' using 1:8 with lines lw 2 lc rgb '#e6550d' title " +
+                T("finite-step prediction", "finite-step prediction") +
+                ", '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title " +
+                T("effective ODE (finite step)", "effective ODE (finite step)") +
+                ", '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title " +
+                T("first-order correction", "first-order correction");
+    plot += ", '' using 1:3 with lines lw 2 lc rgb '#08519c' title " + T("SGA mean", "SGA mean") +
+            ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("mean-field ODE", "mean-field ODE") +
+            ", 'fig_trajectory_gap.dat' using 1:(1/0) with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' title " +
+            T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI") + "\n";
+    return s + plot;
+}
+
+// The lower panel: 1 - rho on a log axis, its own y range, the same x axis.
+std::string lower_panel(const FigureText& T, const TrajectoryPlot& p) {
+    std::string s = "unset key\nset format x " + T("10^{%T}", "$10^{%T}$") + "\nset xlabel " +
+                    T("t = Σ_{j<k} η_j (ODE time)", "$t = \\sum_{j<k}\\eta_j$ (ODE time)") + "\n" +
+                    vertical(p.lower_bottom, p.split) + "set logscale y\n" +
+                    axis_tics('y', p.gap.lo, p.gap.hi, true, T.latex) + "set ylabel " + T("1 − ρ", "$1-\\rho$") + "\n";
+    s += "plot 'fig_trajectory_gap.dat' using 1:2:3:4 with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' notitle, '' "
+         "using 1:2 with lines lw 1 lc rgb '#08519c' notitle, 'fig_trajectory.dat' using 1:(1-$2 > 0 ? 1-$2 : "
+         "1/0) with lines lw 2 dt 2 lc rgb '#d62728' notitle";
+    if (p.effective) s += ", 'fig_trajectory_gap.dat' using 1:6 with lines lw 2 lc rgb '#e6550d' notitle";
+    s += "\nunset multiplot";
+    return s;
+}
+
+std::string trajectory_caption(const CompareResult& r, bool effective) {
     const HittingTimes& h = r.hitting_time;
-    out.figures.push_back(both(
-        "fig_trajectory", aspect,
-        fmt::format("Alignment $\\rho_k = \\langle q_k, \\xi\\rangle$ of projected SGA against the mean-field ODE "
-                    "$\\dot\\rho = (1-\\rho^2)\\,j'(\\rho)$ ({} field), against ODE time $t = \\sum_{{j<k}}\\eta_j$. "
-                    "Top: the ensemble's mean and 10--90\\,\\% band{}. Bottom: the gap $1-\\rho$ on a log axis, the "
-                    "SGA mean with its 95\\,\\% confidence interval at the table's steps. Model: {}; {}.{}",
-                    r.field.method,
-                    effective ? ", and the effective dynamics' prediction (one-step moments of the chain at finite "
-                                "step size)"
-                              : "",
-                    model_tex(r.params.model), ensemble_tex(r.params),
-                    h.ode ? fmt::format(" The ODE reaches $|\\rho| \\ge {}$ at $t = {}$.", tex_number(h.level),
-                                        tex_number(h.ode->mean))
-                          : std::string()),
-        write));
+    return fmt::format(
+        "Alignment $\\rho_k = \\langle q_k, \\xi\\rangle$ of projected SGA against the mean-field ODE "
+        "$\\dot\\rho = (1-\\rho^2)\\,j'(\\rho)$ ({} field), against ODE time $t = \\sum_{{j<k}}\\eta_j$. "
+        "Top: the ensemble's mean and 10--90\\,\\% band{}. Bottom: the gap $1-\\rho$ on a log axis, the "
+        "SGA mean with its 95\\,\\% confidence interval at the table's steps. Model: {}; {}.{}",
+        r.field.method,
+        effective ? ", and the effective dynamics' prediction (one-step moments of the chain at finite "
+                    "step size)"
+                  : "",
+        model_tex(r.params.model), ensemble_tex(r.params),
+        h.ode ? fmt::format(" The ODE reaches $|\\rho| \\ge {}$ at $t = {}$.", tex_number(h.level), tex_number(h.ode->mean))
+              : std::string());
+}
+
+// fig_trajectory: rho against ODE time (upper panel) and the gap 1 - rho (lower panel), from
+// fig_trajectory.dat and fig_trajectory_gap.dat.
+void trajectory_figure(const CompareResult& r, const FigureParams& size, CompareFigures& out) {
+    const bool effective = r.verdict.has_value();
+    const std::size_t shown = r.trajectory.empty() ? 0 : r.trajectory.front().trials.size();
+    out.data.push_back({"fig_trajectory.dat", trajectory_data(r, effective, shown)});
+    out.data.push_back({"fig_trajectory_gap.dat", trajectory_gap_data(r)});
+    const TrajectoryPlot p = trajectory_plot(size, effective, shown, time_range(r), gap_range(r));
+    const auto write = [&](const FigureText& T) { return upper_panel(T, p) + lower_panel(T, p); };
+    out.figures.push_back(both("fig_trajectory", p.aspect, trajectory_caption(r, effective), write));
 }
 
 // The reference c eta(t)^p through the mean's last anchor: a slope to compare with, drawn

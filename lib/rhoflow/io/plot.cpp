@@ -417,6 +417,145 @@ std::string output_stem(const fs::path& dir) {
     return n;
 }
 
+namespace {
+
+// The figure's script NAME.gp (after a header: how to regenerate it, the provenance) and its
+// caption file; what a killed run left of its images is removed. Returns the header.
+std::string write_script_files(const fs::path& dir, const Figure& f, const Outputs& final_names,
+                               const FigureGeometry& g, const std::string& stem,
+                               const std::vector<std::string>& provenance) {
+    std::string header = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
+    for (const auto& line : provenance) header += fmt::format("# {}\n", line);  // one line each (provenance_lines)
+    write_file_atomic(dir / (f.name + ".gp"), header + script(f, final_names, g));
+    const std::string short_name = f.name.rfind("fig_", 0) == 0 ? f.name.substr(4) : f.name;
+    if (!f.caption.empty())
+        write_file_atomic(dir / (f.name + ".caption.tex"), caption_file(f, figure_label(stem, short_name)));
+    // What a killed run left of this figure's images (the cairolatex pair under its stem too),
+    // whether or not this run renders.
+    for (const auto& name : {final_names.png, final_names.pdf, final_names.svg}) remove_stale_temporaries(dir / name);
+    remove_stale_temporaries(dir / (f.name + "-latex"), {".tex", ".pdf"});
+    return header;
+}
+
+// The status line of a figure not rendered (gnuplot missing, or rendering not asked for).
+std::string not_rendered(const fs::path& dir, const Figure& f, bool render) {
+    return render ? fmt::format("warning: {0}: gnuplot not found on the PATH, figure not rendered; data "
+                                "and {0}.gp written (apt-get install gnuplot-nox, then run gnuplot "
+                                "{0}.gp in {1})",
+                                f.name, dir.string())
+                  : fmt::format("{}: data and {}.gp written (not rendered)", f.name, f.name);
+}
+
+// The temporaries one figure is rendered into, renamed into its final files once all are written.
+struct Temporaries {
+    std::vector<fs::path> images, tmps;  // the final PNG, PDF and SVG, and their temporaries
+    fs::path tex_stem, tex_tmp, tex_pdf_tmp;  // the cairolatex pair's temporary stem and files
+    fs::path run;                             // the script gnuplot runs
+    void remove() const {
+        std::error_code ec;
+        for (const auto& p : tmps) fs::remove(p, ec);
+        for (const auto* p : {&tex_tmp, &tex_pdf_tmp, &run}) fs::remove(*p, ec);
+    }
+};
+
+Temporaries temporaries_of(const fs::path& dir, const Figure& f, const Outputs& final_names) {
+    Temporaries t;
+    t.images = {dir / final_names.png, dir / final_names.pdf, dir / final_names.svg};
+    for (const auto& p : t.images) t.tmps.push_back(detail::temporary_sibling(p));
+    t.tex_stem = latex_temporary_stem(dir, f.name);
+    t.tex_tmp = t.tex_stem.string() + ".tex", t.tex_pdf_tmp = t.tex_stem.string() + ".pdf";
+    t.run = detail::temporary_sibling(dir / (f.name + ".gp"));
+    return t;
+}
+
+// gnuplot run on the script rendering into the temporaries (the script itself removed after).
+Finished run_gnuplot(const fs::path& dir, const Figure& f, const FigureGeometry& g, const std::string& header,
+                     const Temporaries& t, const fs::path& gnuplot, double timeout) {
+    Finished done;
+    try {
+        const Outputs temporary{t.tmps[0].filename().string(), t.tmps[1].filename().string(),
+                                t.tmps[2].filename().string(), t.tex_tmp.filename().string()};
+        write_file_atomic(t.run, header + script(f, temporary, g));  // line for line the .gp, for gnuplot's messages
+        done = run_captured(gnuplot, {"gnuplot", t.run.filename().string()}, dir, timeout);
+    } catch (...) {
+        t.remove();
+        throw;
+    }
+    std::error_code ec;
+    fs::remove(t.run, ec);
+    return done;
+}
+
+// Throws (removing the temporaries) unless gnuplot finished in time and wrote every image.
+void check_rendered(const Finished& done, const fs::path& dir, const Figure& f, const Temporaries& t,
+                    const fs::path& gnuplot, double timeout) {
+    if (done.timed_out) {
+        t.remove();
+        throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed "
+                                  "(RHOFLOW_GNUPLOT_TIMEOUT sets the limit, in seconds)",
+                                  gnuplot.string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout)));
+    }
+    const bool ok = done.status != -1 && WIFEXITED(done.status) && WEXITSTATUS(done.status) == 0;
+    bool wrote = true;
+    for (const auto& p : t.tmps) wrote = wrote && non_empty_file(p);
+    if (!f.latex_body.empty()) wrote = wrote && non_empty_file(t.tex_tmp) && non_empty_file(t.tex_pdf_tmp);
+    if (ok && wrote) return;
+    t.remove();
+    std::string msg = done.output;
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    // gnuplot names the script and images it was given: say the final names instead.
+    replace_all(msg, t.run.filename().string(), f.name + ".gp");
+    for (std::size_t i = 0; i < t.tmps.size(); ++i) replace_all(msg, t.tmps[i].filename().string(), t.images[i].filename().string());
+    replace_all(msg, t.tex_stem.filename().string(), f.name + "-latex");
+    throw IoError(fmt::format("gnuplot ({}) failed on {} ({}){}{}", gnuplot.string(), (dir / (f.name + ".gp")).string(),
+                              describe(done.status), ok ? ": it wrote no image" : "", msg.empty() ? "" : ":\n" + msg));
+}
+
+// Renames the rendered temporaries into the final images (PDF dates fixed; the cairolatex
+// picture names its final graphics); a failure removes the temporaries.
+void install_images(const fs::path& dir, const Figure& f, const Outputs& final_names, const Temporaries& t) {
+    const bool latex = !f.latex_body.empty();
+    try {
+        fix_pdf_date(t.tmps[1]);
+        if (latex) fix_pdf_date(t.tex_pdf_tmp);
+        if (latex) {  // the picture names its graphics after the temporary stem: name the final one
+            std::string tex = read_small_file(t.tex_tmp);
+            replace_all(tex, t.tex_stem.filename().string(), f.name + "-latex");
+            const fs::path pdf = dir / (f.name + "-latex.pdf");
+            if (::rename(t.tex_pdf_tmp.c_str(), pdf.c_str()) != 0) {
+                const int err = errno;
+                detail::throw_io("cannot rename the rendered image into " + pdf.string(), err);
+            }
+            write_file_atomic(dir / final_names.tex, tex);
+        }
+        for (std::size_t i = 0; i < t.images.size(); ++i)
+            if (::rename(t.tmps[i].c_str(), t.images[i].c_str()) != 0) {
+                const int err = errno;
+                detail::throw_io("cannot rename the rendered image into " + t.images[i].string(), err);
+            }
+    } catch (...) {
+        t.remove();
+        throw;
+    }
+    std::error_code ec;
+    fs::remove(t.tex_tmp, ec);
+}
+
+// Renders one figure with gnuplot into its images; returns its status line.
+std::string render_one(const fs::path& dir, const Figure& f, const FigureGeometry& g, const std::string& header,
+                       const Outputs& final_names, const fs::path& gnuplot, double timeout) {
+    const Temporaries t = temporaries_of(dir, f, final_names);
+    const std::string what = (dir / final_names.png).string();
+    RemoveOnInterrupt g1(t.tmps[0], what), g2(t.tmps[1], what), g3(t.tmps[2], what), g4(t.tex_tmp, what),
+        g5(t.tex_pdf_tmp, what), g6(t.run, what);
+    check_rendered(run_gnuplot(dir, f, g, header, t, gnuplot, timeout), dir, f, t, gnuplot, timeout);
+    install_images(dir, f, final_names, t);
+    return !f.latex_body.empty() ? fmt::format("{0}: {0}.{{png,pdf,svg}}, {0}-latex.{{tex,pdf}}", f.name)
+                                 : fmt::format("{0}: {0}.{{png,pdf,svg}}", f.name);
+}
+
+}  // namespace
+
 std::vector<std::string> render_figures(const fs::path& dir, const std::vector<Figure>& figures, bool render,
                                         const FigureParams& size, const std::string& label_stem,
                                         const std::vector<std::string>& provenance) {
@@ -429,98 +568,9 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
     for (const auto& f : figures) {
         const FigureGeometry g = figure_geometry(size, f.aspect);
         const Outputs final_names{f.name + ".png", f.name + ".pdf", f.name + ".svg", f.name + "-latex.tex"};
-        std::string header = fmt::format("# {0}: regenerate with `gnuplot {0}.gp` in this directory.\n", f.name);
-        for (const auto& line : provenance) header += fmt::format("# {}\n", line);  // one line each (provenance_lines)
-        write_file_atomic(dir / (f.name + ".gp"), header + script(f, final_names, g));
-        const std::string short_name = f.name.rfind("fig_", 0) == 0 ? f.name.substr(4) : f.name;
-        if (!f.caption.empty())
-            write_file_atomic(dir / (f.name + ".caption.tex"), caption_file(f, figure_label(stem, short_name)));
-        // What a killed run left of this figure's images (the cairolatex pair under its stem too),
-        // whether or not this run renders.
-        for (const auto& name : {final_names.png, final_names.pdf, final_names.svg}) remove_stale_temporaries(dir / name);
-        remove_stale_temporaries(dir / (f.name + "-latex"), {".tex", ".pdf"});
-        if (!gnuplot) {
-            status.push_back(render ? fmt::format("warning: {0}: gnuplot not found on the PATH, figure not rendered; data "
-                                                  "and {0}.gp written (apt-get install gnuplot-nox, then run gnuplot "
-                                                  "{0}.gp in {1})",
-                                                  f.name, dir.string())
-                                    : fmt::format("{}: data and {}.gp written (not rendered)", f.name, f.name));
-            continue;
-        }
-        const bool latex = !f.latex_body.empty();
-        const std::vector<fs::path> images = {dir / final_names.png, dir / final_names.pdf, dir / final_names.svg};
-        std::vector<fs::path> tmps;
-        for (const auto& p : images) tmps.push_back(detail::temporary_sibling(p));
-        const fs::path tex_stem = latex_temporary_stem(dir, f.name);
-        const fs::path tex_tmp = tex_stem.string() + ".tex", tex_pdf_tmp = tex_stem.string() + ".pdf";
-        const fs::path run = detail::temporary_sibling(dir / (f.name + ".gp"));
-        const std::string what = (dir / final_names.png).string();
-        RemoveOnInterrupt g1(tmps[0], what), g2(tmps[1], what), g3(tmps[2], what), g4(tex_tmp, what),
-            g5(tex_pdf_tmp, what), g6(run, what);
-        auto remove_temporaries = [&] {
-            std::error_code ec;
-            for (const auto& p : tmps) fs::remove(p, ec);
-            for (const auto* p : {&tex_tmp, &tex_pdf_tmp, &run}) fs::remove(*p, ec);
-        };
-        Finished done;
-        try {
-            const Outputs temporary{tmps[0].filename().string(), tmps[1].filename().string(),
-                                    tmps[2].filename().string(), tex_tmp.filename().string()};
-            write_file_atomic(run, header + script(f, temporary, g));  // line for line the .gp, for gnuplot's messages
-            done = run_captured(*gnuplot, {"gnuplot", run.filename().string()}, dir, timeout);
-        } catch (...) {
-            remove_temporaries();
-            throw;
-        }
-        std::error_code ec;
-        fs::remove(run, ec);
-        if (done.timed_out) {
-            remove_temporaries();
-            throw IoError(fmt::format("gnuplot ({}) did not finish {} within {} s and was killed "
-                                      "(RHOFLOW_GNUPLOT_TIMEOUT sets the limit, in seconds)",
-                                      gnuplot->string(), (dir / (f.name + ".gp")).string(), format_seconds(timeout)));
-        }
-        const bool ok = done.status != -1 && WIFEXITED(done.status) && WEXITSTATUS(done.status) == 0;
-        bool wrote = true;
-        for (const auto& p : tmps) wrote = wrote && non_empty_file(p);
-        if (latex) wrote = wrote && non_empty_file(tex_tmp) && non_empty_file(tex_pdf_tmp);
-        if (!ok || !wrote) {
-            remove_temporaries();
-            std::string msg = done.output;
-            while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-            // gnuplot names the script and images it was given: say the final names instead.
-            replace_all(msg, run.filename().string(), f.name + ".gp");
-            for (std::size_t i = 0; i < tmps.size(); ++i) replace_all(msg, tmps[i].filename().string(), images[i].filename().string());
-            replace_all(msg, tex_stem.filename().string(), f.name + "-latex");
-            throw IoError(fmt::format("gnuplot ({}) failed on {} ({}){}{}", gnuplot->string(),
-                                      (dir / (f.name + ".gp")).string(), describe(done.status),
-                                      ok ? ": it wrote no image" : "", msg.empty() ? "" : ":\n" + msg));
-        }
-        try {
-            fix_pdf_date(tmps[1]);
-            if (latex) fix_pdf_date(tex_pdf_tmp);
-            if (latex) {  // the picture names its graphics after the temporary stem: name the final one
-                std::string tex = read_small_file(tex_tmp);
-                replace_all(tex, tex_stem.filename().string(), f.name + "-latex");
-                const fs::path pdf = dir / (f.name + "-latex.pdf");
-                if (::rename(tex_pdf_tmp.c_str(), pdf.c_str()) != 0) {
-                    const int err = errno;
-                    detail::throw_io("cannot rename the rendered image into " + pdf.string(), err);
-                }
-                write_file_atomic(dir / final_names.tex, tex);
-            }
-            for (std::size_t i = 0; i < images.size(); ++i)
-                if (::rename(tmps[i].c_str(), images[i].c_str()) != 0) {
-                    const int err = errno;
-                    detail::throw_io("cannot rename the rendered image into " + images[i].string(), err);
-                }
-        } catch (...) {
-            remove_temporaries();
-            throw;
-        }
-        fs::remove(tex_tmp, ec);
-        status.push_back(latex ? fmt::format("{0}: {0}.{{png,pdf,svg}}, {0}-latex.{{tex,pdf}}", f.name)
-                               : fmt::format("{0}: {0}.{{png,pdf,svg}}", f.name));
+        const std::string header = write_script_files(dir, f, final_names, g, stem, provenance);
+        status.push_back(gnuplot ? render_one(dir, f, g, header, final_names, *gnuplot, timeout)
+                                 : not_rendered(dir, f, render));
     }
     return status;
 }

@@ -611,6 +611,145 @@ struct DuplicateKeys : nlohmann::json_sax<nlohmann::json> {
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 };
 
+// The certificate's keys, format and version strings.
+bool check_header(const nlohmann::json& cert, Errors& err) {
+    // "provenance" (build, command line, date: io/json.hpp) is optional and not checked: older
+    // certificates have none.
+    std::set<std::string> keys = {"format",      "rhoflow_version", "rhoflow_commit", "arb_version",
+                                  "params",      "verdict",         "param_cells",    "cells",
+                                  "undecided",   "counterexample",  "summary"};
+    if (cert.is_object() && cert.contains("provenance")) keys.insert("provenance");
+    if (!only_keys(cert, keys, "", err)) return false;
+    if (cert["format"] != "rhoflow proof certificate 1") err.add("format: must be \"rhoflow proof certificate 1\"");
+    for (const char* k : {"rhoflow_version", "rhoflow_commit", "arb_version"})
+        if (!cert[k].is_string()) err.add(fmt::format("{}: must be a string", k));
+    return true;
+}
+
+// The parameters that matter to the checker.
+struct CheckedParams {
+    Claim claim;
+    ParamBox box;
+    RigorousParams rig;
+    double rho0 = 0, hit_eps = 0;
+};
+
+// The checked parameters from `p` (its schema already checked), or false with an error.
+bool read_params(const nlohmann::json& p, CheckedParams& out, Errors& err) {
+    try {
+        if (!p.contains("claim") || !p["claim"].is_string()) throw InvalidArgument("params.claim", "must be a string");
+        out.claim = parse_claim(p["claim"].get<std::string>(), "params.claim");
+        if (out.claim.kind == ClaimKind::filtering)
+            throw InvalidArgument("params.claim", "filtering is not proved by prove");
+        out.box = p.at("box").get<ParamBox>();
+        out.box.validate();
+        out.rig = p.at("rigorous").get<RigorousParams>();
+        out.rig.validate();
+        if (integer_combinations(out.box) > max_integer_combinations)  // before any loop over them
+            throw InvalidArgument("params.box", fmt::format("params.box: {} integer combinations, more than {}",
+                                                            combinations_text(out.box), max_integer_combinations));
+        out.rho0 = p.at("rho0").get<double>();
+        out.hit_eps = p.at("hit_eps").get<double>();
+        const double rho0 = out.rho0, hit_eps = out.hit_eps;
+        require(std::isfinite(rho0) && std::isfinite(hit_eps) && hit_eps > 0 && hit_eps <= 0.5 && rho0 > -1 &&
+                    rho0 < 1 - hit_eps,
+                "params.rho0", rho0, "-1 < rho0 < 1 - hit_eps, 0 < hit_eps <= 0.5");
+    } catch (const std::exception& e) {
+        err.add(fmt::format("params: {}", e.what()));
+        return false;
+    }
+    return true;
+}
+
+// The certificate's cells: decided, undecided and the counterexample (if any).
+struct CertificateCells {
+    std::vector<ProofCell> cells, open;
+    std::optional<ProofCell> counter;
+};
+
+CertificateCells read_certificate_cells(const nlohmann::json& cert, ProofVerdict verdict, Errors& err) {
+    CertificateCells c;
+    c.cells = read_cells(cert["cells"], "cells", err);
+    c.open = read_cells(cert["undecided"], "undecided", err);
+    if (verdict == ProofVerdict::proved && !c.open.empty()) err.add("undecided: a proved certificate has no undecided cells");
+    if (!cert["counterexample"].is_null()) {
+        c.counter.emplace();
+        if (!read_cell(cert["counterexample"], "counterexample", *c.counter, err)) c.counter.reset();
+    }
+    return c;
+}
+
+// Every cell of the certificate with its path ("cells[3]", "undecided[0]", "counterexample").
+struct CellList {
+    std::vector<ProofCell*> all;
+    std::vector<std::string> paths;
+};
+
+CellList list_cells(CertificateCells& c) {
+    CellList l;
+    for (std::size_t i = 0; i < c.cells.size(); ++i) l.all.push_back(&c.cells[i]), l.paths.push_back(fmt::format("cells[{}]", i));
+    for (std::size_t i = 0; i < c.open.size(); ++i) l.all.push_back(&c.open[i]), l.paths.push_back(fmt::format("undecided[{}]", i));
+    if (c.counter) l.all.push_back(&*c.counter), l.paths.push_back("counterexample");
+    return l;
+}
+
+// Whether a cell's model lies in the box.
+bool in_box(const ModelCell& m, const ParamBox& box) {
+    auto in = [](double lo, double hi, const ParamRange& r) { return r.lo <= lo && hi <= r.hi; };
+    return in(static_cast<double>(m.d), static_cast<double>(m.d), box.d) &&
+           in(static_cast<double>(m.L), static_cast<double>(m.L), box.L) &&
+           in(static_cast<double>(m.R), static_cast<double>(m.R), box.R) && in(m.theta.lo, m.theta.hi, box.theta) &&
+           in(m.sigma.lo, m.sigma.hi, box.sigma) && in(m.beta.lo, m.beta.hi, box.beta);
+}
+
+// Coverage: every integer combination of the box (at most max_integer_combinations, checked with
+// the params), the real axes without gaps.
+void check_coverage(const Groups& groups, const ParamBox& box, Errors& err) {
+    const Box3 target = {Interval{box.theta.lo, box.theta.hi}, Interval{box.sigma.lo, box.sigma.hi},
+                         Interval{box.beta.lo, box.beta.hi}};
+    for (auto d = static_cast<std::int64_t>(box.d.lo); d <= static_cast<std::int64_t>(box.d.hi); ++d)
+        for (auto L = static_cast<std::int64_t>(box.L.lo); L <= static_cast<std::int64_t>(box.L.hi); ++L)
+            for (auto R = static_cast<std::int64_t>(box.R.lo); R <= static_cast<std::int64_t>(box.R.hi); ++R) {
+                std::vector<Box3> mine;
+                for (const auto& g : groups)
+                    if (g.first.d == d && g.first.L == L && g.first.R == R) mine.push_back(real_box(g.first));
+                if (!covered(target, mine))
+                    err.add(fmt::format("cells: the box is not covered at d={}, L={}, R={} (a parameter cell is missing)", d, L, R));
+            }
+}
+
+// A proved certificate: every parameter cell proves the claim, and they cover the box.
+void check_proved(const Groups& groups, const CheckedParams& p, Errors& err) {
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const CellsDecision d = decide_cells(p.claim, groups[gi].second, p.rho0, p.hit_eps);
+        if (d.verdict != ProofVerdict::proved)
+            err.add(fmt::format("cells: the parameter cell {} (d={}, L={}, R={}, theta=[{}, {}]) does not prove the claim: {}",
+                                gi, groups[gi].first.d, groups[gi].first.L, groups[gi].first.R,
+                                groups[gi].first.theta.lo, groups[gi].first.theta.hi, d.note));
+    }
+    check_coverage(groups, p.box, err);
+}
+
+// A disproved certificate: a counterexample cell (sign claims) or a disproving parameter cell.
+void check_disproved(const Groups& groups, const std::optional<ProofCell>& counter, const CheckedParams& p,
+                     Errors& err) {
+    const Claim& claim = p.claim;
+    bool found = false;
+    if (counter && (claim.kind == ClaimKind::monotone || claim.kind == ClaimKind::positive_drift)) {
+        const Interval range = claim_rho_range(claim, p.rho0, p.hit_eps);
+        if (!in_box(counter->model, p.box)) err.add("counterexample.model: outside params.box");
+        else if (counter->role != "dj<0") err.add("counterexample.role: must be dj<0");
+        else if (!(range.lo <= counter->enc.rho.lo && counter->enc.rho.hi <= range.hi && counter->enc.rho.lo < counter->enc.rho.hi))
+            err.add("counterexample.enc.rho: must be a proper interval inside the claim's range");
+        else found = true;
+    } else {
+        for (const auto& g : groups)
+            if (decide_cells(claim, g.second, p.rho0, p.hit_eps).verdict == ProofVerdict::disproved) found = true;
+        if (!found) err.add("cells: no parameter cell disproves the claim");
+    }
+    if (!found && err.list.empty()) err.add("counterexample: missing");
+}
+
 }  // namespace
 
 std::vector<std::string> duplicate_keys(const std::string& text) {
@@ -627,43 +766,10 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
         rep.valid = err.list.empty();
         return rep;
     };
-    // "provenance" (build, command line, date: io/json.hpp) is optional and not checked: older
-    // certificates have none.
-    std::set<std::string> keys = {"format",      "rhoflow_version", "rhoflow_commit", "arb_version",
-                                  "params",      "verdict",         "param_cells",    "cells",
-                                  "undecided",   "counterexample",  "summary"};
-    if (cert.is_object() && cert.contains("provenance")) keys.insert("provenance");
-    if (!only_keys(cert, keys, "", err)) return done();
-    if (cert["format"] != "rhoflow proof certificate 1") err.add("format: must be \"rhoflow proof certificate 1\"");
-    for (const char* k : {"rhoflow_version", "rhoflow_commit", "arb_version"})
-        if (!cert[k].is_string()) err.add(fmt::format("{}: must be a string", k));
-    // The parameters that matter to the checker.
+    if (!check_header(cert, err)) return done();
     const auto& p = cert["params"];
-    if (!check_params_schema(p, err)) return done();
-    Claim claim;
-    ParamBox box;
-    RigorousParams rig;
-    double rho0 = 0, hit_eps = 0;
-    try {
-        if (!p.contains("claim") || !p["claim"].is_string()) throw InvalidArgument("params.claim", "must be a string");
-        claim = parse_claim(p["claim"].get<std::string>(), "params.claim");
-        if (claim.kind == ClaimKind::filtering) throw InvalidArgument("params.claim", "filtering is not proved by prove");
-        box = p.at("box").get<ParamBox>();
-        box.validate();
-        rig = p.at("rigorous").get<RigorousParams>();
-        rig.validate();
-        if (integer_combinations(box) > max_integer_combinations)  // before any loop over them
-            throw InvalidArgument("params.box", fmt::format("params.box: {} integer combinations, more than {}",
-                                                            combinations_text(box), max_integer_combinations));
-        rho0 = p.at("rho0").get<double>();
-        hit_eps = p.at("hit_eps").get<double>();
-        require(std::isfinite(rho0) && std::isfinite(hit_eps) && hit_eps > 0 && hit_eps <= 0.5 && rho0 > -1 &&
-                    rho0 < 1 - hit_eps,
-                "params.rho0", rho0, "-1 < rho0 < 1 - hit_eps, 0 < hit_eps <= 0.5");
-    } catch (const std::exception& e) {
-        err.add(fmt::format("params: {}", e.what()));
-        return done();
-    }
+    CheckedParams params;
+    if (!check_params_schema(p, err) || !read_params(p, params, err)) return done();
     ProofVerdict verdict = ProofVerdict::not_proved;
     try {
         verdict = parse_proof_verdict(cert["verdict"].is_string() ? cert["verdict"].get<std::string>() : "", "verdict");
@@ -671,88 +777,34 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
         err.add(e.what());
         return done();
     }
-    std::vector<ProofCell> cells = read_cells(cert["cells"], "cells", err);
-    std::vector<ProofCell> open = read_cells(cert["undecided"], "undecided", err);
-    if (verdict == ProofVerdict::proved && !open.empty()) err.add("undecided: a proved certificate has no undecided cells");
-    std::optional<ProofCell> counter;
-    if (!cert["counterexample"].is_null()) {
-        counter.emplace();
-        if (!read_cell(cert["counterexample"], "counterexample", *counter, err)) counter.reset();
-    }
+    CertificateCells cc = read_certificate_cells(cert, verdict, err);
     if (!err.list.empty()) return done();
 
     // 1. Every cell's enclosure, recomputed, lies inside the recorded one, and the role follows.
-    std::vector<ProofCell*> all;
-    std::vector<std::string> paths;
-    for (std::size_t i = 0; i < cells.size(); ++i) all.push_back(&cells[i]), paths.push_back(fmt::format("cells[{}]", i));
-    for (std::size_t i = 0; i < open.size(); ++i) all.push_back(&open[i]), paths.push_back(fmt::format("undecided[{}]", i));
-    if (counter) all.push_back(&*counter), paths.push_back("counterexample");
-    const std::vector<Recomputed> again = recompute(all, rig, threads, ex, method);
-    for (std::size_t k = 0; k < all.size(); ++k) {
-        const std::string e = cell_error(*all[k], again[k], claim, paths[k]);
+    const CellList listed = list_cells(cc);
+    const std::vector<Recomputed> again = recompute(listed.all, params.rig, threads, ex, method);
+    for (std::size_t k = 0; k < listed.all.size(); ++k) {
+        const std::string e = cell_error(*listed.all[k], again[k], params.claim, listed.paths[k]);
         if (!e.empty()) err.add(e);
     }
-    rep.cells = all.size();
+    rep.cells = listed.all.size();
     if (!err.list.empty()) return done();
 
     // 2. Every cell's model lies in the box.
-    auto in_box = [&](const ModelCell& m) {
-        auto in = [](double lo, double hi, const ParamRange& r) { return r.lo <= lo && hi <= r.hi; };
-        return in(static_cast<double>(m.d), static_cast<double>(m.d), box.d) &&
-               in(static_cast<double>(m.L), static_cast<double>(m.L), box.L) &&
-               in(static_cast<double>(m.R), static_cast<double>(m.R), box.R) && in(m.theta.lo, m.theta.hi, box.theta) &&
-               in(m.sigma.lo, m.sigma.hi, box.sigma) && in(m.beta.lo, m.beta.hi, box.beta);
-    };
-    for (std::size_t k = 0; k < all.size(); ++k)
-        if (!in_box(all[k]->model)) err.add(paths[k] + ".model: outside params.box");
+    for (std::size_t k = 0; k < listed.all.size(); ++k)
+        if (!in_box(listed.all[k]->model, params.box)) err.add(listed.paths[k] + ".model: outside params.box");
     if (!err.list.empty()) return done();
 
     // 3. Group the cells by parameter cell, sorted by rho; decide each group.
-    const Groups groups = group_cells(cells);
+    const Groups groups = group_cells(cc.cells);
 
     // 4. The per-parameter-cell results a reader cites (verdict, attractor count, T_hit bracket)
     // are those the cells give; a decided parameter cell's cells are all in `cells`, a
     // not-proved one's in `undecided`.
-    check_param_cells(cert["param_cells"], groups, group_cells(open), claim, rho0, hit_eps, verdict, err);
-
-    if (verdict == ProofVerdict::proved) {
-        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-            const CellsDecision d = decide_cells(claim, groups[gi].second, rho0, hit_eps);
-            if (d.verdict != ProofVerdict::proved)
-                err.add(fmt::format("cells: the parameter cell {} (d={}, L={}, R={}, theta=[{}, {}]) does not prove the claim: {}",
-                                    gi, groups[gi].first.d, groups[gi].first.L, groups[gi].first.R,
-                                    groups[gi].first.theta.lo, groups[gi].first.theta.hi, d.note));
-        }
-        // Coverage: every integer combination of the box, the real axes without gaps.
-        {  // at most max_integer_combinations (checked with the params)
-            const Box3 target = {Interval{box.theta.lo, box.theta.hi}, Interval{box.sigma.lo, box.sigma.hi},
-                                 Interval{box.beta.lo, box.beta.hi}};
-            for (auto d = static_cast<std::int64_t>(box.d.lo); d <= static_cast<std::int64_t>(box.d.hi); ++d)
-                for (auto L = static_cast<std::int64_t>(box.L.lo); L <= static_cast<std::int64_t>(box.L.hi); ++L)
-                    for (auto R = static_cast<std::int64_t>(box.R.lo); R <= static_cast<std::int64_t>(box.R.hi); ++R) {
-                        std::vector<Box3> mine;
-                        for (const auto& g : groups)
-                            if (g.first.d == d && g.first.L == L && g.first.R == R) mine.push_back(real_box(g.first));
-                        if (!covered(target, mine))
-                            err.add(fmt::format("cells: the box is not covered at d={}, L={}, R={} (a parameter cell is missing)", d, L, R));
-                    }
-        }
-    } else if (verdict == ProofVerdict::disproved) {
-        bool found = false;
-        if (counter && (claim.kind == ClaimKind::monotone || claim.kind == ClaimKind::positive_drift)) {
-            const Interval range = claim_rho_range(claim, rho0, hit_eps);
-            if (!in_box(counter->model)) err.add("counterexample.model: outside params.box");
-            else if (counter->role != "dj<0") err.add("counterexample.role: must be dj<0");
-            else if (!(range.lo <= counter->enc.rho.lo && counter->enc.rho.hi <= range.hi && counter->enc.rho.lo < counter->enc.rho.hi))
-                err.add("counterexample.enc.rho: must be a proper interval inside the claim's range");
-            else found = true;
-        } else {
-            for (const auto& g : groups)
-                if (decide_cells(claim, g.second, rho0, hit_eps).verdict == ProofVerdict::disproved) found = true;
-            if (!found) err.add("cells: no parameter cell disproves the claim");
-        }
-        if (!found && err.list.empty()) err.add("counterexample: missing");
-    }
+    check_param_cells(cert["param_cells"], groups, group_cells(cc.open), params.claim, params.rho0, params.hit_eps,
+                      verdict, err);
+    if (verdict == ProofVerdict::proved) check_proved(groups, params, err);
+    else if (verdict == ProofVerdict::disproved) check_disproved(groups, cc.counter, params, err);
     rep.verdict = verdict;
     return done();
 }

@@ -8,6 +8,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/field/gradient_moments.hpp"
+#include "rhoflow/effective/explain_gap.hpp"
 #include "rhoflow/effective/step_moments.hpp"
 
 using namespace rhoflow;
@@ -152,4 +153,14 @@ TEST_CASE("effective drift: bracket_eta, the one bracketing rule of the drift an
     CHECK(is(bracket_eta(etas, 9.0), 2, 2, 0));
     CHECK(is(bracket_eta({0.3}, 0.1), 0, 0, 0));
     CHECK(is(bracket_eta({0.3}, 0.5), 0, 0, 0));
+}
+
+TEST_CASE("gap explanation: inputs without the theory's field are refused, naming it") {
+    GapInputs run;  // everything else at its defaults: the field is checked first
+    CHECK_THROWS_AS(explain_gap(run), InvalidArgument);
+    try {
+        explain_gap(run);
+    } catch (const InvalidArgument& e) {
+        CHECK(e.field() == "field");
+    }
 }

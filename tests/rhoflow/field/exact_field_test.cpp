@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/field/detail/laplace_quadrature.hpp"
 #include "rhoflow/field/meanfield.hpp"
 #include "test_util.hpp"
 
@@ -196,4 +197,45 @@ TEST_CASE("exact field: sigma -> 0 has the deterministic-attention closed form, 
             CHECK(p.mass_informative == doctest::Approx(w).epsilon(1e-12));
         }
     }
+}
+
+TEST_CASE("Laplace set-up: each present class's rule from its count and mean, the shift log E[S]") {
+    // A rule records what it was made from; the informative class has count R and mean
+    // beta theta rho, the nuisance class N and 0, both tau = beta sigma and c = log E[S].
+    struct Made {
+        double count = -1, mean = -1, tau = -1, c = -1;
+    };
+    auto make = [](double count, double mean, double tau, double c) { return Made{count, mean, tau, c}; };
+    ModelParams m;
+    m.L = 7;
+    m.R = 3;
+    m.theta = 0.5;
+    m.sigma = 2.0;
+    m.beta = 0.75;
+    const double rho = 0.4, mu = 0.75 * 0.5 * 0.4, tau = 1.5;
+    const auto s = detail::laplace_setup<Made>(m, rho, make);
+    CHECK(s.R == 3);
+    CHECK(s.N == 4);
+    CHECK(s.tau == tau);
+    CHECK(s.mu == mu);
+    // E[S] = R e^{mu + tau^2/2} + N e^{tau^2/2}
+    CHECK(s.c == doctest::Approx(std::log(3 * std::exp(mu) + 4.0) + 0.5 * tau * tau).epsilon(1e-14));
+    CHECK(s.c == detail::laplace_shift(3, 4, mu, tau));
+    CHECK(s.rules[0].count == 3.0);
+    CHECK(s.rules[0].mean == mu);
+    CHECK(s.rules[1].count == 4.0);
+    CHECK(s.rules[1].mean == 0.0);
+    for (const Made& r : s.rules) {
+        CHECK(r.tau == tau);
+        CHECK(r.c == s.c);
+    }
+    // An absent class has no rule: R = 0 (no informative token), then R = L (no nuisance one).
+    m.R = 0;
+    const auto none_i = detail::laplace_setup<Made>(m, rho, make);
+    CHECK(none_i.rules[0].count == -1.0);
+    CHECK(none_i.rules[1].count == 7.0);
+    m.R = 7;
+    const auto none_n = detail::laplace_setup<Made>(m, rho, make);
+    CHECK(none_n.rules[0].count == 7.0);
+    CHECK(none_n.rules[1].count == -1.0);
 }

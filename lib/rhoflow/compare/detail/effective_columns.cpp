@@ -33,6 +33,48 @@ GapOutcomes gap_outcomes(const CompareParams& p, const EnsembleResult& ens, cons
             std::count_if(ens.trials.begin(), ens.trials.end(), [&](const auto& t) { return in_basin(b, t.rho_final); })));
     return o;
 }
+
+// The trials' distinct starts, in the trials' order.
+std::vector<double> distinct_starts(const EnsembleResult& ens) {
+    std::vector<double> starts;
+    for (const auto& tr : ens.trials)
+        if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
+    return starts;
+}
+
+// The comparison's rows as the gap explanation reads them: step, time, the SGA mean, its
+// spread (sd) and the interquartile range of the trials at that step.
+std::vector<GapRow> gap_rows(const EnsembleResult& ens, const std::vector<CompareRow>& table) {
+    std::vector<GapRow> rows;
+    for (const auto& r : table) {
+        const auto j = static_cast<std::size_t>(
+            std::find(ens.record_steps.begin(), ens.record_steps.end(), r.step) - ens.record_steps.begin());
+        std::vector<double> rho;
+        for (const auto& tr : ens.trials) rho.push_back(tr.rho.at(j));
+        rows.push_back({r.step, r.t, r.rho_sga.mean, r.rho_sga.se * std::sqrt(static_cast<double>(r.rho_sga.n)),
+                        interquartile_range(std::move(rho))});
+    }
+    return rows;
+}
+
+// What the comparison's run was, for explain_gap.
+GapInputs gap_inputs(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
+                     const EnsembleResult& ens, GapTables tables, const CompareResult& out) {
+    std::vector<double> times;
+    for (const auto& pt : out.trajectory) times.push_back(pt.t);
+    return {.model = p.model,
+            .sga = p.sga,
+            .effective = p.effective,
+            .field_scale = p.field_scale,
+            .field = &F,
+            .records = records,
+            .starts = distinct_starts(ens),
+            .rows = gap_rows(ens, out.table),
+            .trajectory_times = std::move(times),
+            .tables = std::move(tables),
+            .outcomes = gap_outcomes(p, ens, out.phase)};
+}
+
 }  // namespace
 
 GapTables measure_table_nodes(const CompareParams& p, const DriftField& F, std::size_t first, std::size_t count) {
@@ -41,21 +83,7 @@ GapTables measure_table_nodes(const CompareParams& p, const DriftField& F, std::
 
 void explain_gap(const CompareParams& p, const DriftField& F, const std::vector<std::int64_t>& records,
                  const EnsembleResult& ens, GapTables tables, CompareResult& out) {
-    std::vector<double> starts, times;
-    for (const auto& tr : ens.trials)
-        if (std::find(starts.begin(), starts.end(), tr.rho0) == starts.end()) starts.push_back(tr.rho0);
-    std::vector<GapRow> rows;
-    for (const auto& r : out.table) {
-        const auto j = static_cast<std::size_t>(
-            std::find(ens.record_steps.begin(), ens.record_steps.end(), r.step) - ens.record_steps.begin());
-        std::vector<double> rho;
-        for (const auto& tr : ens.trials) rho.push_back(tr.rho.at(j));
-        rows.push_back({r.step, r.t, r.rho_sga.mean, r.rho_sga.se * std::sqrt(static_cast<double>(r.rho_sga.n)),
-                        interquartile_range(std::move(rho))});
-    }
-    for (const auto& pt : out.trajectory) times.push_back(pt.t);
-    GapExplanation x = rhoflow::explain_gap(p.model, p.sga, p.effective, p.field_scale, F, records, starts, rows, times,
-                                            std::move(tables), gap_outcomes(p, ens, out.phase));
+    GapExplanation x = rhoflow::explain_gap(gap_inputs(p, F, records, ens, std::move(tables), out));
     for (std::size_t i = 0; i < out.table.size(); ++i) {
         CompareRow& r = out.table[i];
         const RowPrediction& e = x.rows[i];

@@ -1,5 +1,6 @@
 // Shared machinery of the Laplace-transform quadratures (docs/theory.md sections 4 and 8):
-// the unit of t (the shift c = log E[S]) and the adaptive outer rule in lambda = log t.
+// the unit of t (the shift c = log E[S]), the set-up of both classes' inner rules at one rho
+// (laplace_setup) and the adaptive outer rule in lambda = log t.
 //
 // Both the exact field (exact_field.cpp) and the exact one-step gradient moments
 // (gradient_moments.cpp) write a softmax moment as int_{-inf}^{inf} I(lambda) dlambda with an
@@ -25,6 +26,7 @@
 
 #include "rhoflow/core/detail/gauss_kronrod_vector.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/model/model.hpp"
 
 namespace rhoflow::detail {
 
@@ -41,6 +43,33 @@ inline double laplace_shift(std::int64_t R, std::int64_t N, double mu, double ta
     const double lN = N > 0 ? std::log(static_cast<double>(N)) : -INFINITY;
     const double lmax = std::max(lI, lN);
     return lmax + std::log(std::exp(lI - lmax) + std::exp(lN - lmax)) + 0.5 * tau * tau;
+}
+
+/// The set-up of a Laplace quadrature at one rho: the two classes of scores, the inner rule of
+/// each present class and the shift c = laplace_shift(R, N, mu, tau).
+template <class Rule>
+struct LaplaceSetup {
+    std::int64_t R = 0;           ///< informative tokens
+    std::int64_t N = 0;           ///< nuisance tokens
+    double tau = 0;               ///< the scores' sd, beta sigma
+    double mu = 0;                ///< the informative scores' mean, beta theta rho
+    double c = 0;                 ///< the unit of t, laplace_shift(R, N, mu, tau)
+    std::array<Rule, 2> rules{};  ///< inner rules: informative (when R > 0), nuisance (when N > 0)
+};
+
+/// The set-up for `model` at `rho`; `make(count, mean, tau, c)` builds a present class's inner
+/// rule (count R and mean mu for the informative class, N and 0 for the nuisance one).
+template <class Rule, class Make>
+LaplaceSetup<Rule> laplace_setup(const ModelParams& model, double rho, Make&& make) {
+    LaplaceSetup<Rule> s;
+    s.tau = model.tau();
+    s.R = model.R;
+    s.N = model.N();
+    s.mu = model.beta * model.theta * rho;
+    s.c = laplace_shift(s.R, s.N, s.mu, s.tau);
+    if (s.R > 0) s.rules[0] = make(static_cast<double>(s.R), s.mu, s.tau, s.c);
+    if (s.N > 0) s.rules[1] = make(static_cast<double>(s.N), 0.0, s.tau, s.c);
+    return s;
 }
 
 /// Outcome of integrate_lambda: sums of all C components, and for the Checked ones their L1
