@@ -32,7 +32,8 @@ void to_json(nlohmann::json& j, const WholeResult& r) {
 }
 
 void from_json(const nlohmann::json& j, WholeResult& r) {
-    r.value = alternative(j.at(0).get<std::size_t>(), j.at(1), std::make_index_sequence<std::variant_size_v<JobResult>>{});
+    constexpr std::size_t kinds = std::variant_size_v<JobResult>;
+    r.value = alternative(j.at(0).get<std::size_t>(), j.at(1), std::make_index_sequence<kinds>{});
 }
 
 constexpr double kCompareFinishCost = 1e300;  // the finish goes out before any other unit
@@ -65,30 +66,37 @@ struct JobPlan::Impl {
     void finished(UnitQueue& q, JobResult r) const {
         if (self.finished) self.finished(q, std::move(r));
     }
+    template <class F>
+    auto named(F&& f) const -> decltype(f()) {  // f's errors name the job (where)
+        return with_context(self.where, std::forward<F>(f));
+    }
 
     void plan_sga(const SgaJob& s) {
         const EnsembleOutput keep = detail == ResultDetail::full ? EnsembleOutput::all() : EnsembleOutput::summary(50);
         sga = std::make_unique<EnsembleBlocks>(s.model, s.sga, blocks, keep);
         if (progress) progress->total = s.sga.steps * s.sga.trials;
         sga_set = std::make_unique<UnitSet<NoInput, EnsembleBlocks::Output>>(
-            EnsembleBlocks::kind(), [this](std::int64_t b, const NoInput&) { return with_context(self.where, [&] { return sga->run(b, progress); }); },
+            EnsembleBlocks::kind(),
+            [this](std::int64_t b, const NoInput&) { return named([&] { return sga->run(b, progress); }); },
             [this](UnitQueue& q, std::int64_t b, EnsembleBlocks::Output&& out, int rank, double secs) {
-                with_context(self.where, [&] { sga->accept(b, std::move(out)); });
+                named([&] { sga->accept(b, std::move(out)); });
                 if (progress && rank != 0) progress->done += sga->steps(b);
                 seen(b, rank, secs);
                 if (--left == 0)  // the basins take a phase portrait: rank 0's main thread, not the hook
-                    q.add(root_unit([this](UnitQueue& q2) {
-                        finished(q2, with_context(self.where, [&] { return with_outcomes(std::get<SgaJob>(job), sga->result()); }));
-                    }, order));
+                    q.add(root_unit([this](UnitQueue& q2) { finished(q2, named([&] { return outcomes(); })); }, order));
             });
     }
+
+    // The ensemble with every trial in its ODE basin (a phase portrait: rank 0's main thread).
+    JobResult outcomes() { return with_outcomes(std::get<SgaJob>(job), sga->result()); }
 
     void plan_compare(const CompareJob& c) {
         compare = std::make_unique<CompareUnits>(c.compare, nullptr, blocks);
         if (progress) compare->count_steps(progress);
         compare_out.resize(static_cast<std::size_t>(compare->size()));
         compare_set = std::make_unique<UnitSet<NoInput, CompareBlock>>(
-            CompareUnits::kind(), [this](std::int64_t u, const NoInput&) { return with_context(self.where, [&] { return compare->run(u, progress); }); },
+            CompareUnits::kind(),
+            [this](std::int64_t u, const NoInput&) { return named([&] { return compare->run(u, progress); }); },
             [this](UnitQueue& q, std::int64_t u, CompareBlock&& out, int rank, double secs) {
                 if (progress && rank != 0) progress->done += out.steps;
                 compare_out[static_cast<std::size_t>(u)] = std::move(out);
@@ -98,7 +106,7 @@ struct JobPlan::Impl {
         finish_set = std::make_unique<UnitSet<std::vector<CompareBlock>, CompareResult>>(
             "compare_finish",
             [this](std::int64_t, const std::vector<CompareBlock>& outs) {
-                return with_context(self.where, [&] {
+                return named([&] {
                     for (std::size_t u = 0; u < outs.size(); ++u) compare->accept(static_cast<std::int64_t>(u), outs[u]);
                     return compare->finish();
                 });
@@ -113,7 +121,7 @@ struct JobPlan::Impl {
         whole_set = std::make_unique<UnitSet<NoInput, WholeResult>>(
             "job",
             [this](std::int64_t, const NoInput&) {
-                return WholeResult{with_context(self.where, [&] { return kind_of(job).run(job, nullptr, detail, Execution::local); })};
+                return WholeResult{named([&] { return kind_of(job).run(job, nullptr, detail, Execution::local); })};
             },
             [this](UnitQueue& q, std::int64_t, WholeResult&& r, int rank, double secs) {
                 seen(0, rank, secs);
@@ -138,8 +146,9 @@ JobPlan::JobPlan(const Job& job, int ranks, double block_cost, ProgressCounter* 
     const auto* s = std::get_if<SgaJob>(&job);
     const auto* c = std::get_if<CompareJob>(&job);
     const std::int64_t trials = s ? s->sga.trials : c ? c->compare.sga.trials : 1;
-    m.blocks = ranks > 1 && block_cost > 0 ? static_cast<std::int64_t>(std::ceil(trial_cost(job) / std::max(block_cost, 1.0)))
-                                           : blocks_for(trials, ranks);
+    const bool by_cost = ranks > 1 && block_cost > 0;
+    m.blocks = by_cost ? static_cast<std::int64_t>(std::ceil(trial_cost(job) / std::max(block_cost, 1.0)))
+                       : blocks_for(trials, ranks);
     if (s)
         m.plan_sga(*s);
     else if (c)
