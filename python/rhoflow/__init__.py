@@ -9,14 +9,14 @@ with every number's error, as NumPy arrays (docs/python.md).
 
 Every function is a job of the command line (`rhoflow SUB`), its keyword arguments the
 subcommand's flags with '-' written '_' (the settings table of experiment/settings.hpp: the
-same names, defaults, ranges and parsing), validated by the library: a bad value raises
+same names, defaults and ranges; values cross as typed values, not text, and the library
+checks them as it checks a flag's), validated by the library: a bad value raises
 rhoflow.InvalidArgument, a ValueError with the library's message. The same seed gives the same
 numbers, bit for bit, as `rhoflow SUB --json`. Long runs release the GIL, stop on Ctrl-C
 (KeyboardInterrupt, nothing written) and report to an optional progress callback.
 """
 from __future__ import annotations
 
-import collections.abc as _abc
 import csv as _csv
 import difflib as _difflib
 import inspect as _inspect
@@ -99,90 +99,15 @@ _rhoflow.set_types(Record, Table)
 
 # ------------------------------------------------------------------------------ values
 
-def _number(x, name):
-    if isinstance(x, bool) or not isinstance(x, _numbers.Real):
-        raise TypeError(f"{name} must be a number, not {type(x).__name__}")
-    if isinstance(x, _numbers.Integral):
-        return str(int(x))
-    return float.__repr__(float(x))  # shortest round-trip form, parsed back exactly
-
-
-def _text(value, name, kind):
-    """The text a setting of type `kind` (the settings table's type names) is given."""
-    if kind == "":  # a switch
-        if not isinstance(value, bool) and type(value).__name__ != "bool_":
-            raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value  # parsed strictly by the library ("uniform", "0.1:3", "exact", ...)
-    if kind == "FILE" and isinstance(value, _os.PathLike):
-        return _os.fspath(value)
-    if kind in ("TEXT", "FILE"):
-        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
-    if kind == "NUMBER|uniform" and value is None:
-        return "uniform"
-    if kind in ("VALUE|LO:HI", "INT|LO:HI", "X|LO:HI") and isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise TypeError(f"{name} must be a number or a (lo, hi) pair")
-        return f"{_number(value[0], name)}:{_number(value[1], name)}"
-    if kind == "NAMES":  # compare's table_columns: a sequence of column names
-        items = _items(value, name, "a string or a sequence of strings")
-        if not all(isinstance(v, str) for v in items):
-            raise TypeError(f"{name} must be a string or a sequence of strings")
-        return ",".join(items)
-    if kind == "LIST":
-        if isinstance(value, _numbers.Real) and not isinstance(value, bool):
-            return _number(value, name)
-        items = _items(value, name, "a number or a sequence of numbers")
-        return ",".join(_number(v, f"{name}[{i}]") for i, v in enumerate(items))
-    return _number(value, name)
-
-
-def _items(value, name, accepted):
-    """The elements of a one-dimensional sequence (a list, tuple, range or 1-D array), in order;
-    a mapping or a set (whose iteration gives keys, or no order) and a 2-D array are refused."""
-    if isinstance(value, (_abc.Mapping, _abc.Set, bytes, bytearray)):
-        raise TypeError(f"{name} must be {accepted} (a list, tuple or 1-D array), not {type(value).__name__}")
-    shape = getattr(value, "shape", None)
-    if shape is not None and hasattr(value, "tolist"):  # a NumPy (or array-like) array
-        if len(shape) == 0:
-            return [value.item()]
-        if len(shape) != 1:
-            raise ValueError(f"{name} must be one-dimensional, not an array of shape {tuple(shape)}")
-        return value.tolist()
-    try:
-        return list(value)
-    except TypeError:
-        raise TypeError(f"{name} must be {accepted}, not {type(value).__name__}") from None
-
+# Settings cross to the library as Python values, typed there (python/src/setting_value.hpp: a
+# wrong Python type is a TypeError naming the keyword, a str is parsed as the flag's text); their
+# defaults come back typed (bool, int, float, str, list, None).
 
 def _default_of(setting):
     """The Python default of a setting (None for one required unless another is given)."""
     if setting["required"] and setting["unless"]:
         return None
-    return _default(setting["default"], setting["type"])
-
-
-def _default(text, kind):
-    """The Python value of a setting's default text."""
-    if kind == "":
-        return text == "true"
-    if kind in ("INT", "SEED"):
-        return int(text)
-    if kind == "NUMBER":
-        return float(text)
-    if kind == "NUMBER|uniform":
-        return None if text == "uniform" else float(text)
-    if kind == "NAMES":
-        return text.split(",") if text else []
-    if kind == "LIST":
-        if not text:
-            return []
-        return [int(v) if v.lstrip("-").isdigit() else float(v) for v in text.split(",")]
-    if kind in ("VALUE|LO:HI", "INT|LO:HI", "X|LO:HI"):
-        parts = [int(v) if v.lstrip("-").isdigit() else float(v) for v in text.split(":")]
-        return parts[0] if len(parts) == 1 else tuple(parts)
-    return text
+    return setting["default"]
 
 
 _PY_TYPES = {"": "bool", "INT": "int", "SEED": "int", "NUMBER": "float", "TEXT": "str", "FILE": "str | os.PathLike",
@@ -200,12 +125,15 @@ _MAX_MEMORY_DOC = ("max_memory : int (bytes) or str ('512M', '8G'), optional",
 
 
 def _memory_text(value):
-    """The text of a max_memory argument ("" for the machine's limit)."""
+    """The text of a max_memory argument ("" for the machine's limit; not a setting: the
+    command line's --max-memory SIZE)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    return _number(value, "max_memory")
+    if isinstance(value, bool) or not isinstance(value, _numbers.Real):
+        raise TypeError(f"max_memory must be a number of bytes or a size such as '8G', not {type(value).__name__}")
+    return str(int(value)) if isinstance(value, _numbers.Integral) else float.__repr__(float(value))
 
 
 def _progress_function(progress):
@@ -282,11 +210,9 @@ class Model:
     __slots__ = ("d", "L", "R", "theta", "sigma", "beta", "sigma_per_norm", "sigma_per_coordinate")
 
     def __init__(self, d=50, L=1000, R=100, theta=1.0, sigma=1.0, beta=1.0, sigma_per_norm=False):
-        given = {"d": d, "L": L, "R": R, "theta": theta, "sigma": sigma, "beta": beta}
-        kinds = {"d": "INT", "L": "INT", "R": "INT"}
-        settings = [(k, _text(v, k, kinds.get(k, "NUMBER"))) for k, v in given.items()]
+        settings = [("d", d), ("L", L), ("R", R), ("theta", theta), ("sigma", sigma), ("beta", beta)]
         if sigma_per_norm:
-            settings.append(("sigma-per-norm", _text(sigma_per_norm, "sigma_per_norm", "")))
+            settings.append(("sigma-per-norm", sigma_per_norm))
         j = _rhoflow.check_model(settings)
         for k in ("d", "L", "R", "theta", "beta"):
             object.__setattr__(self, k, j[k])
@@ -302,10 +228,9 @@ class Model:
         return {k: getattr(self, k) for k in ("d", "L", "R", "theta", "sigma", "beta", "sigma_per_norm")}
 
     def _settings(self):
-        s = [(k, _text(getattr(self, k), k, "INT" if k in ("d", "L", "R") else "NUMBER"))
-             for k in ("d", "L", "R", "theta", "sigma", "beta")]
+        s = [(k, getattr(self, k)) for k in ("d", "L", "R", "theta", "sigma", "beta")]
         if self.sigma_per_norm:
-            s.append(("sigma-per-norm", "true"))
+            s.append(("sigma-per-norm", True))
         return s
 
     @classmethod
@@ -720,8 +645,7 @@ def _job_function(command):
             elif value is None and kinds[name]["unless"]:
                 continue  # a required setting left out because the one it needs not is given
             else:
-                s = kinds[name]
-                settings.append((s["key"], _text(value, name, s["type"])))
+                settings.append((kinds[name]["key"], value))
         if _JOBS[command]["has_model"] and "model" not in bound.arguments:
             settings = Model()._settings() + settings
         result = _wrap(_rhoflow.run(command, settings, progress, max_memory))
@@ -767,8 +691,7 @@ def _compare_ensemble_function():
         if not isinstance(ensemble, SgaResult):
             raise TypeError(f"ensemble must be a rhoflow.SgaResult (rhoflow.sga or rhoflow.load), not "
                             f"{type(ensemble).__name__}")
-        settings = [(kinds[name]["key"], _text(value, name, kinds[name]["type"]))
-                    for name, value in bound.arguments.items()]
+        settings = [(kinds[name]["key"], value) for name, value in bound.arguments.items()]
         return _wrap(_rhoflow.compare_ensemble(ensemble._result, settings))
 
     lines = _textwrap.wrap(

@@ -156,7 +156,7 @@ def load(path: str) -> Result | RunResult: ...
 def from_json(text: str) -> Result: ...
 
 def field(model: Model = ...,
-          rho: list[float] = [0],
+          rho: list[float] = [0.0],
           *,
           method: str = 'exact',
           samples: int = 100000,
@@ -177,7 +177,7 @@ def field(model: Model = ...,
     ----------
     model : Model
         the model (d, L, R, theta, sigma, beta)
-    rho : list[float], default [0]
+    rho : list[float], default [0.0]
         comma-separated alignments rho = <q, xi> in [-1, 1]
         [rho] alignments in [-1, 1]
     method : str, default 'exact'
@@ -763,9 +763,9 @@ def check(claim: str,
           d: float | tuple[float, float] = 50,
           L: float | tuple[float, float] = 1000,
           R: float | tuple[float, float] = 100,
-          theta: float | tuple[float, float] = 1,
-          sigma: float | tuple[float, float] = 1,
-          beta: float | tuple[float, float] = 1,
+          theta: float | tuple[float, float] = 1.0,
+          sigma: float | tuple[float, float] = 1.0,
+          beta: float | tuple[float, float] = 1.0,
           sigma_per_norm: bool = False,
           scale: str = 'auto',
           grid: int = 9,
@@ -803,13 +803,13 @@ def check(claim: str,
     R : float | tuple[float, float], default 100
         informative tokens, integers 0 <= R <= L (R's HI <= L's LO)
         [check.box.R] informative tokens: integers 0 <= LO <= HI <= L's LO
-    theta : float | tuple[float, float], default 1
+    theta : float | tuple[float, float], default 1.0
         signal strength, >= 0
         [check.box.theta] signal strength: 0 <= LO <= HI, finite
-    sigma : float | tuple[float, float], default 1
+    sigma : float | tuple[float, float], default 1.0
         noise per coordinate (see --sigma-per-norm), > 0
         [check.box.sigma] noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
-    beta : float | tuple[float, float], default 1
+    beta : float | tuple[float, float], default 1.0
         inverse temperature, > 0
         [check.box.beta] inverse temperature: 0 < LO <= HI, finite
     sigma_per_norm : bool, default False
@@ -886,9 +886,9 @@ def prove(claim: str = None,
           d: int | tuple[int, int] = 50,
           L: int | tuple[int, int] = 1000,
           R: int | tuple[int, int] = 100,
-          theta: float | tuple[float, float] = 1,
-          sigma: float | tuple[float, float] = 1,
-          beta: float | tuple[float, float] = 1,
+          theta: float | tuple[float, float] = 1.0,
+          sigma: float | tuple[float, float] = 1.0,
+          beta: float | tuple[float, float] = 1.0,
           precision: int = 128,
           rel_tol: float = 1e-07,
           cells: int = 16,
@@ -924,13 +924,13 @@ def prove(claim: str = None,
     R : int | tuple[int, int], default 100
         informative tokens (integers; a range is enumerated)
         [prove.box.R] informative tokens: integers 0 <= LO <= HI <= L's LO
-    theta : float | tuple[float, float], default 1
+    theta : float | tuple[float, float], default 1.0
         signal strength: a value or an interval, every point covered
         [prove.box.theta] signal strength: 0 <= LO <= HI, finite
-    sigma : float | tuple[float, float], default 1
+    sigma : float | tuple[float, float], default 1.0
         noise per coordinate: a value or an interval
         [prove.box.sigma] noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
-    beta : float | tuple[float, float], default 1
+    beta : float | tuple[float, float], default 1.0
         inverse temperature: a value or an interval (1e-3 <= beta*sigma <= 4)
         [prove.box.beta] inverse temperature: 0 < LO <= HI, finite
     precision : int, default 128

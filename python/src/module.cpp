@@ -1,11 +1,12 @@
 // The compiled half of the Python package rhoflow (docs/python.md): the library's jobs
 // (experiment/jobs.hpp) run from Python, thin like the command line.
-//  - Parameters arrive as (setting key, text) pairs and go through the settings table
+//  - Parameters arrive as (setting key, Python value) pairs, converted to typed values
+//    (setting_value.hpp: no text in between) and set through the settings table
 //    (experiment/settings.hpp), the one table behind the command line's flags and the experiment
-//    files' keys: the same parsing, the same validate(), the same job, hence the same bits as
-//    `rhoflow SUB --json`. An InvalidArgument becomes rhoflow.InvalidArgument (a ValueError) with
-//    the library's message, prefixed by the Python keyword when the library names the field
-//    otherwise ("hit: hit_eps = 2 is out of range ...").
+//    files' keys: the same checks, the same validate(), the same job, hence the same bits as
+//    `rhoflow SUB --json`; the defaults come back typed the same way. An InvalidArgument becomes
+//    rhoflow.InvalidArgument (a ValueError) with the library's message, prefixed by the Python
+//    keyword when the library names the field otherwise ("hit: hit_eps = 2 is out of range ...").
 //  - Every run happens on a worker thread with the GIL released; the calling thread waits in
 //    steps of 50 ms, and between them (holding the GIL) checks for signals (PyErr_CheckSignals:
 //    Ctrl-C in the main thread) and calls the progress callback. On a signal it requests the
@@ -33,6 +34,7 @@
 #include <thread>
 
 #include "convert.hpp"
+#include "setting_value.hpp"
 #include "rhoflow/io/check_output.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/cancel.hpp"
@@ -53,7 +55,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using Pairs = std::vector<std::pair<std::string, std::string>>;
+using Pairs = std::vector<std::pair<std::string, py::object>>;
 
 // ------------------------------------------------------------------------------- errors
 
@@ -102,6 +104,22 @@ void translate(std::exception_ptr p) {
 
 // ------------------------------------------------------------------------------- jobs
 
+// A setting's key as its Python keyword ("t-end" -> "t_end").
+std::string keyword(std::string key) {
+    std::replace(key.begin(), key.end(), '-', '_');
+    return key;
+}
+
+// Sets the Python value of setting `key` into the job; an InvalidArgument is raised naming the
+// keyword and the library's field less its first `strip` characters (a Model's "model.").
+void set_python(const Setting& s, Job& job, const std::string& key, py::handle value, std::size_t strip = 0) {
+    try {
+        s.set_value(job, value_for(s, value, keyword(key)));
+    } catch (const InvalidArgument& e) {
+        raise_invalid(e.what(), e.field().substr(std::min(strip, e.field().size())), key);
+    }
+}
+
 // `adjust` (if given) changes the job after the settings and before it is validated.
 Job build_job(const std::string& command, const Pairs& settings, const std::function<void(Job&)>& adjust = {}) {
     Job job = make_job(command);
@@ -109,23 +127,15 @@ Job build_job(const std::string& command, const Pairs& settings, const std::func
         return std::any_of(settings.begin(), settings.end(), [&](const auto& kv) { return kv.first == key; });
     };
     try {  // keywords that need, exclude or stand for another (prove: a claim, or verify=)
-        check_given(command, given, [](const std::string& k) {
-            std::string n = k;
-            std::replace(n.begin(), n.end(), '-', '_');
-            return n;
-        });
+        check_given(command, given, keyword);
     } catch (const InvalidArgument& e) {
         const Setting* s = find_setting(command, e.field());
         raise_invalid(e.what(), s ? s->field : e.field(), e.field());
     }
-    for (const auto& [key, text] : settings) {
+    for (const auto& [key, value] : settings) {
         const Setting* s = find_setting(command, key);
         if (!s) throw py::type_error(command + "() got an unexpected keyword argument '" + key + "'");
-        try {
-            s->set_text(job, text);
-        } catch (const InvalidArgument& e) {
-            raise_invalid(e.what(), e.field(), key);
-        }
+        set_python(*s, job, key, value);
     }
     try {
         finish_settings(job);
@@ -175,23 +185,26 @@ py::list settings_of(const std::string& command) {
         d["list"] = s.is_list();
         d["required"] = s.required;
         d["unless"] = s.unless;
-        d["default"] = s.get(defaults);
+        d["needs"] = s.needs;
+        d["default"] = s.value(defaults);  // typed: bool, int, float, str, list, None
         out.append(d);
     }
     return out;
 }
 
+// The job `settings` make, validated, as the JSON its run would record under "params".
+py::object params_of(const std::string& command, const Pairs& settings) {
+    const Job job = build_job(command, settings);
+    return to_python(std::visit([](const auto& j) { return json(j); }, job));
+}
+
 // The model a Model(...) stands for, validated like a job's: its JSON (sigma per coordinate).
 py::object check_model(const Pairs& settings) {
     Job job = make_job("sga");
-    for (const auto& [key, text] : settings) {
+    for (const auto& [key, value] : settings) {
         const Setting* s = find_setting("sga", key);
         if (!s || s->field.rfind("model.", 0) != 0) throw py::type_error("Model() got an unexpected keyword argument '" + key + "'");
-        try {
-            s->set_text(job, text);
-        } catch (const InvalidArgument& e) {
-            raise_invalid(e.what(), e.field().substr(6), key);
-        }
+        set_python(*s, job, key, value, 6);  // the field without "model."
     }
     finish_settings(job);
     const ModelParams& m = *model_of(job);
@@ -462,7 +475,7 @@ py::tuple compare_ensemble(const Result& ensemble, const Pairs& settings) {
     if (!sga_job || !sga_result)
         throw py::type_error(std::string("compare_ensemble() takes the result of rhoflow.sga (or one loaded), not a ") +
                              std::string(command_of(ensemble.job)) + " result");
-    for (const auto& [key, text] : settings) {
+    for (const auto& [key, value] : settings) {
         const Setting* s = find_setting("compare", key);
         if (s && (s->field.starts_with("sga.") || s->field.starts_with("model.")))
             throw py::type_error("compare_ensemble() takes the model and the SGA settings from the ensemble; '" + key +
@@ -672,14 +685,17 @@ PYBIND11_MODULE(_rhoflow, m) {
     m.def("commands", &rhoflow::job_commands, "The job names, in the order of the command line.");
     m.def("jobs", &rp::jobs_of, "The job table: per job its name, summary, params type, positional keys, progress.");
     m.def("settings", &rp::settings_of, py::arg("command"),
-          "The settings table of a job: key, field, help, type, group, switch, list, required, default.");
+          "The settings table of a job: key, field, help, type, group, switch, list, required, unless, needs, default "
+          "(typed).");
     m.def("check_model", &rp::check_model, py::arg("settings"),
-          "Validates model settings (key, text) like a job's; the model's JSON.");
+          "Validates model settings (key, value) like a job's; the model's JSON.");
+    m.def("params", &rp::params_of, py::arg("command"), py::arg("settings"),
+          "The job (key, value) settings make, validated, as its JSON params (what a run records), without running it.");
     m.def("run", &rp::run_job, py::arg("command"), py::arg("settings"), py::arg("progress") = py::none(),
           py::arg("max_memory") = "",
-          "Runs a job from (key, text) settings: (Result, data, tables).");
+          "Runs a job from (key, value) settings: (Result, data, tables).");
     m.def("compare_ensemble", &rp::compare_ensemble, py::arg("ensemble"), py::arg("settings"),
-          "compare() on an sga result's ensemble, from (key, text) compare settings: (Result, data, tables).");
+          "compare() on an sga result's ensemble, from (key, value) compare settings: (Result, data, tables).");
     m.def("run_file", &rp::run_file, py::arg("path"), py::arg("out") = "", py::arg("figures") = true,
           py::arg("progress") = py::none(), py::arg("log") = py::none(), py::arg("max_memory") = "",
           "Runs an experiment file.");

@@ -75,6 +75,20 @@ std::optional<std::uint64_t> exact_integer(std::string_view t) {
     return v;
 }
 
+// An integer beyond what a setting takes (64 bits in digits, 2^53 otherwise): out of range, not
+// "not an integer".
+[[noreturn]] void integer_out_of_range(std::string_view text, const std::string& field) {
+    const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
+    throw InvalidArgument(field, fmt::format("{} = '{}' is out of range (accepted: an integer of magnitude at most "
+                                             "9223372036854775807 in digits, 2^53 in scientific notation, within the "
+                                             "range of {})",
+                                             name, text, name));
+}
+
+constexpr const char* kInteger = "an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)";
+constexpr const char* kSeed = "a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)";
+constexpr double kTwo53 = 9007199254740992.0;
+
 }  // namespace
 
 double parse_real(std::string_view text, const std::string& field) {
@@ -101,16 +115,11 @@ std::int64_t parse_integer(std::string_view text, const std::string& field) {
         if (number) {
             const bool overflow = ec2 != std::errc() && std::isinf(parse_number(text).value_or(0));
             const bool digits = all_digits(text.front() == '-' ? text.substr(1) : text);
-            if (digits || overflow || (std::isfinite(v) && v == std::floor(v) && std::abs(v) > 9007199254740992.0)) {
-                const std::string name = field.substr(field.rfind('.') == std::string::npos ? 0 : field.rfind('.') + 1);
-                throw InvalidArgument(field, fmt::format("{} = '{}' is out of range (accepted: an integer of magnitude at "
-                                                         "most 9223372036854775807 in digits, 2^53 in scientific notation, "
-                                                         "within the range of {})",
-                                                         name, text, name));
-            }
+            if (digits || overflow || (std::isfinite(v) && v == std::floor(v) && std::abs(v) > kTwo53))
+                integer_out_of_range(text, field);
         }
     }
-    bad_value(text, field, "an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)");
+    bad_value(text, field, kInteger);
 }
 
 std::uint64_t parse_seed(std::string_view text, const std::string& field) {
@@ -126,7 +135,7 @@ std::uint64_t parse_seed(std::string_view text, const std::string& field) {
         if (ec == std::errc() && end == text.data() + text.size())
             if (const auto u = exact_integer(text)) return *u;
     }
-    bad_value(text, field, "a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)");
+    bad_value(text, field, kSeed);
 }
 
 std::vector<double> parse_real_list(std::string_view text, const std::string& field) {
@@ -155,35 +164,59 @@ std::string short_name(const std::string& field) {
     throw InvalidArgument(field, fmt::format("{} takes {}", short_name(field), expected));
 }
 
-// A number: a double (not NaN: no setting takes one), or an integer.
+// A number: a double (not NaN: no setting takes one), or an integer (rounded to the nearest
+// double, as a flag's digits are).
 double number_of(const SettingValue& v, const std::string& field) {
     if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*u);
     const auto* d = std::get_if<double>(&v);
     if (!d) wrong_kind(field, "a number");
     if (std::isnan(*d)) bad_value(format_number(*d), field, "a number (e.g. 0.5, -2, 1e-3)");
     return *d;
 }
 
+// An integer: int64; uint64 past 2^63 is out of range; a double must be an exact integer of at
+// most 2^53 (as a flag's scientific notation), refused with the messages of parse_integer.
 std::int64_t integer_of(const SettingValue& v, const std::string& field) {
     if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-    wrong_kind(field, "an integer");
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) {
+        if (*u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            integer_out_of_range(std::to_string(*u), field);
+        return static_cast<std::int64_t>(*u);
+    }
+    const auto* d = std::get_if<double>(&v);
+    if (!d) wrong_kind(field, "an integer");
+    if (std::isfinite(*d) && *d == std::floor(*d)) {
+        if (std::abs(*d) > kTwo53) integer_out_of_range(format_number(*d), field);
+        return static_cast<std::int64_t>(*d);
+    }
+    bad_value(format_number(*d), field, kInteger);
 }
 
-// A seed: unsigned, a non-negative integer, or a string of digits (a file's seed past 2^63).
+// A seed: unsigned, a non-negative integer, an exact non-negative double of at most 2^53, or a
+// string of digits (a file's seed past 2^63).
 std::uint64_t seed_of(const SettingValue& v, const std::string& field) {
     if (const auto* u = std::get_if<std::uint64_t>(&v)) return *u;
     if (const auto* t = std::get_if<std::string>(&v)) return parse_seed(*t, field);
+    if (const auto* d = std::get_if<double>(&v)) {
+        if (*d == std::floor(*d) && !std::signbit(*d) && *d <= kTwo53) return static_cast<std::uint64_t>(*d);
+        bad_value(format_number(*d), field, kSeed);
+    }
     const auto* i = std::get_if<std::int64_t>(&v);
     if (!i) wrong_kind(field, "a seed");
-    if (*i < 0)
-        bad_value(std::to_string(*i), field,
-                  "a seed: an integer in 0 ... 18446744073709551615 (digits; scientific notation up to 2^53)");
+    if (*i < 0) bad_value(std::to_string(*i), field, kSeed);
     return static_cast<std::uint64_t>(*i);
 }
 
+// A list of numbers (empty: none), or one number as a list of one (as a flag's "0.5").
 std::vector<double> numbers_of(const SettingValue& v, const std::string& field) {
     const auto* l = std::get_if<std::vector<double>>(&v);
-    if (!l) wrong_kind(field, "a list of numbers");
+    if (!l) {
+        const bool number = std::holds_alternative<double>(v) || std::holds_alternative<std::int64_t>(v) ||
+                            std::holds_alternative<std::uint64_t>(v);
+        if (!number) wrong_kind(field, "a list of numbers");
+        return {number_of(v, field)};
+    }
     for (double x : *l) number_of(x, field);  // refuses NaN
     return *l;
 }
@@ -200,12 +233,13 @@ bool switch_of(const SettingValue& v, const std::string& field) {
     return *b;
 }
 
-// A list of names, none empty (the message shows them comma-separated, as a flag gives them).
+// A list of names, no name empty (the message shows them comma-separated, as a flag gives
+// them); an empty list is none (the default).
 std::vector<std::string> names_of(const SettingValue& v, const std::string& field) {
     const auto* l = std::get_if<std::vector<std::string>>(&v);
     if (!l) wrong_kind(field, "a list of names");
     std::string joined;
-    bool empty = l->empty();
+    bool empty = false;
     for (std::size_t i = 0; i < l->size(); ++i) {
         joined += (i ? "," : "") + (*l)[i];
         empty = empty || (*l)[i].empty();
@@ -214,6 +248,24 @@ std::vector<std::string> names_of(const SettingValue& v, const std::string& fiel
         throw InvalidArgument(field, fmt::format("{} = '{}' has an empty entry (accepted: comma-separated column names)",
                                                  short_name(field), joined));
     return *l;
+}
+
+// A typed value as a flag writes it: numbers in their shortest round-trip form, lists
+// comma-separated, an off switch and none "".
+std::string text_of_setting(const SettingValue& v) {
+    auto join = [](const auto& items, auto&& text) {
+        std::string out;
+        for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + text(items[i]);
+        return out;
+    };
+    if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "";
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+    if (const auto* u = std::get_if<std::uint64_t>(&v)) return std::to_string(*u);
+    if (const auto* d = std::get_if<double>(&v)) return format_number(*d);
+    if (const auto* t = std::get_if<std::string>(&v)) return *t;
+    if (const auto* l = std::get_if<std::vector<double>>(&v)) return join(*l, format_number);
+    if (const auto* n = std::get_if<std::vector<std::string>>(&v)) return join(*n, [](const std::string& x) { return x; });
+    return "";
 }
 
 // "a,,b" as {"a", "", "b"} (names_of refuses the empty entries).
@@ -246,13 +298,11 @@ SettingValue parse_setting_text(const Setting& s, std::string_view text) {
     return std::string(text);
 }
 
-void Setting::set_text(Job& job, std::string_view text) const { set(job, parse_setting_text(*this, text)); }
+void Setting::set_text(Job& job, std::string_view text) const { set_value(job, parse_setting_text(*this, text)); }
 
 // ------------------------------------------------------------------------------- builders
 
 namespace {
-
-std::string text_of(double v) { return format_number(v); }
 
 // Settings reach into a concrete job type J through accessors returning a reference.
 template <class J, class T>
@@ -277,26 +327,33 @@ Setting make(std::string key, std::string field, std::string help, std::string g
     return s;
 }
 
+// Gives a setting its typed getter, and its text getter as a flag writes that value.
+void read_by(Setting& s, std::function<SettingValue(const Job&)> value) {
+    s.get = [value](const Job& j) { return text_of_setting(value(j)); };
+    s.value = std::move(value);
+}
+
 template <class J>
 Setting real(std::string key, std::string field, std::string help, std::string group, Ref<J, double> ref) {
     Setting s = make(std::move(key), field, std::move(help), std::move(group), "NUMBER", SettingType::number);
     s.set = [ref, field](Job& j, const SettingValue& v) { ref(as<J>(j)) = number_of(v, field); };
-    s.get = [ref](const Job& j) { return text_of(ref(as<J>(j))); };
+    read_by(s, [ref](const Job& j) { return SettingValue(ref(as<J>(j))); });
     return s;
 }
 
-// An integer field of type T (int or int64), range-checked into T.
+// An integer field of type T (int or int64), range-checked into T (the message gives the exact
+// integer, past 2^53 too).
 template <class J, class T>
 Setting integer(std::string key, std::string field, std::string help, std::string group, Ref<J, T> ref) {
     Setting s = make(std::move(key), field, std::move(help), std::move(group), "INT", SettingType::integer);
     s.set = [ref, field](Job& j, const SettingValue& value) {
         const std::int64_t v = integer_of(value, field);
-        require(v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max(), field,
-                static_cast<double>(v),
-                fmt::format("an integer in {} ... {}", std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+        if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+            throw InvalidArgument(field, fmt::format("{} = {} is out of range (accepted: an integer in {} ... {})", field, v,
+                                                     std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
         ref(as<J>(j)) = static_cast<T>(v);
     };
-    s.get = [ref](const Job& j) { return std::to_string(ref(as<J>(j))); };
+    read_by(s, [ref](const Job& j) { return SettingValue(static_cast<std::int64_t>(ref(as<J>(j)))); });
     return s;
 }
 
@@ -304,7 +361,7 @@ template <class J>
 Setting seed(std::string key, std::string field, std::string help, std::string group, Ref<J, std::uint64_t> ref) {
     Setting s = make(std::move(key), field, std::move(help), std::move(group), "SEED", SettingType::seed);
     s.set = [ref, field](Job& j, const SettingValue& v) { ref(as<J>(j)) = seed_of(v, field); };
-    s.get = [ref](const Job& j) { return std::to_string(ref(as<J>(j))); };
+    read_by(s, [ref](const Job& j) { return SettingValue(ref(as<J>(j))); });
     return s;
 }
 
@@ -313,21 +370,17 @@ Setting real_list(std::string key, std::string field, std::string help, std::str
                   Ref<J, std::vector<double>> ref) {
     Setting s = make(std::move(key), field, std::move(help), std::move(group), "LIST", SettingType::numbers);
     s.set = [ref, field](Job& j, const SettingValue& v) { ref(as<J>(j)) = numbers_of(v, field); };
-    s.get = [ref](const Job& j) {
-        std::string out;
-        for (double v : ref(as<J>(j))) out += fmt::format("{}{}", out.empty() ? "" : ",", text_of(v));
-        return out;
-    };
+    read_by(s, [ref](const Job& j) { return SettingValue(ref(as<J>(j))); });
     return s;
 }
 
-// A field of another type, with its own setter and printer.
+// A field of another type, with its own setter and typed getter.
 template <class J>
 Setting custom(std::string key, std::string field, std::string help, std::string group, std::string type_name,
-               SettingType type, std::function<void(J&, const SettingValue&)> set, std::function<std::string(J&)> get) {
+               SettingType type, std::function<void(J&, const SettingValue&)> set, std::function<SettingValue(J&)> value) {
     Setting s = make(std::move(key), std::move(field), std::move(help), std::move(group), std::move(type_name), type);
     s.set = [set](Job& j, const SettingValue& v) { set(as<J>(j), v); };
-    s.get = [get](const Job& j) { return get(as<J>(j)); };
+    read_by(s, [value](const Job& j) { return value(as<J>(j)); });
     return s;
 }
 
@@ -336,7 +389,8 @@ template <class J>
 Setting text_setting(std::string key, std::string field, std::string help, std::string group, std::string type_name,
              std::function<void(J&, const std::string&)> set, std::function<std::string(J&)> get) {
     return custom<J>(std::move(key), field, std::move(help), std::move(group), std::move(type_name), SettingType::text,
-                     [set, field](J& j, const SettingValue& v) { set(j, text_of_value(v, field)); }, std::move(get));
+                     [set, field](J& j, const SettingValue& v) { set(j, text_of_value(v, field)); },
+                     [get](J& j) { return SettingValue(get(j)); });
 }
 
 // A switch: present (or `true` in a file) turns it on; `false` leaves the default.
@@ -347,7 +401,7 @@ Setting toggle(std::string key, std::string field, std::string help, std::string
     s.set = [on, f = s.field](Job& j, const SettingValue& v) {
         if (switch_of(v, f)) on(as<J>(j));
     };
-    s.get = [is_on](const Job& j) { return is_on(as<J>(j)) ? std::string("true") : std::string(); };
+    read_by(s, [is_on](const Job& j) { return SettingValue(is_on(as<J>(j))); });
     return s;
 }
 
@@ -361,13 +415,13 @@ std::vector<Setting> model_settings() {
     auto add_int = [&](const char* key, const char* help, std::int64_t ModelParams::*member) {
         Setting x = make(key, fmt::format("model.{}", key), help, kModel, "INT", SettingType::integer);
         x.set = [member, f = x.field](Job& j, const SettingValue& v) { model_ref(j).*member = integer_of(v, f); };
-        x.get = [member](const Job& j) { return std::to_string(model_of(j)->*member); };
+        read_by(x, [member](const Job& j) { return SettingValue(model_of(j)->*member); });
         s.push_back(x);
     };
     auto add_real = [&](const char* key, const char* help, double ModelParams::*member) {
         Setting x = make(key, fmt::format("model.{}", key), help, kModel, "NUMBER", SettingType::number);
         x.set = [member, f = x.field](Job& j, const SettingValue& v) { model_ref(j).*member = number_of(v, f); };
-        x.get = [member](const Job& j) { return text_of(model_of(j)->*member); };
+        read_by(x, [member](const Job& j) { return SettingValue(model_of(j)->*member); });
         s.push_back(x);
     };
     add_int("d", "ambient dimension, integer >= 2", &ModelParams::d);
@@ -382,9 +436,7 @@ std::vector<Setting> model_settings() {
     pn.set = [](Job& j, const SettingValue& v) {
         if (switch_of(v, "model.convention")) model_ref(j).convention = NoiseConvention::per_norm;
     };
-    pn.get = [](const Job& j) {
-        return model_of(j)->convention == NoiseConvention::per_norm ? std::string("true") : std::string();
-    };
+    read_by(pn, [](const Job& j) { return SettingValue(model_of(j)->convention == NoiseConvention::per_norm); });
     s.push_back(pn);
     return s;
 }
@@ -510,12 +562,16 @@ void add_ensemble_settings(std::vector<Setting>& s, const char* g, Ref<J, SgaPar
     s.push_back(custom<J>("rho0", "sga.rho0",
                           "initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)", g,
                           "NUMBER|uniform", SettingType::number_or_text,
-                          [sga](J& j, const SettingValue& v) {
+                          [sga](J& j, const SettingValue& v) {  // none (Python's None) is uniform
                               const auto* t = std::get_if<std::string>(&v);
-                              if (t && *t == "uniform") sga(j).rho0.reset();
+                              if ((t && *t == "uniform") || std::holds_alternative<std::monostate>(v)) sga(j).rho0.reset();
                               else sga(j).rho0 = t ? parse_real(*t, "sga.rho0") : number_of(v, "sga.rho0");
                           },
-                          [sga](J& j) { return sga(j).rho0 ? text_of(*sga(j).rho0) : std::string("uniform"); }));
+                          [sga](J& j) { return sga(j).rho0 ? SettingValue(*sga(j).rho0) : SettingValue(std::monostate()); }));
+    s.back().get = [sga](const Job& j) {
+        const auto& rho0 = sga(as<J>(j)).rho0;
+        return rho0 ? format_number(*rho0) : std::string("uniform");
+    };
     s.push_back(real<J>("hit", "sga.hit_eps", "hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS", g,
                         [sga](J& j) -> double& { return sga(j).hit_eps; }));
     s.push_back(integer<J, int>("threads", "sga.threads", "worker threads (0 = all cores); results do not depend on it",
@@ -540,10 +596,8 @@ std::vector<Setting> sga_settings() {
                 j.sga.record_steps.push_back(static_cast<std::int64_t>(k));
             }
         },
-        [](J& j) {
-            std::string out;
-            for (auto k : j.sga.record_steps) out += fmt::format("{}{}", out.empty() ? "" : ",", k);
-            return out;
+        [](J& j) {  // integers of at most 2^53 (the setter's range): exact as doubles
+            return SettingValue(std::vector<double>(j.sga.record_steps.begin(), j.sga.record_steps.end()));
         });
     s.push_back(rec);
     s.push_back(integer<J, int>("records-per-decade", "sga.records_per_decade",
@@ -580,11 +634,7 @@ std::vector<Setting> compare_settings() {
         "gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)",
         c, "NAMES", SettingType::names,
         [](J& j, const SettingValue& v) { j.compare.table_columns = names_of(v, "table_columns"); },
-        [](J& j) {
-            std::string out;
-            for (const auto& k : j.compare.table_columns) out += fmt::format("{}{}", out.empty() ? "" : ",", k);
-            return out;
-        });
+        [](J& j) { return SettingValue(j.compare.table_columns); });
     s.push_back(columns);
     s.push_back(real_list<J>("study-eta0", "study_eta0", "eta0 values of the step-size study (comma-separated, >= 3)", c,
                              [](J& j) -> std::vector<double>& { return j.compare.study_eta0; }));
@@ -682,17 +732,38 @@ std::vector<Setting> stationary_settings() {
     return s;
 }
 
+// A box's range from a pair {LO, HI}, as parse_range reads "LO:HI" (validate checks LO <= HI).
+ParamRange range_of_pair(const std::vector<double>& pair, const std::string& range_name) {
+    if (pair.size() != 2)
+        throw InvalidArgument(range_name, fmt::format("{} = '{}' is not a number or a range (accepted: X, LO:HI or a "
+                                                      "pair LO, HI)",
+                                                      short_name(range_name), text_of_setting(pair)));
+    return ParamRange(pair[0], pair[1]);
+}
+
+// A box's range, typed: a pair {LO, HI}, or its value (an integer on the integer axes d, L, R).
+SettingValue value_of_range(const ParamRange& r, bool integer_axis) {
+    if (r.ranged()) return std::vector<double>{r.lo, r.hi};
+    if (integer_axis && r.lo == std::floor(r.lo) && std::abs(r.lo) <= kTwo53) return static_cast<std::int64_t>(r.lo);
+    return r.lo;
+}
+
 // A model parameter of a box (a check's or a proof's, `box` reaches it): a value or a range
-// LO:HI. A range's text is parsed naming `range_name` (the field, or the flag).
+// LO:HI (a pair {LO, HI} typed). A range's text is parsed naming `range_name` (the field, or the flag).
 template <class J>
 Setting range_setting(const char* key, const std::string& field, const std::string& range_name, const char* group,
                       const char* type_name, const char* help, ParamBox& (*box)(J&), ParamRange ParamBox::*member) {
-    return custom<J>(key, field, help, group, type_name, SettingType::number_or_text,
-                     [box, member, field, range_name](J& j, const SettingValue& v) {
-                         const auto* t = std::get_if<std::string>(&v);
-                         box(j).*member = t ? parse_range(*t, range_name) : ParamRange(number_of(v, field));
-                     },
-                     [box, member](J& j) { return (box(j).*member).text(); });
+    const bool integer_axis = member == &ParamBox::d || member == &ParamBox::L || member == &ParamBox::R;
+    Setting s = custom<J>(
+        key, field, help, group, type_name, SettingType::number_or_text,
+        [box, member, field, range_name](J& j, const SettingValue& v) {
+            if (const auto* t = std::get_if<std::string>(&v)) box(j).*member = parse_range(*t, range_name);
+            else if (const auto* p = std::get_if<std::vector<double>>(&v)) box(j).*member = range_of_pair(*p, range_name);
+            else box(j).*member = ParamRange(number_of(v, field));
+        },
+        [box, member, integer_axis](J& j) { return value_of_range(box(j).*member, integer_axis); });
+    s.get = [box, member](const Job& j) { return (box(as<J>(j)).*member).text(); };
+    return s;
 }
 
 // A model parameter of a check box.

@@ -4,14 +4,17 @@
 // them, so flags, file keys and params fields correspond one to one, in one place. The kinds of
 // job and their settings' tables are listed once, in experiment/job_table.hpp.
 //
-// Settings are typed: each has a SettingType, and its setter takes a SettingValue of that type.
-// The experiment-file reader converts a TOML value into it directly; the command line converts
-// a flag's text into it once (parse_setting_text), strictly: no empty values, no leading or
+// Settings are typed: each has a SettingType, and set_value takes a SettingValue of that type,
+// the one validation path: the experiment-file reader converts a TOML value into it directly,
+// the Python module a Python value (python/src/setting_value.hpp), and the command line a
+// flag's text, once (parse_setting_text; set_text), strictly: no empty values, no leading or
 // trailing blanks, no '+', no hexadecimal; integers accept scientific notation when the value
 // is an exact integer (1e6); seeds are unsigned 64-bit integers taken exactly (digits only
 // beyond 2^53). A bad value throws InvalidArgument naming the setting's field and the accepted
-// form. An error a job's validate() raises names a field; key_for_field() maps it back to the
-// setting that owns it (its field, or one of the fields it routes).
+// form, the same message whichever way the value came. `value` reads a job's value back, typed
+// (the defaults Python shows); `get` the same as a flag's text. An error a job's validate()
+// raises names a field; key_for_field() maps it back to the setting that owns it (its field,
+// or one of the fields it routes).
 #pragma once
 
 #include <cstdint>
@@ -38,10 +41,13 @@ enum class SettingType {
 };
 
 /// A setting's value, of the alternative its SettingType says: toggle bool; number double
-/// (integers accepted); integer int64; seed uint64 (int64, or a string of digits, accepted);
-/// numbers vector<double>; text string; number_or_text double or string; names vector<string>.
+/// (integers accepted); integer int64 (uint64 and doubles accepted when exact integers in
+/// range); seed uint64 (int64, an exact double, or a string of digits, accepted); numbers
+/// vector<double> (one number accepted); text string; number_or_text double (integers
+/// accepted) or string, a box's range also a pair {LO, HI}, sga's rho0 also none (uniform);
+/// names vector<string>. std::monostate is none (Python's None).
 using SettingValue = std::variant<bool, std::int64_t, std::uint64_t, double, std::string, std::vector<double>,
-                                  std::vector<std::string>>;
+                                  std::vector<std::string>, std::monostate>;
 
 /// One named setting of a kind of job.
 struct Setting {
@@ -57,14 +63,17 @@ struct Setting {
     bool alone = false;      ///< given, no other setting may be given but those in alone_with
     std::vector<std::string> alone_with;  ///< with alone: the settings that may come with it
     std::vector<std::string> routes;  ///< other fields whose errors are this setting's (the box ranges' scales are --scale's)
-    std::function<void(Job&, const SettingValue&)> set;  ///< sets the value into the job (checked strictly)
+    std::function<void(Job&, const SettingValue&)> set;  ///< the table's setter (callers use set_value)
+    std::function<SettingValue(const Job&)> value;        ///< the job's current value, typed (set_value takes it back)
     std::function<std::string(const Job&)> get;           ///< the job's current value as text ("" for off switches)
 
     /// Takes no value: present means on.
     bool is_switch() const noexcept { return type == SettingType::toggle; }
     /// Takes a list (comma-separated on the command line, an array in an experiment file).
     bool is_list() const noexcept { return type == SettingType::numbers || type == SettingType::names; }
-    /// Sets the value a command-line text stands for (parse_setting_text, then set).
+    /// Sets a typed value into the job, checked strictly (InvalidArgument naming the field).
+    void set_value(Job& job, const SettingValue& v) const { set(job, v); }
+    /// Sets the value a command-line text stands for (parse_setting_text, then set_value).
     void set_text(Job& job, std::string_view text) const;
 };
 

@@ -383,3 +383,137 @@ TEST_CASE("settings: --scale is typed (BoxScales, in the order given) and owns t
     CHECK(refusal([&] { scale->set_text(bad, "gamma=log"); }, "scale") ==
           "scale = 'gamma=log': 'gamma' is not a model parameter (accepted: d, L, R, theta, sigma, beta)");
 }
+
+namespace {
+
+// A typed value as the job's JSON writes it (none: null; a pair {LO, HI}: a range's lo and hi).
+json json_of(const SettingValue& v) {
+    return std::visit(
+        [](const auto& x) -> json {
+            if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::monostate>) return nullptr;
+            else return json(x);
+        },
+        v);
+}
+
+}  // namespace
+
+TEST_CASE("settings: value reads each default back typed, as the job's JSON has it, and set_value takes it back") {
+    int compared = 0;
+    for (const auto& command : job_commands()) {
+        for (const Setting& s : settings_for(command)) {
+            CAPTURE(command);
+            CAPTURE(s.key);
+            const Job defaults = make_job(command);
+            const SettingValue v = s.value(defaults);
+            switch (s.type) {  // the alternative the setting's type says
+                case SettingType::toggle: CHECK(std::get<bool>(v) == !s.get(defaults).empty()); break;
+                case SettingType::number: CHECK(std::holds_alternative<double>(v)); break;
+                case SettingType::integer: CHECK(std::holds_alternative<std::int64_t>(v)); break;
+                case SettingType::seed: CHECK(std::holds_alternative<std::uint64_t>(v)); break;
+                case SettingType::numbers: CHECK(std::holds_alternative<std::vector<double>>(v)); break;
+                case SettingType::names: CHECK(std::holds_alternative<std::vector<std::string>>(v)); break;
+                case SettingType::text: CHECK(std::holds_alternative<std::string>(v)); break;
+                case SettingType::number_or_text:  // a box's point (an integer on d, L, R), sga's rho0 none
+                    CHECK((std::holds_alternative<double>(v) || std::holds_alternative<std::int64_t>(v) ||
+                           std::holds_alternative<std::monostate>(v)));
+                    break;
+            }
+            // The same value as the default job's JSON (a box's point as its range's lo).
+            const json doc = job_json(defaults);
+            json::json_pointer at(pointer_of(s.field));
+            if (!s.is_switch() && doc.contains(at)) {
+                const json expected = doc[at].is_object() && doc[at].contains("lo") ? doc[at]["lo"] : doc[at];
+                CHECK(json_of(v) == expected);
+                ++compared;
+            }
+            // Given back, the job is unchanged (empty lists too, which no flag's text can give).
+            Job job = make_job(command);
+            if (command == "prove" && s.key == "verify") {
+                CHECK_THROWS_AS(s.set_value(job, v), InvalidArgument);  // "" is no certificate file
+                continue;
+            }
+            s.set_value(job, v);
+            CHECK(job_json(job) == job_json(defaults));
+        }
+    }
+    CHECK(compared >= 150);  // nearly every setting has its field in the JSON
+}
+
+TEST_CASE("settings: a changed job's value and text say the same, and set_value(value) copies the field") {
+    for (const auto& command : job_commands()) {
+        for (const Setting& s : settings_for(command)) {
+            CAPTURE(command);
+            CAPTURE(s.key);
+            Job changed = make_job(command);
+            s.set_text(changed, sample_value(command, s));
+            Job typed = make_job(command), text = make_job(command);
+            s.set_value(typed, s.value(changed));
+            s.set_text(text, s.get(changed));
+            CHECK(job_json(typed) == job_json(changed));
+            CHECK(job_json(text) == job_json(changed));
+        }
+    }
+}
+
+TEST_CASE("settings: set_value takes typed values exactly, and refuses them with the text path's messages") {
+    auto field_of = [](const std::string& command, const std::string& key, const SettingValue& v) {
+        Job job = make_job(command);
+        find_setting(command, key)->set_value(job, v);
+        return job_json(job);
+    };
+    // The message set_value gives, and the one set_text gives for `text`: the same.
+    auto same_refusal = [](const std::string& command, const std::string& key, const SettingValue& v,
+                           const std::string& text) {
+        const Setting* s = find_setting(command, key);
+        Job job = make_job(command);
+        const std::string typed = refusal([&] { s->set_value(job, v); }, s->field);
+        CHECK_FALSE(typed.empty());
+        CHECK(typed == refusal([&] { s->set_text(job, text); }, s->field));
+        return typed;
+    };
+    // Integers exactly, past 2^53 (a double would round 2^53 + 1 to 2^53).
+    CHECK(field_of("sga", "first-trial", std::int64_t{9007199254740993})["sga"]["first_trial"] == 9007199254740993);
+    CHECK(field_of("sga", "seed", std::numeric_limits<std::uint64_t>::max())["sga"]["seed"] ==
+          std::numeric_limits<std::uint64_t>::max());
+    CHECK(field_of("sga", "seed", 1e3)["sga"]["seed"] == 1000);  // an exact double, as "1e3"
+    // Reals bit for bit: the double after 0.1, and the nearest double to 2^64 - 1 from an integer.
+    const double after = std::nextafter(0.1, 1.0);
+    CHECK(field_of("sga", "eta0", after)["sga"]["schedule"]["eta0"].get<double>() == after);
+    CHECK(field_of("sga", "eta0", std::numeric_limits<std::uint64_t>::max())["sga"]["schedule"]["eta0"].get<double>() ==
+          18446744073709551616.0);
+    // An integer setting takes an exact double (1e6, as the flag's "1e6"); a model's too.
+    CHECK(field_of("sga", "steps", 1e6)["sga"]["steps"] == 1000000);
+    CHECK(field_of("sga", "L", 2e3)["model"]["L"] == 2000);
+    CHECK(same_refusal("sga", "steps", 1.5, "1.5") ==
+          "steps = '1.5' is not an integer (digits, or e.g. 1e6; exact, at most 2^53 in scientific notation)");
+    CHECK(same_refusal("sga", "steps", std::numeric_limits<double>::infinity(), "inf").find("is not an integer") !=
+          std::string::npos);
+    CHECK(same_refusal("sga", "steps", 1e17, "1e+17").find("steps = '1e+17' is out of range") == 0);
+    CHECK(same_refusal("sga", "L", std::uint64_t{9223372036854775808u}, "9223372036854775808")
+              .find("L = '9223372036854775808' is out of range") == 0);
+    CHECK(same_refusal("sga", "seed", 1.5, "1.5").find("seed = '1.5' is not a seed") == 0);
+    // A range refusal gives the exact integer, past 2^53 too (a double would print ...992).
+    CHECK(same_refusal("sga", "threads", std::int64_t{9007199254740993}, "9007199254740993") ==
+          "sga.threads = 9007199254740993 is out of range (accepted: an integer in -2147483648 ... 2147483647)");
+    // A list takes one number as a list of one; a box's range a pair {LO, HI}, as "LO:HI".
+    CHECK(field_of("ode", "rho0", 0.25) == field_of("ode", "rho0", std::vector<double>{0.25}));
+    CHECK(field_of("check", "theta", std::vector<double>{0.5, 2}) == field_of("check", "theta", std::string("0.5:2")));
+    CHECK(field_of("prove", "d", std::vector<double>{10, 20}) == field_of("prove", "d", std::string("10:20")));
+    Job box = make_job("check");
+    CHECK(refusal([&] { find_setting("check", "theta")->set_value(box, std::vector<double>{1, 2, 3}); },
+                  "check.box.theta") == "theta = '1,2,3' is not a number or a range (accepted: X, LO:HI or a pair LO, HI)");
+    // None is sga's uniform start; names are whole (a comma inside one is no separator) and an
+    // empty list is the default columns.
+    CHECK(field_of("sga", "rho0", std::monostate()) == field_of("sga", "rho0", std::string("uniform")));
+    CHECK(field_of("sga", "rho0", std::monostate())["sga"]["rho0"].is_null());
+    CHECK(field_of("compare", "table-columns", std::vector<std::string>{"t,sga"})["table_columns"] ==
+          json::array({"t,sga"}));
+    CHECK(field_of("compare", "table-columns", std::vector<std::string>{}) == job_json(make_job("compare")));
+    // Other alternatives are refused naming the field, as before.
+    Job j = make_job("sga");
+    CHECK(refusal([&] { find_setting("sga", "steps")->set_value(j, std::string("7")); }, "sga.steps") ==
+          "steps takes an integer");
+    CHECK(refusal([&] { find_setting("sga", "eta0")->set_value(j, std::monostate()); }, "sga.schedule.eta0") ==
+          "eta0 takes a number");
+}
