@@ -153,8 +153,7 @@ ResultDetail detail_of(const JobCommand& c) {
 Job job_from_flags(const JobCommand& c) {
     Job job = make_job(c.name);
     try {  // flags that need, exclude or stand for another (prove: --claim or --verify)
-        check_given(c.name, [&](const std::string& k) { return c.app->count("--" + k) > 0; },
-                    [](const std::string& k) { return "--" + k; });
+        check_given(c.name, [&](const std::string& k) { return c.app->count("--" + k) > 0; }, SettingSpelling::flag);
     } catch (const InvalidArgument& e) {
         throw FlagError{e.field(), e.what()};
     }

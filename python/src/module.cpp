@@ -105,10 +105,7 @@ void translate(std::exception_ptr p) {
 // ------------------------------------------------------------------------------- jobs
 
 // A setting's key as its Python keyword ("t-end" -> "t_end").
-std::string keyword(std::string key) {
-    std::replace(key.begin(), key.end(), '-', '_');
-    return key;
-}
+std::string keyword(const std::string& key) { return spelled(key, SettingSpelling::keyword); }
 
 // Sets the Python value of setting `key` into the job; an InvalidArgument is raised naming the
 // keyword and the library's field less its first `strip` characters (a Model's "model.").
@@ -127,7 +124,7 @@ Job build_job(const std::string& command, const Pairs& settings, const std::func
         return std::any_of(settings.begin(), settings.end(), [&](const auto& kv) { return kv.first == key; });
     };
     try {  // keywords that need, exclude or stand for another (prove: a claim, or verify=)
-        check_given(command, given, keyword);
+        check_given(command, given, SettingSpelling::keyword);
     } catch (const InvalidArgument& e) {
         const Setting* s = find_setting(command, e.field());
         raise_invalid(e.what(), s ? s->field : e.field(), e.field());

@@ -373,8 +373,7 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
     }
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
     try {
-        check_given(task.command, [&](const std::string& k) { return settings.count(k) > 0; },
-                    [](const std::string& k) { return k; });
+        check_given(task.command, [&](const std::string& k) { return settings.count(k) > 0; }, SettingSpelling::key);
     } catch (const InvalidArgument& e) {
         fail_at(file, task.line, e.field(), fmt::format("'{}' tasks: {}", task.command, e.what()));
     }

@@ -944,8 +944,16 @@ std::string key_for_field(std::string_view command, const std::string& field) {
     return key;
 }
 
+std::string spelled(const std::string& key, SettingSpelling spelling) {
+    if (spelling == SettingSpelling::flag) return "--" + key;
+    std::string s = key;
+    if (spelling == SettingSpelling::keyword) std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+}
+
 void check_given(std::string_view command, const std::function<bool(const std::string&)>& given,
-                 const std::function<std::string(const std::string&)>& name) {
+                 SettingSpelling spelling) {
+    const auto name = [spelling](const std::string& k) { return spelled(k, spelling); };
     const auto& table = settings_for(command);
     for (const Setting& s : table)
         if (!s.needs.empty() && given(s.key) && !given(s.needs))

@@ -90,12 +90,20 @@ const Setting* find_setting(std::string_view command, std::string_view key);
 /// the one that sets the nearest enclosing field; the field's last component with '_' -> '-'
 /// when no setting owns it.
 std::string key_for_field(std::string_view command, const std::string& field);
+/// How a front end spells a setting's key in its messages.
+enum class SettingSpelling {
+    flag,     ///< the command line's flag: "--t-end"
+    key,      ///< an experiment file's key: "t-end"
+    keyword,  ///< a Python keyword: "t_end"
+};
+/// `key` as `spelling` writes it.
+std::string spelled(const std::string& key, SettingSpelling spelling);
 /// Checks which settings of `command` were given together (`given(key)`): each setting's
 /// `needs` given with it, an `alone` setting with none but its `alone_with`, a required one (or
 /// its `unless`). Throws InvalidArgument whose field is the offending setting's key, its message
-/// naming the settings as `name(key)` renders them ("--verify", "verify", ...).
+/// naming the settings as the front end spells them ("--verify", "verify", ...).
 void check_given(std::string_view command, const std::function<bool(const std::string&)>& given,
-                 const std::function<std::string(const std::string&)>& name);
+                 SettingSpelling spelling);
 /// What must happen once after all settings were applied: a sigma given per norm is divided by
 /// sqrt(d) (d may be set after sigma); a check box's ranges get the scales --scale gave.
 void finish_settings(Job& job);
