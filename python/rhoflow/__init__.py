@@ -370,7 +370,7 @@ class FieldResult(Result):
 
 class OdeResult(Result):
     """The mean-field ODE's solution: t, rho, rho_err (read-only views of the library's arrays),
-    hit_time (None if |rho| never reaches 1 - hit) and hit_time_err."""
+    hit_time (None if |rho| never reaches 1 - hit), hit_time_err and sol(t), the dense solution."""
 
     _struct_docs = ("OdeSolution",)
 
@@ -389,6 +389,18 @@ class OdeResult(Result):
     rho = property(lambda self: self._by_start("rho"),
                    doc="rho(t): shape (times,) for one start, (starts, times) for several")
     rho_err = property(lambda self: self._by_start("rho_err"), doc="error estimate of rho(t), shaped as rho")
+
+    def sol(self, t):
+        """The dense solution, like solve_ivp's ``sol``: ``(rho, err)`` at any t in [0, t_end], rho(t)
+        from the Dormand-Prince interpolant of the step holding t and err its error estimate (0 with
+        error_estimate off; the method: lib/rhoflow/ode/ode.hpp). Floats for a number t and one start;
+        otherwise arrays shaped as t, with a leading axis of starts for several (as ``rho``). Not kept
+        in the JSON document: a result read back has none (ValueError)."""
+        ts = _np.asarray(t, dtype=float)
+        rho, err = self._result.ode_sol(ts.ravel())
+        shape = ts.shape if rho.shape[0] == 1 else (rho.shape[0],) + ts.shape
+        rho, err = rho.reshape(shape), err.reshape(shape)
+        return (float(rho), float(err)) if rho.ndim == 0 else (rho, err)
 
     @property
     def table(self):

@@ -78,6 +78,7 @@ class OdeResult(Result):
     hit_time_err: float
     @property
     def table(self) -> Table: ...
+    def sol(self, t: float | npt.ArrayLike) -> tuple[Any, Any]: ...
 
 class PhaseResult(Result):
     equilibria: Record

@@ -366,6 +366,29 @@ py::object ode_data(OdeJobResult& o, const Result& r, py::handle self) {
     return data;
 }
 
+// The ODE's dense solution at the times `t`: (rho, err), each (starts x times). A result read
+// back from its document has none (the JSON does not keep it): a ValueError.
+py::tuple ode_sol(const Result& r, const std::vector<double>& t) {
+    const auto* o = std::get_if<OdeJobResult>(&r.result);
+    if (o == nullptr) throw py::type_error("only an ODE result has a dense solution");
+    std::vector<const OdeSolution*> all = {&o->solution};
+    for (const OdeSolution& s : o->others) all.push_back(&s);
+    py::array_t<double> rho({all.size(), t.size()}), err({all.size(), t.size()});
+    auto R = rho.mutable_unchecked<2>();
+    auto E = err.mutable_unchecked<2>();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (all[i]->sol.empty())
+            throw py::value_error("this ODE result was read back from its JSON document, which does not keep the "
+                                  "dense solution: run the ODE again to have it");
+        for (std::size_t k = 0; k < t.size(); ++k) {
+            const OdePoint p = all[i]->sol(t[k]);
+            R(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(k)) = p.rho;
+            E(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(k)) = p.err;
+        }
+    }
+    return py::make_tuple(rho, err);
+}
+
 py::object ensemble_data(EnsembleResult& e, const Result& r, py::handle self) {
     std::vector<std::vector<double>*> aside = {&e.record_times};
     std::vector<const std::vector<double>*> rho, mass;
@@ -677,7 +700,9 @@ PYBIND11_MODULE(_rhoflow, m) {
                 return lines;
             },
             py::arg("dir"), py::arg("figures") = true,
-            "Writes the outputs the command line writes into a folder, complete or absent.");
+            "Writes the outputs the command line writes into a folder, complete or absent.")
+        .def("ode_sol", &rp::ode_sol, py::arg("t"),
+             "An ODE result's dense solution at times t: (rho, err), one row per start.");
 
     m.def("commands", &rhoflow::job_commands, "The job names, in the order of the command line.");
     m.def("jobs", &rp::jobs_of, "The job table: per job its name, summary, params type, positional keys, progress.");

@@ -143,3 +143,48 @@ def test_to_json_from_json_round_trip(make):
 def test_model_of_a_result_is_the_model_given():
     m = rhoflow.Model(d=20, L=300, R=40, theta=1.5, sigma=2.0, sigma_per_norm=True)
     assert rhoflow.phase(m).model == m
+
+
+ODE_MODEL = rhoflow.Model(d=10, L=100, R=20)  # the dense solution, o.sol(t): solve_ivp's ``sol``
+
+
+def test_sol_between_the_samples_is_what_a_run_asking_for_those_times_gives():
+    # The solver's steps depend on the start and t_end only, so a run asked for other times
+    # takes the same steps: its samples are the dense solution's values there.
+    o = rhoflow.ode(ODE_MODEL, 0.2, t_end=5, t=[0, 1, 5])
+    between = np.array([0.013, 0.5, 1.7, 2.25, 4.999])
+    p = rhoflow.ode(ODE_MODEL, 0.2, t_end=5, t=list(between) + [5])
+    rho, err = o.sol(between)
+    assert rho.shape == err.shape == (5,)
+    assert np.max(np.abs(rho - p.rho[:-1])) <= 2e-15
+    assert np.all(err > 0) and np.all(err < 1e-6)        # an estimate, at the default tolerances
+    at_samples, _ = o.sol(o.t)
+    assert np.max(np.abs(at_samples - o.rho)) <= 2e-15
+
+
+def test_sol_shapes_follow_t_and_the_starts():
+    o = rhoflow.ode(ODE_MODEL, 0.2, t_end=5, t=[0, 5])
+    r, e = o.sol(2.5)
+    assert isinstance(r, float) and isinstance(e, float)
+    r2, e2 = o.sol([[1.0, 2.0], [2.5, 3.0]])
+    assert r2.shape == e2.shape == (2, 2) and r2[1, 0] == r
+    starts = [0.1, 0.3, -0.5]
+    several = rhoflow.ode(ODE_MODEL, starts, t_end=5, t=[0, 2, 5])
+    assert several.rho.shape == (3, 3)                       # one row per start, like solve_ivp's y
+    rows, errs = several.sol([0.5, 4.0])
+    assert rows.shape == errs.shape == (3, 2)
+    for i, r0 in enumerate(starts):                          # each row is that start's own dense solution
+        assert np.array_equal(rows[i], rhoflow.ode(ODE_MODEL, r0, t_end=5, t=[0, 2, 5]).sol([0.5, 4.0])[0])
+    assert several.sol(1.0)[0].shape == (3,)
+
+
+def test_sol_refuses_times_outside_the_solution_and_a_result_read_back():
+    o = rhoflow.ode(ODE_MODEL, 0.2, t_end=5, t=[0, 5])
+    with pytest.raises(rhoflow.InvalidArgument, match="t_end = 5"):
+        o.sol(5.5)
+    with pytest.raises(ValueError):
+        o.sol(-0.1)
+    back = rhoflow.OdeResult.from_json(o.to_json())
+    assert np.array_equal(back.rho, o.rho)
+    with pytest.raises(ValueError, match="does not keep the dense solution"):
+        back.sol(1.0)

@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
@@ -107,6 +110,60 @@ TEST_CASE("ode accuracy: the field's error bound propagates into rho_err") {
     }
 }
 
+TEST_CASE("ode accuracy: the dense solution between the samples, within its own error estimate") {
+    // Few requested times, so nearly every query falls between them and inside a step.
+    const double t_end = 20.0;
+    const auto times = linear_grid(t_end, 5);
+    for (double rtol : {1e-6, 1e-8, 1e-10}) {
+        CAPTURE(rtol);
+        OdeParams p;
+        p.rtol = rtol;
+        p.atol = rtol * 1e-2;
+        const OdeSolution s = solve_ode(constant_field(0.7), -0.4, times, p);
+        const OdeSolution q = solve_ode(linear_field(1.3), 0.05, times, p);
+        for (const auto* sol : {&s, &q}) {
+            const bool linear = sol == &q;
+            double worst = 0, worst_est = 0;
+            std::vector<std::pair<double, double>> errs;  // (true error, estimate)
+            for (int i = 0; i < 3000; ++i) {
+                const double t = t_end * (i + 0.377) / 3000;
+                const OdePoint at = sol->sol(t);
+                const double exact = linear ? linear_exact(1.3, 0.05, t) : std::tanh(0.7 * t + std::atanh(-0.4));
+                const double e = std::abs(at.rho - exact);
+                CAPTURE(t);
+                CHECK(e <= at.err + 4e-16);  // covered, up to the rounding of the comparison
+                worst = std::max(worst, e);
+                worst_est = std::max(worst_est, at.err);
+                errs.emplace_back(e, at.err);
+            }
+            // Not absurdly loose: within 1e3 x wherever the true error is significant (above
+            // rounding and above 1e-3 of its largest, away from where the error changes sign).
+            for (const auto& [e, est] : errs)
+                if (e > 1e-14 && e > 1e-3 * worst) CHECK(est <= 1e3 * e);
+            CHECK(worst_est <= 100 * worst);
+        }
+    }
+}
+
+TEST_CASE("ode accuracy: the dense solution is the samples' interpolant (degree 5, held exactly)") {
+    const auto times = linear_grid(10.0, 101);
+    const OdeSolution q = solve_ode(linear_field(1.3), 0.05, times, {});
+    REQUIRE(q.sol.t_end == 10.0);
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        CAPTURE(times[i]);
+        CHECK(std::abs(q.sol(times[i]).rho - q.rho[i]) <= 2e-15);  // rounding, not the O(h^5) of another interpolant
+    }
+    // Continuous across the steps' ends (the interpolants meet), and exact at t = 0.
+    const OdeInterpolant& d = q.sol.rho;
+    REQUIRE(d.t.size() > 10);
+    for (std::size_t k = 1; k + 1 < d.t.size(); ++k) {
+        const double below = std::nextafter(d.t[k], 0.0), above = std::nextafter(d.t[k], 1e9);
+        CHECK(std::abs(d.at(below) - d.at(above)) <= 1e-14);
+    }
+    CHECK(q.sol(0.0).rho == 0.05);
+    CHECK(q.sol(0.0).err == 0.0);
+}
+
 TEST_CASE("ode api: equilibria stay put, output at t = 0 is rho0, counts are reported") {
     const OdeSolution s = solve_ode(constant_field(1.0), 1.0, {0.0, 1.0, 2.0}, {});
     CHECK(s.rho[0] == 1.0);
@@ -130,4 +187,112 @@ TEST_CASE("ode api: invalid input names the parameter") {
     CHECK(test::invalid_param([&] { solve_ode(f, 0.5, {0.0, 1.0}, p); }) == "hit_eps");
     CHECK(test::invalid_param([&] { linear_grid(-1.0, 10); }) == "t_end");
     CHECK(test::invalid_param([&] { linear_grid(1.0, 1); }) == "points");
+}
+
+namespace {
+// j' = 1 below rho = 0.5 and NaN above: the solve fails once rho passes 0.5.
+DriftField nan_above_half() {
+    return DriftField::from_functions([](double r) { return r < 0.5 ? 1.0 : std::nan(""); },
+                                      [](double) { return 0.0; }, 0.0, "nan");
+}
+}  // namespace
+
+TEST_CASE("ode api: too many steps is a status with a message, the samples up to it kept") {
+    const auto times = linear_grid(20.0, 41);
+    const OdeSolution full = solve_ode(linear_field(1.3), 0.05, times, {});
+    REQUIRE(full.status == OdeStatus::success);
+    CHECK(full.message.empty());
+    OdeOptions o;
+    o.max_steps = full.steps / 2;
+    const OdeSolution s = try_solve_ode(linear_field(1.3), 0.05, times, {}, o);
+    CHECK(s.status == OdeStatus::too_many_steps);
+    CHECK(s.message.find(std::to_string(o.max_steps) + " steps (max_steps)") != std::string::npos);
+    CHECK(s.steps == o.max_steps);
+    REQUIRE(s.rho.size() > 1);
+    REQUIRE(s.rho.size() < times.size());
+    CHECK(s.t.size() == s.rho.size());
+    CHECK(s.rho_err == std::vector<double>(s.rho.size(), 0.0));  // no error estimate after a failure
+    for (std::size_t i = 0; i < s.rho.size(); ++i) CHECK(s.rho[i] == full.rho[i]);  // the same steps so far
+    // The dense solution covers what was integrated, and no more.
+    CHECK(s.sol.t_end >= s.t.back());
+    CHECK(s.sol.t_end < times[s.rho.size()]);
+    CHECK(std::abs(s.sol(s.sol.t_end).rho - full.sol(s.sol.t_end).rho) < 1e-9);
+    CHECK(test::invalid_param([&] { s.sol(std::nextafter(s.sol.t_end, 1e9)); }) == "t");
+    // solve_ode throws it as a NumericalError with the same message.
+    try {
+        solve_ode(linear_field(1.3), 0.05, times, {}, o);
+        FAIL("no exception");
+    } catch (const NumericalError& e) {
+        CHECK(std::string(e.what()) == s.message);
+    }
+    CHECK_THROWS_AS(throw_if_failed(s), NumericalError);
+    CHECK(&throw_if_failed(full) == &full);
+    // The budget is per solve: enough for the main one but not for the error estimate's tighter
+    // one keeps all samples and says which solve ran out.
+    o.max_steps = full.steps;
+    const OdeSolution e = try_solve_ode(linear_field(1.3), 0.05, times, {}, o);
+    CHECK(e.status == OdeStatus::too_many_steps);
+    CHECK(e.message.find("(in a solve for the error estimate)") != std::string::npos);
+    CHECK(e.rho == full.rho);
+    o.max_steps = 10 * full.steps;
+    CHECK(try_solve_ode(linear_field(1.3), 0.05, times, {}, o).status == OdeStatus::success);
+}
+
+TEST_CASE("ode api: a field returning NaN is a status, with today's message, the samples before it kept") {
+    const auto times = linear_grid(2.0, 21);
+    const OdeSolution s = try_solve_ode(nan_above_half(), 0.1, times, {});
+    CHECK(s.status == OdeStatus::non_finite);
+    CHECK(s.message == "ODE: the solution became non-finite");
+    REQUIRE(s.rho.size() > 2);
+    REQUIRE(s.rho.size() < times.size());
+    const double reach = std::atanh(0.5) - std::atanh(0.1);  // where rho = tanh(t + atanh 0.1) passes 0.5
+    for (std::size_t i = 0; i < s.rho.size(); ++i) {
+        CHECK(s.t[i] < reach);
+        CHECK(std::abs(s.rho[i] - std::tanh(s.t[i] + std::atanh(0.1))) < 1e-9);
+    }
+    CHECK(s.sol.t_end <= reach + 0.2);
+    CHECK(std::isfinite(s.sol(s.sol.t_end).rho));
+    try {
+        solve_ode(nan_above_half(), 0.1, times, {});
+        FAIL("no exception");
+    } catch (const NumericalError& e) {
+        CHECK(std::string(e.what()) == "ODE: the solution became non-finite");
+    }
+}
+
+TEST_CASE("ode api: the observer sees every requested time in order, with the samples' values") {
+    const std::vector<double> times = {0.0, 0.0, 0.5, 0.5, 1.0, 3.0, 3.0001, 10.0};
+    std::vector<std::pair<double, double>> seen;
+    OdeOptions o;
+    o.observer = [&](double t, double rho) { seen.emplace_back(t, rho); };
+    const OdeSolution s = solve_ode(linear_field(1.3), 0.05, times, {}, o);
+    REQUIRE(seen.size() == times.size());
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        CHECK(seen[i].first == times[i]);
+        CHECK(seen[i].second == s.rho[i]);
+    }
+    // Only the main solve is observed (not the error estimate's), and a failed one up to its failure.
+    seen.clear();
+    const OdeSolution f = try_solve_ode(nan_above_half(), 0.1, linear_grid(2.0, 21), {}, o);
+    REQUIRE(seen.size() == f.rho.size());
+    for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i].second == f.rho[i]);
+}
+
+TEST_CASE("ode api: the dense solution's range, without an error estimate, and read back from JSON") {
+    OdeParams p;
+    p.error_estimate = false;
+    const OdeSolution s = solve_ode(constant_field(0.7), -0.4, {0.0, 5.0}, p);
+    CHECK(s.sol(2.5).err == 0.0);
+    CHECK(std::abs(s.sol(2.5).rho - std::tanh(0.7 * 2.5 + std::atanh(-0.4))) < 1e-8);
+    CHECK(test::invalid_param([&] { s.sol(-1e-9); }) == "t");
+    CHECK(test::invalid_param([&] { s.sol(5.0 + 1e-9); }) == "t");
+    // Only requested times at 0: the dense solution is the start.
+    const OdeSolution z = solve_ode(constant_field(0.7), -0.4, {0.0}, {});
+    CHECK(z.sol(0.0).rho == -0.4);
+    CHECK(z.steps == 0);
+    // Not serialised: a copy through JSON has none.
+    OdeSolution back;
+    from_json(nlohmann::json(s), back);
+    CHECK(back.sol.empty());
+    CHECK(test::invalid_param([&] { back.sol(1.0); }) == "t");
 }
