@@ -24,7 +24,7 @@ set(allowed_experiment core exec model field ode stochastic effective compare io
 set(parts core exec model field ode stochastic effective compare rigorous check prove io experiment)
 
 set(bad "")
-file(GLOB_RECURSE sources "${LIB_DIR}/*.hpp" "${LIB_DIR}/*.cpp")
+file(GLOB_RECURSE sources "${LIB_DIR}/*.hpp" "${LIB_DIR}/*.cpp" "${LIB_DIR}/*.ipp" "${LIB_DIR}/*.inl")
 foreach(f ${sources})
   file(RELATIVE_PATH rel "${LIB_DIR}" "${f}")
   string(REGEX MATCH "^[^/]+" part "${rel}")
@@ -49,11 +49,11 @@ foreach(f ${sources})
     # line names the team's or the pool's API, whatever it calls it for: a branch on the rank
     # (`ranks == 1 || team_root()`) is as much a second path as a pool of one's own. Collective
     # results come back as std::optional from the executor (keeps_results, on_keeper).
-    file(STRINGS "${f}" team_include REGEX "^#include \"rhoflow/exec/(team\\.hpp|detail/)")
+    file(STRINGS "${f}" team_include REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](rhoflow/)?exec/(team\\.hpp|detail/)")
     if(team_include)
       list(APPEND bad "${rel}: reaches the team beside the executor (exec/units.hpp): ${team_include}")
     endif()
-    file(STRINGS "${f}" pool REGEX "(^|[^A-Za-z_])(team_[a-z_]+|run_pool|Pool(Task|Work|Queue|Error|ResultHook)|MpiSession)([^A-Za-z_]|$)")
+    file(STRINGS "${f}" pool REGEX "(^|[^A-Za-z_])(team_(rank|size|root|spread|has_mpi|root_then_broadcast|min_max|first_differing|failure_shared)|run_pool|Pool(Task|Work|Queue|Error|ResultHook)|MpiSession|TeamAborted|FailureKind|failure_kind)([^A-Za-z_]|$)")
     if(pool)
       list(APPEND bad "${rel}: reaches the team beside the executor (exec/units.hpp): ${pool}")
     endif()

@@ -282,9 +282,13 @@ struct Reader {
     }
 };
 
-void send(const std::string& bytes, int to, int tag) {
+void check_size(const std::string& bytes) {
     if (bytes.size() > static_cast<std::size_t>(INT_MAX))
         throw std::runtime_error("rhoflow: a message between ranks exceeds 2 GiB; use smaller trial blocks");
+}
+
+void send(const std::string& bytes, int to, int tag) {
+    check_size(bytes);
     check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "MPI_Send");
 }
 
@@ -394,9 +398,19 @@ private:
         std::lock_guard<std::mutex> lock(q_.mutex);
         Queued item;
         while (!q_.failed && !parked_.empty() && q_.take_shared(item)) {
+            std::string task;
+            try {  // a task that cannot travel (too large) fails as itself, not the whole job
+                task = Writer('T').pod(item.seq).str(work_.send(item.task.tag)).b;
+                check_size(task);
+            } catch (...) {
+                record_failure(item, 0, describe(std::current_exception()));
+                --q_.in_flight;
+                q_.changed.notify_all();
+                continue;
+            }
             const int w = parked_.back();
             parked_.pop_back();
-            send(Writer('T').pod(item.seq).str(work_.send(item.task.tag)).b, w, kToWorker);
+            send(task, w, kToWorker);
             assigned_[static_cast<std::size_t>(w)] = std::move(item);
         }
         return can_end();

@@ -101,7 +101,8 @@ public:
         if (set >= sets_.size()) throw std::runtime_error("rhoflow: a unit of an unknown set between ranks");
         const detail::AnySet& s = *sets_[set];
         ++run_count;
-        return s.encode_output(*s.run(index, *s.decode_input(task.substr(kHeader))));
+        const std::unique_ptr<detail::Held> input = s.decode_input(task.substr(kHeader));
+        return s.encode_output(*s.run(index, *input));
     }
 
     // Rank 0: a finished unit's output (sent back as bytes, or kept by run_here) to its set's hook.

@@ -76,8 +76,8 @@ public:
     virtual ~AnySet() = default;
     /// What its units are, for messages.
     virtual const char* kind() const noexcept = 0;
-    /// Runs unit `index` on `input` (any rank).
-    virtual std::unique_ptr<Held> run(std::int64_t index, const Held& input) const = 0;
+    /// Runs unit `index` on `input` (any rank; the input is the unit's own, moved from).
+    virtual std::unique_ptr<Held> run(std::int64_t index, Held& input) const = 0;
     /// An input as bytes.
     virtual std::string encode_input(const Held& input) const = 0;
     /// An input from bytes.
@@ -97,8 +97,8 @@ public:
 template <class In, class Out>
 class UnitSet final : public detail::AnySet {
 public:
-    /// What any rank computes for unit `index` from its input.
-    using Work = std::function<Out(std::int64_t index, const In& input)>;
+    /// What any rank computes for unit `index` from its input (its own: the executor drops it after).
+    using Work = std::function<Out(std::int64_t index, In&& input)>;
     /// Rank 0's hook for a finished unit: its output, the rank that computed it and the seconds
     /// it took there. Called one at a time; may queue units.
     using Done = std::function<void(UnitQueue& queue, std::int64_t index, Out&& output, int rank, double seconds)>;
@@ -109,8 +109,8 @@ public:
     /// What its units are.
     const char* kind() const noexcept override { return kind_; }
     /// Runs unit `index` on `input` (any rank).
-    std::unique_ptr<detail::Held> run(std::int64_t index, const detail::Held& input) const override {
-        return std::make_unique<detail::HeldAs<Out>>(work_(index, as<In>(input)));
+    std::unique_ptr<detail::Held> run(std::int64_t index, detail::Held& input) const override {
+        return std::make_unique<detail::HeldAs<Out>>(work_(index, std::move(static_cast<detail::HeldAs<In>&>(input).value)));
     }
     /// An input as bytes.
     std::string encode_input(const detail::Held& input) const override {
@@ -180,7 +180,7 @@ public:
     /// `error` holds the exception to rethrow.
     UnitError(UnitId id, int rank, std::exception_ptr error, const std::string& message)
         : std::runtime_error(message), id_(id), rank_(rank), error_(std::move(error)) {}
-    /// The failed unit (a closure's id is {its set count, -1}).
+    /// The failed unit (a closure's id: {the number of sets, the index given to root_unit}).
     const UnitId& id() const noexcept { return id_; }
     /// The rank it failed on.
     int rank() const noexcept { return rank_; }

@@ -47,7 +47,10 @@ struct JobPlan::Impl {
     ResultDetail detail = ResultDetail::full;
     ProgressCounter* progress = nullptr;
     std::int64_t blocks = 1;
-    std::int64_t left = 0;  // rank 0: units not yet back
+    std::int64_t left = 0;   // rank 0: units not yet back
+    std::int64_t units = 0;  // the units it starts with
+    std::vector<double> costs;  // their estimated costs
+    std::int64_t table_units = 0;
 
     std::unique_ptr<EnsembleBlocks> sga;
     std::unique_ptr<UnitSet<NoInput, EnsembleBlocks::Output>> sga_set;
@@ -63,7 +66,11 @@ struct JobPlan::Impl {
     void seen(std::int64_t u, int rank, double seconds) const {
         if (self.seen) self.seen(u, rank, seconds);
     }
-    void finished(UnitQueue& q, JobResult r) const {
+    // Rank 0: hands the result on and drops what made it (a run's cells finish one by one).
+    void finish(UnitQueue& q, JobResult r) {
+        sga.reset();
+        compare.reset();
+        compare_out = {};
         if (self.finished) self.finished(q, std::move(r));
     }
     template <class F>
@@ -83,8 +90,18 @@ struct JobPlan::Impl {
                 if (progress && rank != 0) progress->done += sga->steps(b);
                 seen(b, rank, secs);
                 if (--left == 0)  // the basins take a phase portrait: rank 0's main thread, not the hook
-                    q.add(root_unit([this](UnitQueue& q2) { finished(q2, named([&] { return outcomes(); })); }, order));
+                    q.add(root_unit([this](UnitQueue& q2) { finish(q2, named([&] { return outcomes(); })); }, order,
+                                    self.closure_index));
             });
+    }
+
+    // The comparison from its units' outputs (on the rank that finishes; its state dropped there).
+    CompareResult finish_here(std::vector<CompareBlock> outs) {
+        for (std::size_t u = 0; u < outs.size(); ++u) compare->accept(static_cast<std::int64_t>(u), std::move(outs[u]));
+        outs = {};
+        CompareResult r = compare->finish();
+        compare.reset();
+        return r;
     }
 
     // The ensemble with every trial in its ODE basin (a phase portrait: rank 0's main thread).
@@ -101,19 +118,20 @@ struct JobPlan::Impl {
                 if (progress && rank != 0) progress->done += out.steps;
                 compare_out[static_cast<std::size_t>(u)] = std::move(out);
                 seen(u, rank, secs);
-                if (--left == 0) q.add(unit(*finish_set, 0, std::move(compare_out), kCompareFinishCost, order));
+                if (--left > 0) return;
+                if (self.finish_anywhere)
+                    return q.add(unit(*finish_set, 0, std::move(compare_out), kCompareFinishCost, order));
+                q.add(root_unit([this](UnitQueue& q2) { finish(q2, named([&] { return finish_here(std::move(compare_out)); })); },
+                                order, self.closure_index));
             });
         finish_set = std::make_unique<UnitSet<std::vector<CompareBlock>, CompareResult>>(
             "compare_finish",
-            [this](std::int64_t, const std::vector<CompareBlock>& outs) {
-                return named([&] {
-                    for (std::size_t u = 0; u < outs.size(); ++u) compare->accept(static_cast<std::int64_t>(u), outs[u]);
-                    return compare->finish();
-                });
+            [this](std::int64_t, std::vector<CompareBlock>&& outs) {
+                return named([&] { return finish_here(std::move(outs)); });
             },
             [this](UnitQueue& q, std::int64_t, CompareResult&& r, int rank, double secs) {
-                seen(compare->size(), rank, secs);
-                finished(q, std::move(r));
+                seen(units, rank, secs);
+                finish(q, std::move(r));
             });
     }
 
@@ -125,7 +143,7 @@ struct JobPlan::Impl {
             },
             [this](UnitQueue& q, std::int64_t, WholeResult&& r, int rank, double secs) {
                 seen(0, rank, secs);
-                finished(q, std::move(r.value));
+                finish(q, std::move(r.value));
             });
     }
 };
@@ -155,7 +173,11 @@ JobPlan::JobPlan(const Job& job, int ranks, double block_cost, ProgressCounter* 
         m.plan_compare(*c);
     else
         m.plan_whole();
-    m.left = size();
+    m.units = m.sga ? m.sga->size() : m.compare ? m.compare->size() : 1;
+    m.left = m.units;
+    for (std::int64_t u = 0; u < m.units; ++u)  // kept: the state that knows them is dropped when finished
+        m.costs.push_back(m.sga ? m.sga->cost(u) : m.compare ? m.compare->cost(u) : whole_job_cost);
+    m.table_units = m.compare ? m.compare->table_units() : 0;
 }
 
 JobPlan::~JobPlan() = default;
@@ -169,17 +191,11 @@ std::vector<const detail::AnySet*> JobPlan::sets() const {
     return {m.whole_set.get()};
 }
 
-std::int64_t JobPlan::size() const noexcept {
-    const Impl& m = *impl_;
-    return m.sga ? m.sga->size() : m.compare ? m.compare->size() : 1;
-}
+std::int64_t JobPlan::size() const noexcept { return impl_->units; }
 
-double JobPlan::cost(std::int64_t u) const {
-    const Impl& m = *impl_;
-    return m.sga ? m.sga->cost(u) : m.compare ? m.compare->cost(u) : whole_job_cost;
-}
+double JobPlan::cost(std::int64_t u) const { return impl_->costs.at(static_cast<std::size_t>(u)); }
 
-std::int64_t JobPlan::table_units() const noexcept { return impl_->compare ? impl_->compare->table_units() : 0; }
+std::int64_t JobPlan::table_units() const noexcept { return impl_->table_units; }
 
 std::vector<Unit> JobPlan::units(int order) const {
     Impl& m = *impl_;

@@ -4,8 +4,8 @@
 //
 // A job either spreads or runs whole. sga spreads into its trial blocks, then assigns the trials
 // to their ODE basins; compare into its trial, study and moment-table blocks, then its finish
-// (statistics, phase portrait, effective prediction) as one more unit that any rank may run. A
-// job that runs whole (field, ode, phase, stationary, check, prove) is one unit in an
+// (statistics, phase portrait, effective prediction): in an experiment one more unit that any
+// rank may run, on the command line rank 0's. A job that runs whole (field, ode, phase, stationary, check, prove) is one unit in an
 // experiment, on whichever rank is free; alone (the command line) it runs on every rank, where
 // check's points and prove's cells spread themselves.
 #pragma once
@@ -75,8 +75,12 @@ public:
     static double trial_cost(const Job& job);
 
     UnitSeen seen;       ///< rank 0: each finished unit (set before execute())
-    Finished finished;   ///< rank 0: the result (set before execute())
+    Finished finished;   ///< rank 0: the result (set before execute()); the plan's state is released after it
     std::string where;   ///< names the job in its units' errors (with_context; every rank, before execute())
+    std::int64_t closure_index = 0;  ///< names the plan's rank-0 closures in a UnitError (the runner: its cell)
+    /// Whether a comparison's finish may go to any rank (an experiment, where other cells keep
+    /// rank 0 busy) or stays on rank 0 (the command line: its trials need not travel again).
+    bool finish_anywhere = false;
 
 private:
     struct Impl;

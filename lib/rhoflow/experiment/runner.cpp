@@ -1181,6 +1181,8 @@ private:
             const ExperimentCell& c = e_.cells[i];
             in_cell(e_, c, [&] { w.plan = std::make_unique<JobPlan>(c.job, ranks_, target, nullptr, ResultDetail::full); });
             w.plan->where = where(c);
+            w.plan->closure_index = static_cast<std::int64_t>(work_.size());
+            w.plan->finish_anywhere = true;  // other cells keep rank 0 busy meanwhile
             w.order = ranks_ == 1 ? static_cast<int>(work_.size()) : 0;
             w.unit_seconds.assign(static_cast<std::size_t>(w.plan->size()), 0.0);
             unit_count_ += w.plan->size();

@@ -94,7 +94,7 @@ TEST_CASE("units: what crosses to another rank is the unit's value, encoded and 
             return out;
         });
     const std::vector<double> in = {0.1, -3e-300, 1.0 / 3.0, std::numeric_limits<double>::quiet_NaN()};
-    const detail::HeldAs<std::vector<double>> held(in);
+    detail::HeldAs<std::vector<double>> held(in);
     const auto arrived = halves.decode_input(halves.encode_input(held));
     const auto back = halves.decode_output(halves.encode_output(*halves.run(0, *arrived)));
     const auto here = halves.run(0, held);
