@@ -141,10 +141,11 @@ Keys header_members(const std::string& header, const std::string& name) {
     return members;
 }
 
-// Every member declared in the header has a key (`renamed` maps members to other key names).
+// Every member declared in the header has a key (`renamed` maps members to other key names),
+// but those the header documents as not serialised (`unserialised`), which have none.
 template <class T>
 void check_header_members(const T& value, const std::string& header, const std::string& name,
-                          const std::map<std::string, std::string>& renamed = {}) {
+                          const std::map<std::string, std::string>& renamed = {}, const Keys& unserialised = {}) {
     CAPTURE(name);
     const json a = value;
     const Keys members = header_members(header, name);
@@ -152,8 +153,9 @@ void check_header_members(const T& value, const std::string& header, const std::
     for (const auto& m : members) {
         CAPTURE(m);
         const auto it = renamed.find(m);
-        CHECK(a.contains(it == renamed.end() ? m : it->second));
+        CHECK(a.contains(it == renamed.end() ? m : it->second) != (unserialised.count(m) > 0));
     }
+    for (const auto& m : unserialised) CHECK(members.count(m) == 1);
 }
 
 const Keys kModelKeys = {"d", "L", "R", "theta", "sigma", "beta", "noise_convention", "sigma_input"};
@@ -376,7 +378,11 @@ TEST_CASE("json round trip: ensembles (trials with and without hits, summary, wa
     for (const auto& t : r.trials) some_hit = some_hit || t.hit_step.has_value();
     CHECK(some_hit);
     check_round_trip(r, kEnsembleKeys);
-    check_header_members(r, "stochastic/ensemble.hpp", "EnsembleResult");
+    // The run's parameters travel with the ensemble but not in its JSON (sga.json's bytes: the
+    // job's document records them as "params").
+    check_header_members(r, "stochastic/ensemble.hpp", "EnsembleResult", {}, {"model", "sga"});
+    CHECK(json(r.model) == json(m));
+    CHECK(json(r.sga) == json(p));
     for (const auto& t : r.trials) check_round_trip(t, kTrialKeys);
     check_header_members(r.trials[0], "stochastic/ensemble.hpp", "TrialResult");
     TrialResult none = r.trials[0];
@@ -668,6 +674,14 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
             const auto back_old = std::get<SgaJobResult>(result_from_document(job, old));
             CHECK(!back_old.outcomes);
             CHECK(back_old.ensemble.rho_finals == sr->ensemble.rho_finals);
+            // The ensemble knows its run, when run and when read back (from the document's "params").
+            const SgaJob& ran = std::get<SgaJob>(job);
+            const auto& read = std::get<SgaJobResult>(back).ensemble;
+            for (const EnsembleResult* e : {&sr->ensemble, &read, &back_old.ensemble}) {
+                CHECK(json(e->model) == json(ran.model));
+                CHECK(json(e->sga) == json(ran.sga));
+            }
+            CHECK(json(ran.sga) != json(SgaParams{}));  // a default ensemble would not pass
         }
     }
     const FieldJobResult fr = run(fm);
