@@ -64,15 +64,21 @@ void check_round_trip(const T& value, const Keys& keys) {
     CHECK(got == keys);
 }
 
-// The data members declared in `struct NAME {` of a library header: declarations at depth 1
-// that are not functions, types or static; "double a = 0, b = 0;" declares a and b.
+// The data members declared in `struct NAME {` (or `struct NAME : BASE {`, without the base's)
+// of a library header: declarations at depth 1 that are not functions, types or static;
+// "double a = 0, b = 0;" declares a and b.
 Keys header_members(const std::string& header, const std::string& name) {
     std::ifstream in(std::string(RHOFLOW_SOURCE_DIR) + "/lib/rhoflow/" + header);
     REQUIRE(in);
     std::stringstream ss;
     ss << in.rdbuf();
     std::string src = ss.str();
-    const std::string open = "struct " + name + " {";
+    std::string open = "struct " + name + " {";
+    if (src.find(open) == std::string::npos) {  // a derived struct: from its name to its brace
+        const auto derived = src.find("struct " + name + " : ");
+        REQUIRE(derived != std::string::npos);
+        open = src.substr(derived, src.find('{', derived) + 1 - derived);
+    }
     const auto start = src.find(open);
     REQUIRE(start != std::string::npos);
     // Strip comments; keep the text at depth 1, with '(' marking a parameter list and ';'
@@ -405,6 +411,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     p.study_horizon = 7.5;
     check_round_trip(p, kCompareParamsKeys);
     check_header_members(p, "compare/compare.hpp", "CompareParams");
+    check_header_members(p, "compare/compare.hpp", "CompareSettings");  // its base: compare()'s settings
     check_round_trip(default_compare_params(), kCompareParamsKeys);
 
     const CompareResult r = run_compare(small_compare());
