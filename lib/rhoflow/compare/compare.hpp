@@ -60,7 +60,7 @@ struct CompareSettings {
     std::vector<double> study_eta0 = {0.08, 0.04, 0.02, 0.01, 0.005, 0.0025};  ///< step-size study (empty: none)
     std::int64_t study_trials = 100;                   ///< trials per eta0 in the study
     double study_horizon = 0.0;                        ///< t_study; 0 = 3 x the ODE hitting time, at least 5
-    double field_scale = 1.0;                          ///< the theory's field is the computed one times this (1: as computed); run_compare applies it, compare() records it
+    double field_scale = 1.0;                          ///< the theory's field is multiplied by this (1: as computed)
     EffectiveParams effective;                         ///< the effective-dynamics prediction and verdict
     std::vector<std::string> table_columns;            ///< output only: columns of table.tex/.md (empty: t, rho_ode, pred, sga, z)
 };

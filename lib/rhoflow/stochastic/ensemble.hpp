@@ -112,8 +112,8 @@ struct EnsembleSummary {
 
 /// An ensemble's records and summary, with the parameters it was run with.
 struct EnsembleResult {
-    ModelParams model;                       ///< the model the trials ran on (not serialised: see below)
-    SgaParams sga;                           ///< the controls they ran with (not serialised: see below)
+    ModelParams model;                       ///< the model the trials ran on (not in its JSON: the document's "params" hold it)
+    SgaParams sga;                           ///< the controls they ran with (not in its JSON: the document's "params" hold them)
     std::vector<std::int64_t> record_steps;  ///< steps at which rho was recorded (ascending)
     std::vector<double> record_times;        ///< their ODE times t_k
     std::vector<TrialResult> trials;         ///< by trial index
