@@ -489,9 +489,9 @@ py::tuple run_job(const std::string& command, const Pairs& settings, py::object 
 // compare() on an sga result's ensemble (compare/compare.hpp): the comparison of what one
 // already has, without running the ensemble again. The model and the SGA settings are the
 // ensemble's; D_T and the tracking error come from its record steps (every_step = false).
-py::tuple compare_ensemble(const Result& ensemble, const Pairs& settings) {
+py::tuple compare_ensemble(Result& ensemble, const Pairs& settings) {
     const auto* sga_job = std::get_if<SgaJob>(&ensemble.job);
-    const auto* sga_result = std::get_if<SgaJobResult>(&ensemble.result);
+    auto* sga_result = std::get_if<SgaJobResult>(&ensemble.result);
     if (!sga_job || !sga_result)
         throw py::type_error(std::string("compare_ensemble() takes the result of rhoflow.sga (or one loaded), not a ") +
                              std::string(command_of(ensemble.job)) + " result");
@@ -501,18 +501,21 @@ py::tuple compare_ensemble(const Result& ensemble, const Pairs& settings) {
             throw py::type_error("compare_ensemble() takes the model and the SGA settings from the ensemble; '" + key +
                                  "' is one of them (pass it to rhoflow.sga)");
     }
+    EnsembleResult& ens = sga_result->ensemble;
+    ens.model = sga_job->model;  // the ensemble's run is its document's "params" (as result_from_document sets it)
+    ens.sga = sga_job->sga;
     Job job = build_job("compare", settings, [&](Job& j) {
         CompareParams& p = std::get<CompareJob>(j).compare;
-        p.model = sga_job->model;
-        p.sga = sga_job->sga;
+        p.model = ens.model;
+        p.sga = ens.sga;
         p.study_eta0.clear();  // no study: it needs ensembles of its own
     });
     const CompareParams& p = std::get<CompareJob>(job).compare;
-    const EnsembleResult& ens = sga_result->ensemble;
     Reporter reporter{py::none(), py::none()};
     auto composed = [&](ProgressCounter*) {
-        const DriftField F = DriftField::make(p.model, p.field, p.table);
-        CompareResult c = compare(ens, F, p);
+        // The theory's field: the field times field_scale, the explicit step run_compare takes too.
+        const DriftField F = theory_field(DriftField::make(p.model, p.field, p.table), p.field_scale);
+        CompareResult c = compare(ens, F, p.settings());
         if (p.effective.enabled) add_effective_prediction(c, ens, F);
         return c;
     };

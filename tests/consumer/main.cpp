@@ -41,10 +41,9 @@ int main() {
     std::printf("compare: %zu table rows, tracking error %.3g\n", c.table.size(), c.tracking_error.mean);
     ok = ok && c.table.size() >= 3 && c.tracking_error.mean < 0.15 && compare_document(c, make_provenance("compare"))["command"] == "compare";
 
-    // The comparison composed from an ensemble one already has: the ensemble above, with the
-    // comparison's settings (its rho0 is the ensemble's), against the field of the comparison.
-    cp.sga = sp;
-    CompareResult own = compare(e, DriftField::make(small, DriftMethod::exact), cp);
+    // The comparison composed from an ensemble one already has: the ensemble above (which knows
+    // its model and sga), with the comparison's settings, against the field of the comparison.
+    CompareResult own = compare(e, DriftField::make(small, DriftMethod::exact), cp.settings());
     std::printf("compare(ensemble): %zu table rows, every step %d\n", own.table.size(), own.every_step ? 1 : 0);
     ok = ok && !own.every_step && std::abs(own.table.front().rho_sga.mean - 0.2) < 1e-15 &&
          own.summary.abs_rho_final.mean == e.summary.abs_rho_final.mean;

@@ -100,6 +100,10 @@ SgaParams CompareParams::default_sga() {
 
 CompareParams default_compare_params() { return CompareParams{}; }
 
+DriftField theory_field(const DriftField& field, double field_scale) {
+    return field_scale == 1.0 ? field : field.scaled(field_scale);
+}
+
 namespace {
 
 // Where the run is observed: table rows (step 0 and rows-1 steps geometric in k), gap anchors
@@ -148,9 +152,6 @@ private:
     GapTracker tracker_;
     TrialTracking* slot_;
 };
-
-// The theory's field: `field` multiplied by field_scale.
-DriftField theory_field(const DriftField& field, double scale) { return scale == 1.0 ? field : field.scaled(scale); }
 
 // What every trial's GapTracker watches: D_T at the plan's anchors, rho_ODE at its records.
 GapConfig gap_config(const CompareParams& p, const ComparePlan& plan) {
@@ -384,60 +385,62 @@ StepSizeStudy study_result(const CompareParams& p, const std::vector<SgaParams>&
 
 namespace {
 
-// Trial n of an ensemble of `p` with `records` record steps: its stream, its start and end, and
-// (an ensemble read back from a file is untrusted) every number in its range.
-void check_trial(const TrialResult& tr, std::int64_t n, const CompareParams& p, std::size_t records) {
+// Trial n of an ensemble with `records` record steps (an ensemble read back from a file is
+// untrusted): one record of each kind per step, its start and end recorded, every number in its
+// range.
+void check_trial(const TrialResult& tr, std::size_t records, std::int64_t steps) {
     if (tr.rho.size() != records || tr.nuisance_mass.size() != records)
         throw InvalidArgument("ensemble.trials", fmt::format("trial {} has {} records of rho and the ensemble {} "
                                                              "record steps (accepted: one record per step)",
                                                              tr.trial, tr.rho.size(), records));
-    if (tr.seed != p.sga.seed || tr.trial != p.sga.first_trial + n)
-        throw InvalidArgument("sga.seed", fmt::format("trial {} of the ensemble is stream (seed {}, trial {}), not "
-                                                      "(seed {}, trial {}) (accepted: the ensemble run with the "
-                                                      "options' sga, trials in order)", n, tr.seed, tr.trial,
-                                                      p.sga.seed, p.sga.first_trial + n));
-    if (tr.rho.front() != tr.rho0 || tr.rho.back() != tr.rho_final || (p.sga.rho0 && tr.rho0 != *p.sga.rho0))
-        throw InvalidArgument("sga.rho0", fmt::format("trial {} starts at rho0 = {} and records {} at step 0{} "
-                                                      "(accepted: the ensemble run with the options' sga)",
-                                                      tr.trial, format_number(tr.rho0), format_number(tr.rho.front()),
-                                                      p.sga.rho0 ? ", the options' rho0 = " + format_number(*p.sga.rho0)
-                                                                 : std::string()));
     auto in = [](double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; };
-    bool ok = in(tr.rho0, -1, 1) && in(tr.rho_final, -1, 1) &&
-              (!tr.hit_step || (*tr.hit_step >= 0 && *tr.hit_step <= p.sga.steps));
+    bool ok = in(tr.rho0, -1, 1) && in(tr.rho_final, -1, 1) && tr.rho.front() == tr.rho0 &&
+              tr.rho.back() == tr.rho_final && (!tr.hit_step || (*tr.hit_step >= 0 && *tr.hit_step <= steps));
     for (std::size_t j = 0; j < records; ++j) ok = ok && in(tr.rho[j], -1, 1) && in(tr.nuisance_mass[j], 0, 1);
     if (!ok)
-        throw InvalidArgument("ensemble.trials", fmt::format("trial {} holds a number out of its range (accepted: "
-                                                             "rho in [-1, 1], nuisance mass in [0, 1], hit step in "
-                                                             "[0, sga.steps])", tr.trial));
+        throw InvalidArgument("ensemble.trials", fmt::format("trial {} holds a number out of its range or records "
+                                                             "another start or end than it reports (accepted: rho in "
+                                                             "[-1, 1], nuisance mass in [0, 1], hit step in [0, "
+                                                             "sga.steps], rho0 and rho_final recorded at the first "
+                                                             "and last record)", tr.trial));
 }
 
-// The ensemble must be the one `p` describes, recorded where the comparison reads it.
+// The ensemble, run with `p`'s model and sga (its own), must keep every trial, recorded from step
+// 0 to its last step at its schedule's times, each number in its range.
 void check_ensemble(const EnsembleResult& ens, const CompareParams& p) {
     const auto n = static_cast<std::int64_t>(ens.trials.size());
     if (n != p.sga.trials)
-        throw InvalidArgument("sga.trials", fmt::format("the ensemble keeps {} trials and sga.trials = {} (accepted: "
-                                                        "the ensemble run with the options' sga, every trial kept)",
-                                                        n, p.sga.trials));
+        throw InvalidArgument("ensemble.trials", fmt::format("the ensemble keeps {} of its sga.trials = {} trials "
+                                                             "(accepted: every trial kept, EnsembleOutput::all())",
+                                                             n, p.sga.trials));
     const std::vector<std::int64_t>& rec = ens.record_steps;
     const bool ascending = std::adjacent_find(rec.begin(), rec.end(), std::greater_equal<>()) == rec.end();
-    if (rec.empty() || rec.front() != 0 || !ascending || ens.record_times.size() != rec.size())
-        throw InvalidArgument("sga.record_steps", "the ensemble's record steps do not start at step 0 in ascending "
-                                                  "order, each once, with one time each (accepted: an ensemble from "
-                                                  "run_ensemble)");
-    if (rec.back() != p.sga.steps)
-        throw InvalidArgument("sga.steps", fmt::format("the ensemble's last record is step {} and sga.steps = {} "
-                                                       "(accepted: the ensemble run with the options' sga)",
-                                                       rec.back(), p.sga.steps));
-    const std::vector<double> t = p.sga.schedule.times_at(rec);
-    for (std::size_t i = 0; i < rec.size(); ++i)
-        if (t[i] != ens.record_times[i])
-            throw InvalidArgument("sga.schedule", fmt::format("the ensemble's step {} is at t = {} but sga.schedule "
-                                                              "puts it at t = {} (accepted: the schedule the ensemble "
-                                                              "was run with)", rec[i], format_number(ens.record_times[i]),
-                                                              format_number(t[i])));
-    for (std::size_t i = 0; i < ens.trials.size(); ++i)
-        check_trial(ens.trials[i], static_cast<std::int64_t>(i), p, rec.size());
+    if (rec.empty() || rec.front() != 0 || rec.back() != p.sga.steps || !ascending ||
+        ens.record_times.size() != rec.size())
+        throw InvalidArgument("ensemble.record_steps", fmt::format("the ensemble's record steps do not run from step 0 "
+                                                                   "to its sga.steps = {} in ascending order, each "
+                                                                   "once, with one time each (accepted: an ensemble "
+                                                                   "from run_ensemble)", p.sga.steps));
+    if (p.sga.schedule.times_at(rec) != ens.record_times)
+        throw InvalidArgument("ensemble.record_times", "the ensemble's record times are not its sga.schedule's times "
+                                                       "of its record steps (accepted: an ensemble from run_ensemble)");
+    for (const TrialResult& tr : ens.trials) check_trial(tr, rec.size(), p.sga.steps);
+}
+
+// A comparison's parameters: the ensemble's run with the caller's settings.
+CompareParams params_of(const EnsembleResult& ens, const CompareSettings& settings) {
+    CompareParams p;
+    static_cast<CompareSettings&>(p) = settings;
+    p.model = ens.model;
+    p.sga = ens.sga;
+    return p;
+}
+
+// add_effective_prediction's result must be compare()'s for this ensemble: the same run.
+void check_same_run(const CompareParams& p, const EnsembleResult& ens) {
+    if (nlohmann::json(p.model) != nlohmann::json(ens.model) || nlohmann::json(p.sga) != nlohmann::json(ens.sga))
+        throw InvalidArgument("result", "the comparison's params.model or params.sga are not the ensemble's (accepted: "
+                                        "compare()'s result for this ensemble)");
 }
 
 // Tracking given by the caller must be one per trial, shaped as the plan and the records say.
@@ -527,18 +530,18 @@ ObserverFactory tracking_observers(const DriftField& field, const CompareParams&
     if (out.size() != static_cast<std::size_t>(p.sga.trials))
         throw InvalidArgument("tracking", fmt::format("tracking holds {} entries and sga.trials = {} (accepted: one "
                                                       "entry per trial)", out.size(), p.sga.trials));
-    auto F = std::make_shared<const DriftField>(theory_field(field, p.field_scale));
+    auto F = std::make_shared<const DriftField>(field);
     return observers_into([F](double r) { return F->drift(r); }, gap_config(p, compare_plan(p)), p.sga.first_trial,
                           out);
 }
 
-CompareResult compare(const EnsembleResult& ens, const DriftField& field, const CompareParams& p,
+CompareResult compare(const EnsembleResult& ens, const DriftField& F, const CompareSettings& settings,
                       const std::vector<TrialTracking>& tracking) {
+    const CompareParams p = params_of(ens, settings);
     p.validate();
     check_ensemble(ens, p);
     ComparePlan plan = compare_plan(p);
     plan.rows = rows_among(plan.rows, ens.record_steps);
-    const DriftField F = theory_field(field, p.field_scale);
     CompareResult out;
     if (!tracking.empty()) {
         check_tracking(tracking, ens, plan);
@@ -605,6 +608,7 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
                               GapTables tables) {
     const CompareParams& p = r.params;
     p.validate();
+    check_same_run(p, ens);
     check_ensemble(ens, p);
     if (r.table.empty() || r.trajectory.size() + 1 != ens.record_steps.size())
         throw InvalidArgument("result", "the comparison's rows and trajectory are not those of this ensemble "
@@ -614,15 +618,15 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
         throw InvalidArgument("tables", fmt::format("{} moment tables given (accepted: {}, one per step size of "
                                                     "table_etas)", tables.tables.size(), want));
     r.params.effective.enabled = true;
-    detail::explain_gap(r.params, theory_field(field, p.field_scale), ens.record_steps, ens, std::move(tables), r);
+    detail::explain_gap(r.params, field, ens.record_steps, ens, std::move(tables), r);
     r.ode = ode_agreement(r);
 }
 
 void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field) {
     r.params.validate();
+    check_same_run(r.params, ens);
     const CompareParams& p = r.params;
-    add_effective_prediction(r, ens, field,
-                             measure_gap_tables(p.model, p.sga, p.effective, theory_field(field, p.field_scale)));
+    add_effective_prediction(r, ens, field, measure_gap_tables(p.model, p.sga, p.effective, field));
 }
 
 // ------------------------------------------------------------------------------- units
@@ -632,8 +636,7 @@ namespace {
 // What every unit and the finish need: computed from the parameters alone (the same bits on
 // every rank), once per process.
 struct Context {
-    DriftField base;  // the field as built or given
-    DriftField F;     // the theory's field: base x field_scale
+    DriftField F;  // the theory's field: the field built (or given) times field_scale
     ComparePlan plan;
     double study_rho0 = 0, study_t = 0;
     std::vector<SgaParams> study;
@@ -642,9 +645,9 @@ struct Context {
 };
 
 Context make_context(const CompareParams& p, const DriftField* field) {
-    DriftField base = field ? *field : DriftField::make(p.model, p.field, p.table);
-    DriftField F = theory_field(base, p.field_scale);
-    Context c{std::move(base), std::move(F), compare_plan(p), 0, 0, {}, p.sga, {}};
+    // run_compare's explicit step: the theory's field is the field times field_scale.
+    DriftField F = theory_field(field ? *field : DriftField::make(p.model, p.field, p.table), p.field_scale);
+    Context c{std::move(F), compare_plan(p), 0, 0, {}, p.sga, {}};
     c.study_rho0 = p.sga.rho0.value_or(0.1);
     c.study_t = p.study_eta0.empty() ? 0.0 : study_horizon_for(p, c.F, c.study_rho0, c.plan.t_final);
     if (!p.study_eta0.empty()) c.study = study_runs(p, c.study_rho0, c.study_t);
@@ -825,7 +828,9 @@ void CompareUnits::accept(std::int64_t u, CompareBlock block) {
 CompareResult CompareUnits::finish() {
     Impl& m = *impl_;
     const Context& c = m.prepare();
-    EnsembleResult ens;
+    EnsembleResult ens;  // the main ensemble as its units ran it: recorded at the plan's rows
+    ens.model = m.p.model;
+    ens.sga = c.sp;
     ens.record_steps = record_steps_for(c.sp);
     ens.record_times = c.sp.schedule.times_at(ens.record_steps);
     ens.warning = c.sp.schedule.warning();
@@ -852,10 +857,11 @@ CompareResult CompareUnits::finish() {
                                                   block->tables.at(e).nodes.end());
             tables.draws.insert(tables.draws.end(), block->draws.begin(), block->draws.end());
         }
-    CompareResult out = compare(ens, c.base, m.p, slots);
-    out.params = m.p;
+    // The theory's field c.F: the field built (or given) times field_scale, an explicit step here.
+    CompareResult out = compare(ens, c.F, m.p.settings(), slots);
+    if (m.p.effective.enabled) add_effective_prediction(out, ens, c.F, std::move(tables));
+    out.params = m.p;  // the run as asked (its sga without the plan's record steps) and the study
     if (!c.study.empty()) out.study = study_result(m.p, c.study, sups, c.study_rho0, c.study_t);
-    if (m.p.effective.enabled) add_effective_prediction(out, ens, c.base, std::move(tables));
     out.ode = ode_agreement(out);
     return out;
 }

@@ -22,10 +22,12 @@
 //    effective.prediction.diffusion_scale the chain's fluctuations, to show a wrong theory is
 //    caught; the result also says the smallest field error this ensemble would detect.
 // Composable: run_compare(params) runs everything (its units through the executor). An embedder
-// who already has an ensemble and a field calls compare(ensemble, field, params) for the
-// statistics and figure data, and add_effective_prediction for the effective dynamics' columns
-// and the verdict; run_compare is exactly these calls on the ensemble it runs (with every
-// step's tracking) plus the step-size study.
+// who already has an ensemble (which carries its model and sga) and a field calls
+// compare(ensemble, field, settings) for the statistics and figure data, and
+// add_effective_prediction for the effective dynamics' columns and the verdict. run_compare is
+// exactly these calls on the ensemble it runs (with every step's tracking), against the field
+// it builds multiplied by field_scale (an explicit step of its own: compare() uses the field it
+// is given and records field_scale), plus the step-size study.
 // The result is typed (CompareResult); io/compare_output.hpp turns it into JSON, tables and
 // figures. Nothing here writes files.
 #pragma once
@@ -47,12 +49,9 @@
 
 namespace rhoflow {
 
-/// Everything a comparison needs.
-struct CompareParams {
-    ModelParams model;                                 ///< the model
-    /// The comparator's ensemble defaults: 30 trials of 2 10^4 steps, eta_k = 0.01/(1 + k/5000), rho0 = 0.1, seed 1.
-    static SgaParams default_sga();
-    SgaParams sga = default_sga();                     ///< the ensemble (sampler, schedule, seed...)
+/// A comparison's own settings: what it needs beyond the run it compares (the model and the
+/// ensemble's controls, which an EnsembleResult carries); compare() takes these with an ensemble.
+struct CompareSettings {
     DriftMethod field = DriftMethod::exact;            ///< the field driving the ODE
     FieldTableParams table;                            ///< exact-field table accuracy
     double horizon = 10.0;                             ///< T of D_T, in ODE time
@@ -64,7 +63,17 @@ struct CompareParams {
     double field_scale = 1.0;                          ///< the theory's field is multiplied by this (1: as computed)
     EffectiveParams effective;                         ///< the effective-dynamics prediction and verdict
     std::vector<std::string> table_columns;            ///< output only: columns of table.tex/.md (empty: t, rho_ode, pred, sga, z)
+};
 
+/// Everything a comparison needs: the run (model and ensemble) and the comparison's settings.
+struct CompareParams : CompareSettings {
+    ModelParams model;                                 ///< the model
+    /// The comparator's ensemble defaults: 30 trials of 2 10^4 steps, eta_k = 0.01/(1 + k/5000), rho0 = 0.1, seed 1.
+    static SgaParams default_sga();
+    SgaParams sga = default_sga();                     ///< the ensemble (sampler, schedule, seed...)
+
+    /// The comparison's settings alone (what compare() takes with an ensemble that knows its run).
+    const CompareSettings& settings() const noexcept { return *this; }
     /// Throws InvalidArgument naming the first field out of range (path, e.g. "sga.steps").
     void validate() const;
 };
@@ -77,6 +86,10 @@ const std::vector<std::string>& compare_table_column_keys();
 /// rho0 = 0.1, seed 1, exact field, T = 10; step-size study over eta0 = 0.08 ... 0.0025 with 100
 /// trials each.
 CompareParams default_compare_params();
+
+/// The theory's field: `field` multiplied by `field_scale` (`field` itself at 1), the explicit
+/// step by which run_compare makes the field it compares with (field_scale of CompareSettings).
+DriftField theory_field(const DriftField& field, double field_scale);
 
 /// One row of the ODE-vs-SGA table (a log-spaced step k).
 struct CompareRow {
@@ -186,14 +199,14 @@ struct ComparePlan {
     std::vector<std::int64_t> records;   ///< the ensemble's record steps (record_steps_for with the rows)
 };
 
-/// The plan of `p`. To compare an ensemble of one's own, run it with sga = p.sga and
-/// sga.record_steps = plan.rows (its record steps are then plan.records).
+/// The plan of `p`. To compare an ensemble of one's own at the plan's rows, run it with
+/// sga = p.sga and sga.record_steps = plan.rows (its record steps are then plan.records).
 ComparePlan compare_plan(const CompareParams& p);
 
-/// Observers for run_trials_here that track every trial of the ensemble `p.sga` against
-/// `field` (multiplied by p.field_scale) at every step, as run_compare does: trial n's
-/// tracking goes to out[n - p.sga.first_trial], which must hold p.sga.trials entries and
-/// outlive the run.
+/// Observers for run_trials_here that track every trial of the ensemble `p.sga` against the
+/// theory's field `field` (as compare() takes it: already multiplied by p.field_scale) at every
+/// step, as run_compare does: trial n's tracking goes to out[n - p.sga.first_trial], which must
+/// hold p.sga.trials entries and outlive the run.
 ObserverFactory tracking_observers(const DriftField& field, const CompareParams& p, std::vector<TrialTracking>& out);
 
 /// The SGA mean against the mean-field ODE (the paper's theory) over the table's rows; the
@@ -236,35 +249,43 @@ struct CompareResult {
 /// study (compare() and run_compare fill CompareResult::ode with it).
 OdeAgreement ode_agreement(const CompareResult& r);
 
-/// The comparison of an ensemble already run against the field `field` (multiplied by
-/// options.field_scale, as run_compare does: pass the field unscaled): every statistic and the figure data, without the
+/// The comparison of an ensemble already run against the theory's field `field`, used as given
+/// (run_compare passes the computed field times settings.field_scale; the result records
+/// settings.field_scale and field.info()): every statistic and the figure data, without the
 /// step-size study (it needs ensembles of its own; `study` stays empty) and without the
-/// effective prediction (add_effective_prediction). `options` must describe how `ensemble` was
-/// run (options.sga.trials trials, all kept, options.sga.steps steps of options.sga's
-/// schedule); otherwise InvalidArgument names what differs. The table's rows are the record
-/// steps nearest to the plan's rows (compare_plan; the rows themselves for an ensemble run with
-/// sga.record_steps = plan.rows). With `tracking` (one per trial, in trial order, from
-/// tracking_observers) the result has the same bits as run_compare's; without it D_T and the
-/// tracking error are taken at the record steps only (every_step = false): lower bounds, at the
-/// anchors that are record steps.
-CompareResult compare(const EnsembleResult& ensemble, const DriftField& field, const CompareParams& options,
+/// effective prediction (add_effective_prediction). The model and the ensemble's controls are
+/// the ensemble's own (ensemble.model, ensemble.sga; the result's params are those with
+/// `settings`); the ensemble must keep every trial with its records, each number in its range
+/// (an ensemble read back from a file is untrusted); otherwise InvalidArgument names what is
+/// wrong. The table's rows are the record steps nearest to the plan's rows (compare_plan; the
+/// rows themselves for an ensemble run with sga.record_steps = plan.rows). With `tracking` (one
+/// per trial, in trial order, from tracking_observers) the result has the same bits as
+/// run_compare's; without it D_T and the tracking error are taken at the record steps only
+/// (every_step = false): lower bounds, at the anchors that are record steps.
+CompareResult compare(const EnsembleResult& ensemble, const DriftField& field, const CompareSettings& settings,
                       const std::vector<TrialTracking>& tracking = {});
+/// Refused at compile time: the model and sga are the ensemble's; pass `params.settings()`.
+CompareResult compare(const EnsembleResult& ensemble, const DriftField& field, const CompareParams& params,
+                      const std::vector<TrialTracking>& tracking = {}) = delete;
 
-/// Adds the effective dynamics' prediction (docs/theory.md section 9) to a comparison of
-/// `ensemble` against `field` (both as given to compare()): measures the one-step moment tables
-/// from the ensemble's seed (on this process's threads), explains the gap, and fills the rows'
-/// and the trajectory's prediction columns, `effective` and `verdict`, with
-/// result.params.effective's settings (and records effective.enabled = true).
+/// Adds the effective dynamics' prediction (docs/theory.md section 9) to compare()'s result
+/// for `ensemble` against `field` (both as given to compare(): the theory's field, used as
+/// given): measures the one-step moment tables from the ensemble's seed (on this process's
+/// threads), explains the gap, and fills the rows' and the trajectory's prediction columns,
+/// `effective` and `verdict`, with result.params.effective's settings (and records
+/// effective.enabled = true). InvalidArgument ("result") if result.params' model or sga are not
+/// the ensemble's.
 void add_effective_prediction(CompareResult& result, const EnsembleResult& ensemble, const DriftField& field);
 /// The same from tables already measured (effective/explain_gap.hpp's measure_gap_tables, in
-/// table_etas order, with the field multiplied by field_scale; their draws, if kept, are the
-/// resampled chain's bank).
+/// table_etas order, against the same field; their draws, if kept, are the resampled chain's
+/// bank).
 void add_effective_prediction(CompareResult& result, const EnsembleResult& ensemble, const DriftField& field,
                               GapTables tables);
 
 /// Runs the comparison: its units (CompareUnits) through the executor (exec/units.hpp), then
-/// compare() with every trial's tracking, the step-size study and add_effective_prediction.
-/// `field`, if given, replaces the ODE's field (tests pass a wrong one); `progress`, if given,
+/// compare() with every trial's tracking, the step-size study and add_effective_prediction, all
+/// against the theory's field: the ODE's field multiplied by p.field_scale. `field`, if given,
+/// replaces the ODE's field before that scaling (tests pass a wrong one); `progress`, if given,
 /// receives the total number of SGA steps and counts them. Runs in this process.
 CompareResult run_compare(const CompareParams& p, ProgressCounter* progress = nullptr,
                           const DriftField* field = nullptr);

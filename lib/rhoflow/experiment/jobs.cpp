@@ -455,7 +455,13 @@ JobResult result_from_document(const Job& job, const json& doc) {
         doc.at("enclosures").get_to(r.enclosures);
         return r;
     }
-    return result_from_json(job, doc);
+    JobResult r = result_from_json(job, doc);
+    if (const auto* s = std::get_if<SgaJob>(&job)) {  // the ensemble's parameters are the document's "params"
+        EnsembleResult& e = std::get<SgaJobResult>(r).ensemble;
+        e.model = s->model;
+        e.sga = s->sga;
+    }
+    return r;
 }
 
 JobResult result_from_json(const Job& job, const json& j) {

@@ -240,7 +240,8 @@ ProveJobResult run(const ProveJob& job, Execution ex = Execution::local);
 /// "model", "params" (the job), the result's keys (a check: its certificate, io/check_output.hpp);
 /// checked for non-finite numbers (NumericalError naming the path).
 nlohmann::json document(const Job& job, const JobResult& result, const Provenance& provenance);
-/// Reads a job's result back from its document (the experiment runner resumes from these).
+/// Reads a job's result back from its document (the experiment runner resumes from these); an
+/// sga result's ensemble gets its model and sga from the job (the document's "params").
 JobResult result_from_document(const Job& job, const nlohmann::json& doc);
 /// Reads a job's result back from its JSON hooks (what `nlohmann::json(result)` gives).
 JobResult result_from_json(const Job& job, const nlohmann::json& j);

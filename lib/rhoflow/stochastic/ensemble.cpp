@@ -190,6 +190,8 @@ EnsembleBlocks::EnsembleBlocks(const ModelParams& model, const SgaParams& params
     const std::int64_t n = std::clamp<std::int64_t>(std::max(blocks, at_least), 1, params.trials);
     for (std::int64_t b = 0; b < n; ++b) first_.push_back(params.trials * b / n);
     waiting_.resize(first_.size());
+    out_.model = model;
+    out_.sga = params;
     out_.record_steps = record_steps_for(params_);
     out_.record_times = params_.schedule.times_at(out_.record_steps);
     out_.warning = params_.schedule.warning();
@@ -290,6 +292,8 @@ EnsembleResult run_trials_here(const ModelParams& model, const SgaParams& p, Pro
     model.validate();
     p.validate();
     EnsembleResult out;
+    out.model = model;
+    out.sga = p;
     out.record_steps = record_steps_for(p);
     out.record_times = p.schedule.times_at(out.record_steps);
     out.warning = p.schedule.warning();

@@ -110,8 +110,10 @@ struct EnsembleSummary {
     MeanCI abs_rho_last_half;     ///< mean over trials of the time-averaged |rho| of the second half, 95% CI
 };
 
-/// An ensemble's records and summary.
+/// An ensemble's records and summary, with the parameters it was run with.
 struct EnsembleResult {
+    ModelParams model;                       ///< the model the trials ran on (not in its JSON: the document's "params" hold it)
+    SgaParams sga;                           ///< the controls they ran with (not in its JSON: the document's "params" hold them)
     std::vector<std::int64_t> record_steps;  ///< steps at which rho was recorded (ascending)
     std::vector<double> record_times;        ///< their ODE times t_k
     std::vector<TrialResult> trials;         ///< by trial index
@@ -132,10 +134,12 @@ void from_json(const nlohmann::json& j, TrialResult& v);
 void to_json(nlohmann::json& j, const EnsembleSummary& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, EnsembleSummary& v);
-/// JSON hooks: one key per field.
+/// JSON hooks: one key per field but `model` and `sga`, which the job's document records as its
+/// "params" (sga.json's bytes predate them); whoever reads an ensemble back sets them from there
+/// (experiment/jobs.hpp's result_from_document).
 void to_json(nlohmann::json& j, const EnsembleResult& v);
 /// Reads what to_json writes (a document without "rho_finals", written before it existed,
-/// takes them from its trials).
+/// takes them from its trials); leaves `model` and `sga` as they were.
 void from_json(const nlohmann::json& j, EnsembleResult& v);
 /// "reduced" or "full".
 void to_json(nlohmann::json& j, const SamplerKind& s);

@@ -240,8 +240,8 @@ namespace {
 // The comparison of `p`'s own ensemble, composed: compare() on the record steps, then the
 // prediction with the effective parameters `effective` (so one ensemble serves several theories).
 CompareResult composed(const CompareParams& p, const EnsembleResult& ens, const EffectiveParams& effective) {
-    const DriftField F = DriftField::make(p.model, p.field, p.table);
-    CompareResult c = compare(ens, F, p);
+    const DriftField F = theory_field(DriftField::make(p.model, p.field, p.table), p.field_scale);
+    CompareResult c = compare(ens, F, p.settings());  // the model and sga are the ensemble's
     c.params.effective = effective;
     add_effective_prediction(c, ens, F);
     return c;

@@ -64,15 +64,21 @@ void check_round_trip(const T& value, const Keys& keys) {
     CHECK(got == keys);
 }
 
-// The data members declared in `struct NAME {` of a library header: declarations at depth 1
-// that are not functions, types or static; "double a = 0, b = 0;" declares a and b.
+// The data members declared in `struct NAME {` (or `struct NAME : BASE {`, without the base's)
+// of a library header: declarations at depth 1 that are not functions, types or static;
+// "double a = 0, b = 0;" declares a and b.
 Keys header_members(const std::string& header, const std::string& name) {
     std::ifstream in(std::string(RHOFLOW_SOURCE_DIR) + "/lib/rhoflow/" + header);
     REQUIRE(in);
     std::stringstream ss;
     ss << in.rdbuf();
     std::string src = ss.str();
-    const std::string open = "struct " + name + " {";
+    std::string open = "struct " + name + " {";
+    if (src.find(open) == std::string::npos) {  // a derived struct: from its name to its brace
+        const auto derived = src.find("struct " + name + " : ");
+        REQUIRE(derived != std::string::npos);
+        open = src.substr(derived, src.find('{', derived) + 1 - derived);
+    }
     const auto start = src.find(open);
     REQUIRE(start != std::string::npos);
     // Strip comments; keep the text at depth 1, with '(' marking a parameter list and ';'
@@ -142,7 +148,7 @@ Keys header_members(const std::string& header, const std::string& name) {
 }
 
 // Every member declared in the header has a key (`renamed` maps members to other key names),
-// except the `unserialised` ones, which must have none.
+// but those the header documents as not serialised (`unserialised`), which have none.
 template <class T>
 void check_header_members(const T& value, const std::string& header, const std::string& name,
                           const std::map<std::string, std::string>& renamed = {}, const Keys& unserialised = {}) {
@@ -379,7 +385,11 @@ TEST_CASE("json round trip: ensembles (trials with and without hits, summary, wa
     for (const auto& t : r.trials) some_hit = some_hit || t.hit_step.has_value();
     CHECK(some_hit);
     check_round_trip(r, kEnsembleKeys);
-    check_header_members(r, "stochastic/ensemble.hpp", "EnsembleResult");
+    // The run's parameters travel with the ensemble but not in its JSON (sga.json's bytes: the
+    // job's document records them as "params").
+    check_header_members(r, "stochastic/ensemble.hpp", "EnsembleResult", {}, {"model", "sga"});
+    CHECK(json(r.model) == json(m));
+    CHECK(json(r.sga) == json(p));
     for (const auto& t : r.trials) check_round_trip(t, kTrialKeys);
     check_header_members(r.trials[0], "stochastic/ensemble.hpp", "TrialResult");
     TrialResult none = r.trials[0];
@@ -402,6 +412,7 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     p.study_horizon = 7.5;
     check_round_trip(p, kCompareParamsKeys);
     check_header_members(p, "compare/compare.hpp", "CompareParams");
+    check_header_members(p, "compare/compare.hpp", "CompareSettings");  // its base: compare()'s settings
     check_round_trip(default_compare_params(), kCompareParamsKeys);
 
     const CompareResult r = run_compare(small_compare());
@@ -671,6 +682,14 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
             const auto back_old = std::get<SgaJobResult>(result_from_document(job, old));
             CHECK(!back_old.outcomes);
             CHECK(back_old.ensemble.rho_finals == sr->ensemble.rho_finals);
+            // The ensemble knows its run, when run and when read back (from the document's "params").
+            const SgaJob& ran = std::get<SgaJob>(job);
+            const auto& read = std::get<SgaJobResult>(back).ensemble;
+            for (const EnsembleResult* e : {&sr->ensemble, &read, &back_old.ensemble}) {
+                CHECK(json(e->model) == json(ran.model));
+                CHECK(json(e->sga) == json(ran.sga));
+            }
+            CHECK(json(ran.sga) != json(SgaParams{}));  // a default ensemble would not pass
         }
     }
     const FieldJobResult fr = run(fm);
