@@ -4,22 +4,8 @@
 # printed text, --output's file, --verify-fast's report, field --rigorous, CITATION.bib. Only
 # the build's commit, whether the tree was modified and the search's wall time are normalised.
 # Usage: prove_golden.sh RHOFLOW GOLDEN_DIR WORK_DIR
-set -eu
-rhoflow=$1
-golden=$2
-work=$3
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-export SOURCE_DATE_EPOCH=1764547200  # the provenance's date, as the golden files have it
-fail() { echo "FAIL: $*" >&2; exit 1; }
-norm() {  # the commit, the tree's state and the timing line
-  sed -E 's/ \(with uncommitted changes\)//g; s/[0-9a-f]{40}/COMMIT/g; s/"commit_modified": (true|false)/"commit_modified": MODIFIED/; s/^\([0-9.]+ s on [0-9]+ threads\)$/(TIME)/' "$1"
-}
-same() {  # same FILE GOLDEN: byte for byte after normalising
-  norm "$1" >"$1.norm"
-  cmp "$1.norm" "$golden/$2" || { diff "$golden/$2" "$1.norm" | head -20 >&2; fail "$1 differs from $2"; }
-}
+extra_norm='s/^\([0-9.]+ s on [0-9]+ threads\)$/(TIME)/'  # the search's wall time
+. "$(dirname "$0")/golden_common.sh"
 "$rhoflow" prove --claim monotone --d 5 --L 100 --R 50 --out proof >p1.stdout 2>p1.stderr || fail "prove --out"
 same proof/certificate.json monotone.certificate.json
 same proof/summary.md monotone.summary.md
