@@ -1,5 +1,6 @@
 #include "text.hpp"
 
+#include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/io/check_output.hpp"
 #include "rhoflow/io/compare_output.hpp"
 #include "rhoflow/io/prove_output.hpp"
@@ -32,6 +33,8 @@ template <class J, class R>
 std::string text(const J&, const R& r) {
     return nlohmann::json(r).dump(2) + "\n";
 }
+// A registered job's is its row's (experiment/register_job.hpp).
+std::string text(const RegisteredJob& job, const RegisteredResult& r) { return job.kind->ops.text(job, r); }
 std::string text(const ProveJob& job, const ProveJobResult& r) {
     return r.proof ? proof_text(job.prove, *r.proof) : verification_text(r.verification.value());
 }

@@ -28,6 +28,7 @@
 
 // experiment
 #include "rhoflow/experiment/job_table.hpp"
+#include "rhoflow/experiment/register_job.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
 #include "rhoflow/experiment/runner.hpp"

@@ -27,13 +27,22 @@ JobResult alternative(std::size_t index, const nlohmann::json& j, std::index_seq
     return out;
 }
 
+// A registered job's result also names its kind (its type is the kind's).
 void to_json(nlohmann::json& j, const WholeResult& r) {
     j = nlohmann::json::array({r.value.index(), std::visit([](const auto& v) { return nlohmann::json(v); }, r.value)});
+    if (const auto* g = std::get_if<RegisteredResult>(&r.value)) j.push_back(std::string(g->kind->name));
 }
 
 void from_json(const nlohmann::json& j, WholeResult& r) {
-    constexpr std::size_t kinds = std::variant_size_v<JobResult>;
-    r.value = alternative(j.at(0).get<std::size_t>(), j.at(1), std::make_index_sequence<kinds>{});
+    constexpr std::size_t registered = variant_index<RegisteredResult, JobResult>();
+    const auto index = j.at(0).get<std::size_t>();
+    if (index != registered) {
+        r.value = alternative(index, j.at(1), std::make_index_sequence<registered>{});
+        return;
+    }
+    const JobKind* kind = find_job_kind(j.at(2).get<std::string>());
+    if (!kind || !kind->ops.result_from_json) throw std::runtime_error("rhoflow: a job result of an unknown kind between ranks");
+    r.value = kind->ops.result_from_json(j.at(1));
 }
 
 constexpr double kCompareFinishCost = 1e300;  // the finish goes out before any other unit

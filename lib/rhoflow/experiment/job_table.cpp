@@ -1,5 +1,8 @@
 #include "rhoflow/experiment/job_table.hpp"
 
+#include <atomic>
+#include <mutex>
+#include <fmt/format.h>
 #include <stdexcept>
 
 #include "rhoflow/experiment/detail/settings_tables.hpp"
@@ -103,7 +106,9 @@ template <class J>
 JobResult run_as(const Job& job, [[maybe_unused]] ProgressCounter* progress, [[maybe_unused]] ResultDetail detail,
                  [[maybe_unused]] Execution ex) {
     const J& j = std::get<J>(job);
-    if constexpr (std::is_same_v<J, SgaJob> || std::is_same_v<J, CompareJob>)
+    if constexpr (std::is_same_v<J, RegisteredJob>)
+        throw std::logic_error("a registered job runs by its row's run (register_job)");
+    else if constexpr (std::is_same_v<J, SgaJob> || std::is_same_v<J, CompareJob>)
         throw std::logic_error("sga and compare run by their plan (experiment/job_plan.hpp), not whole");
     else if constexpr (std::is_same_v<J, CheckJob> || std::is_same_v<J, ProveJob>)
         return run(j, ex);
@@ -145,50 +150,93 @@ JobKind kind(std::string_view name, std::string_view description, std::string_vi
     return k;
 }
 
-}  // namespace
-
-const std::array<JobKind, std::variant_size_v<Job>>& job_kinds() {
-    static const std::array<JobKind, std::variant_size_v<Job>> kinds = [] {
-        std::array<JobKind, std::variant_size_v<Job>> k = {
-            kind<FieldJob>("field", kField, kFieldSummary, "FieldJob", &detail::field_settings, &write_document_output),
-            kind<OdeJob>("ode", kOde, kOdeSummary, "OdeJob", &detail::ode_settings, &write_document_output),
-            kind<PhaseJob>("phase", kPhase, kPhaseSummary, "PhaseJob", &detail::phase_settings, &write_document_output),
-            kind<SgaJob>("sga", kSga, kSgaSummary, "SgaJob", &detail::sga_settings, &write_document_output),
-            kind<CompareJob>("compare", kCompare, kCompareSummary, "CompareParams", &detail::compare_settings,
-                             &write_compare_outputs),
-            kind<StationaryJob>("stationary", kStationary, kStationarySummary, "StationaryJob",
-                                &detail::stationary_settings, &write_stationary_outputs),
-            kind<CheckJob>("check", kCheck, kCheckSummary, "CheckJob", &detail::check_settings, &write_check_outputs),
-            kind<ProveJob>("prove", kProve, kProveSummary, "ProveJob", &detail::prove_settings, &write_prove_outputs),
-        };
-        JobKind& field = k[0];
-        field.positional = "rho";
-        k[1].positional = "rho0,t-end";
-        k[3].progress = true;
-        JobKind& compare = k[4];
-        compare.progress = compare.figures = true;
-        compare.document_file = &named<kCompareJson>;
-        compare.out_help = "folder for every output file (complete or absent: built aside, then renamed)";
-        compare.default_out = "rhoflow-compare";
-        k[5].positional = "eta";
-        JobKind& check = k[6];
-        check.positional = "claim";
-        check.figures = true;
-        check.document_file = &named<kCheckJson>;
-        check.out_help = "folder for check.json, points.{csv,md,tex} and the phase diagram (complete or absent)";
-        JobKind& prove = k[7];
-        prove.positional = "claim";
-        prove.document_file = &prove_document_file;
-        prove.out_help = "folder for certificate.json and summary.md (complete or absent)";
-        prove.file_indent = 1;  // certificates are long: one space per level
-        for (std::size_t i = 0; i < k.size(); ++i)  // row i makes the alternative i of Job
-            if (k[i].make().index() != i) throw std::logic_error("job table: row out of the order of Job");
-        return k;
-    }();
-    return kinds;
+// The built-in kinds, one per alternative of Job but the last (RegisteredJob).
+std::vector<JobKind> builtin_kinds() {
+    std::vector<JobKind> k = {
+        kind<FieldJob>("field", kField, kFieldSummary, "FieldJob", &detail::field_settings, &write_document_output),
+        kind<OdeJob>("ode", kOde, kOdeSummary, "OdeJob", &detail::ode_settings, &write_document_output),
+        kind<PhaseJob>("phase", kPhase, kPhaseSummary, "PhaseJob", &detail::phase_settings, &write_document_output),
+        kind<SgaJob>("sga", kSga, kSgaSummary, "SgaJob", &detail::sga_settings, &write_document_output),
+        kind<CompareJob>("compare", kCompare, kCompareSummary, "CompareParams", &detail::compare_settings,
+                         &write_compare_outputs),
+        kind<StationaryJob>("stationary", kStationary, kStationarySummary, "StationaryJob",
+                            &detail::stationary_settings, &write_stationary_outputs),
+        kind<CheckJob>("check", kCheck, kCheckSummary, "CheckJob", &detail::check_settings, &write_check_outputs),
+        kind<ProveJob>("prove", kProve, kProveSummary, "ProveJob", &detail::prove_settings, &write_prove_outputs),
+    };
+    JobKind& field = k[0];
+    field.positional = "rho";
+    k[1].positional = "rho0,t-end";
+    k[3].progress = true;
+    JobKind& compare = k[4];
+    compare.progress = compare.figures = true;
+    compare.document_file = &named<kCompareJson>;
+    compare.out_help = "folder for every output file (complete or absent: built aside, then renamed)";
+    compare.default_out = "rhoflow-compare";
+    k[5].positional = "eta";
+    JobKind& check = k[6];
+    check.positional = "claim";
+    check.figures = true;
+    check.document_file = &named<kCheckJson>;
+    check.out_help = "folder for check.json, points.{csv,md,tex} and the phase diagram (complete or absent)";
+    JobKind& prove = k[7];
+    prove.positional = "claim";
+    prove.document_file = &prove_document_file;
+    prove.out_help = "folder for certificate.json and summary.md (complete or absent)";
+    prove.file_indent = 1;  // certificates are long: one space per level
+    for (std::size_t i = 0; i < k.size(); ++i)  // row i makes the alternative i of Job
+        if (k[i].make().index() != i) throw std::logic_error("job table: row out of the order of Job");
+    if (k.size() + 1 != std::variant_size_v<Job>) throw std::logic_error("job table: a row per built-in job");
+    return k;
 }
 
-const JobKind& kind_of(const Job& job) { return job_kinds()[job.index()]; }
+const JobKind* find_if_named(const std::vector<JobKind>& kinds, std::string_view name) {
+    for (const JobKind& k : kinds)
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+// The table, and whether it was read (then it is closed: pointers into it stay valid).
+struct KindTable {
+    std::vector<JobKind> kinds = builtin_kinds();
+    std::atomic<bool> read{false};
+};
+KindTable& table() {
+    static KindTable t;
+    return t;
+}
+
+}  // namespace
+
+bool register_job_kind(JobKind kind) {
+    KindTable& t = table();
+    if (t.read.load())
+        throw std::logic_error(fmt::format("register_job('{}'): the job table was read already; register a job at "
+                                           "static initialisation (experiment/register_job.hpp)", kind.name));
+    if (kind.name.empty() || kind.name == "run" || find_if_named(t.kinds, kind.name))
+        throw std::logic_error(fmt::format("register_job('{}'): the name is empty or taken", kind.name));
+    t.kinds.push_back(std::move(kind));
+    return true;
+}
+
+// The library's own registered jobs (lib/rhoflow/README.md, "Adding a job"): a job file in the
+// library declares its registration function and calls it here, since a static archive drops an
+// object file that nothing references (a registration at static initialisation would vanish).
+// None yet: the built-in jobs are rows of builtin_kinds().
+void register_library_jobs() {}
+
+const std::vector<JobKind>& job_kinds() {
+    static std::once_flag once;
+    std::call_once(once, register_library_jobs);
+    KindTable& t = table();
+    t.read.store(true, std::memory_order_relaxed);
+    return t.kinds;
+}
+
+const JobKind& kind_of(const Job& job) {
+    if (const auto* r = std::get_if<RegisteredJob>(&job)) return *r->kind;
+    return job_kinds()[job.index()];
+}
 
 const JobKind* find_job_kind(std::string_view name) {
     for (const JobKind& k : job_kinds())

@@ -192,6 +192,7 @@ const ModelParams* model_of(const Job& job) {
         [](const auto& j) -> const ModelParams* {
             using J = std::decay_t<decltype(j)>;
             if constexpr (std::is_same_v<J, CompareJob>) return &j.compare.model;
+            else if constexpr (std::is_same_v<J, RegisteredJob>) return j.kind->ops.model ? j.kind->ops.model(j) : nullptr;
             else if constexpr (requires { { j.model } -> std::convertible_to<const ModelParams&>; }) return &j.model;
             else return nullptr;  // a box of models (check, prove), or a job without one
         },
@@ -206,6 +207,8 @@ std::string input_file_of(const Job& job) {
 void validate(const Job& job) {
     std::visit([](const auto& j) { j.validate(); }, job);
 }
+
+void RegisteredJob::validate() const { kind->ops.validate(*this); }
 
 // ------------------------------------------------------------------------------- running
 
@@ -465,7 +468,13 @@ JobResult result_from_document(const Job& job, const json& doc) {
 }
 
 JobResult result_from_json(const Job& job, const json& j) {
-    return std::visit([&](const auto& x) -> JobResult { return j.get<ResultOf<std::decay_t<decltype(x)>>>(); }, job);
+    return std::visit(
+        [&](const auto& x) -> JobResult {
+            using J = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<J, RegisteredJob>) return x.kind->ops.result_from_json(j);
+            else return j.get<ResultOf<J>>();
+        },
+        job);
 }
 
 Job job_from_document(const json& doc) {
@@ -635,6 +644,9 @@ template <class J, class R>
 std::vector<Row> headline_of(const J&, const R&) {  // a job added to the table without a headline: no row
     return {};
 }
+std::vector<Row> headline_of(const RegisteredJob& j, const RegisteredResult& r) {
+    return j.kind->ops.headline ? j.kind->ops.headline(j, r) : std::vector<Row>{};
+}
 std::vector<Row> headline_of(const ProveJob&, const ProveJobResult& r) {
     return {r.proof ? proof_headline(*r.proof) : verification_headline(r.verification.value())};
 }
@@ -743,6 +755,10 @@ void from_json(const json& j, CheckJob& v) {
     j.at("x_axis").get_to(v.x_axis);
     j.at("figure").get_to(v.figure);
 }
+
+void to_json(json& j, const RegisteredJob& v) { j = v.kind->ops.params_json(v); }
+void from_json(const json& j, RegisteredJob& v) { v.kind->ops.params_from_json(j, v); }
+void to_json(json& j, const RegisteredResult& v) { j = v.kind->ops.result_json(v); }
 
 RHOFLOW_JSON_HOOKS(ProveJob, prove, verify, verify_fast)
 void to_json(json& j, const ProveJobResult& v) {

@@ -6,6 +6,7 @@
 // experiment/settings.hpp; nothing here knows about flags or files.
 #pragma once
 
+#include <any>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -157,6 +158,21 @@ struct ProveJobResult {
     std::optional<VerifyReport> verification;  ///< the checker's report (verify; valid, since an invalid certificate throws)
 };
 
+struct JobKind;
+/// A job of a kind added to the job table by register_job() (experiment/register_job.hpp): its
+/// row and its params struct, whose type only the file that registered it knows.
+struct RegisteredJob {
+    const JobKind* kind = nullptr;  ///< its row of the job table
+    std::any params;                ///< its params struct (the type register_job was given)
+    /// Throws InvalidArgument naming the field (path) out of range (the params' own validate()).
+    void validate() const;
+};
+/// What a registered job gives: its result struct, of the type register_job was given.
+struct RegisteredResult {
+    const JobKind* kind = nullptr;  ///< the row of the job that made it
+    std::any value;                 ///< its result struct
+};
+
 /// The position of T among the alternatives of the variant V.
 template <class T, class V, std::size_t I = 0>
 constexpr std::size_t variant_index() {
@@ -165,10 +181,11 @@ constexpr std::size_t variant_index() {
 }
 
 /// Any job, and any job's result (same alternative order).
-using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob, StationaryJob, CheckJob, ProveJob>;
+using Job = std::variant<FieldJob, OdeJob, PhaseJob, SgaJob, CompareJob, StationaryJob, CheckJob, ProveJob,
+                         RegisteredJob>;
 /// The result of the job in the same position of Job.
 using JobResult = std::variant<FieldJobResult, OdeJobResult, PhaseJobResult, SgaJobResult, CompareResult,
-                               StationaryLaw, CheckResult, ProveJobResult>;
+                               StationaryLaw, CheckResult, ProveJobResult, RegisteredResult>;
 
 /// The result type of a job type.
 template <class J>
@@ -312,6 +329,13 @@ void from_json(const nlohmann::json& j, ProveJob& v);
 void to_json(nlohmann::json& j, const ProveJobResult& v);
 /// Reads what to_json writes.
 void from_json(const nlohmann::json& j, ProveJobResult& v);
+
+/// JSON hooks: the params' own (its kind's row converts them).
+void to_json(nlohmann::json& j, const RegisteredJob& v);
+/// Reads what to_json writes into a job of the same kind (v.kind set, as make_job sets it).
+void from_json(const nlohmann::json& j, RegisteredJob& v);
+/// JSON hooks: the result's own keys.
+void to_json(nlohmann::json& j, const RegisteredResult& v);
 
 /// The name of the file holding a job's document in an output folder (its JobKind's): compare.json
 /// for a comparison, check.json for a check, certificate.json for a proof, verification.json for

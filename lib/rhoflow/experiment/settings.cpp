@@ -164,6 +164,8 @@ std::string short_name(const std::string& field) {
     throw InvalidArgument(field, fmt::format("{} takes {}", short_name(field), expected));
 }
 
+}  // namespace
+
 // A number: a double (not NaN: no setting takes one), or an integer (rounded to the nearest
 // double, as a flag's digits are).
 double number_of(const SettingValue& v, const std::string& field) {
@@ -233,6 +235,8 @@ bool switch_of(const SettingValue& v, const std::string& field) {
     return *b;
 }
 
+namespace {
+
 // A list of names, no name empty (the message shows them comma-separated, as a flag gives
 // them); an empty list is none (the default).
 std::vector<std::string> names_of(const SettingValue& v, const std::string& field) {
@@ -249,6 +253,8 @@ std::vector<std::string> names_of(const SettingValue& v, const std::string& fiel
                                                  short_name(field), joined));
     return *l;
 }
+
+}  // namespace
 
 // A typed value as a flag writes it: numbers in their shortest round-trip form, lists
 // comma-separated, an off switch and none "".
@@ -267,6 +273,8 @@ std::string text_of_setting(const SettingValue& v) {
     if (const auto* n = std::get_if<std::vector<std::string>>(&v)) return join(*n, [](const std::string& x) { return x; });
     return "";
 }
+
+namespace {
 
 // "a,,b" as {"a", "", "b"} (names_of refuses the empty entries).
 std::vector<std::string> split_names(std::string_view t) {
@@ -902,6 +910,8 @@ std::vector<Setting> prove_settings() {
 
 }  // namespace
 
+std::vector<Setting> shared_model_settings() { return model_settings(); }
+
 // The tables, for the job table (experiment/job_table.cpp).
 std::vector<Setting> detail::field_settings() { return rhoflow::field_settings(); }
 std::vector<Setting> detail::ode_settings() { return rhoflow::ode_settings(); }
@@ -913,9 +923,9 @@ std::vector<Setting> detail::check_settings() { return rhoflow::check_settings()
 std::vector<Setting> detail::prove_settings() { return rhoflow::prove_settings(); }
 
 const std::vector<Setting>& settings_for(std::string_view command) {
-    static const std::array<std::vector<Setting>, std::variant_size_v<Job>> tables = [] {
-        std::array<std::vector<Setting>, std::variant_size_v<Job>> t;
-        for (std::size_t i = 0; i < t.size(); ++i) t[i] = job_kinds()[i].settings();
+    static const std::vector<std::vector<Setting>> tables = [] {  // built once the job table is closed
+        std::vector<std::vector<Setting>> t;
+        for (const JobKind& k : job_kinds()) t.push_back(k.settings());
         return t;
     }();
     const JobKind* k = find_job_kind(command);

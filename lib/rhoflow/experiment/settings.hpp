@@ -108,6 +108,26 @@ void check_given(std::string_view command, const std::function<bool(const std::s
 /// sqrt(d) (d may be set after sigma); a check box's ranges get the scales --scale gave.
 void finish_settings(Job& job);
 
+/// The model's settings (d, L, R, theta, sigma, beta, sigma-per-norm) that every job with a model
+/// has, for a registered job whose JobType gives its model (experiment/register_job.hpp).
+std::vector<Setting> shared_model_settings();
+
+/// A setting's value as a number (integers accepted; not NaN); InvalidArgument naming `field` otherwise.
+double number_of(const SettingValue& v, const std::string& field);
+/// As an integer (uint64 up to 2^63 - 1 and exact doubles up to 2^53 accepted).
+std::int64_t integer_of(const SettingValue& v, const std::string& field);
+/// As a seed (an unsigned 64-bit integer; a string of digits accepted).
+std::uint64_t seed_of(const SettingValue& v, const std::string& field);
+/// As a list of numbers (one number: a list of one).
+std::vector<double> numbers_of(const SettingValue& v, const std::string& field);
+/// As a text.
+const std::string& text_of_value(const SettingValue& v, const std::string& field);
+/// As a switch (true or false).
+bool switch_of(const SettingValue& v, const std::string& field);
+/// A value as a flag writes it: numbers in their shortest round-trip form, lists comma-separated,
+/// an off switch and none "".
+std::string text_of_setting(const SettingValue& v);
+
 /// A finite or infinite real number written plainly ("0.5", "-1e-3", "inf"); throws otherwise.
 double parse_real(std::string_view text, const std::string& field);
 /// An integer, written with digits or in scientific notation with an exact integer value.

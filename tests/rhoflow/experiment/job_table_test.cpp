@@ -47,9 +47,9 @@ std::string task_of(const JobKind& k) {
 
 }  // namespace
 
-TEST_CASE("job table: a row per Job alternative, in order, each with a name, description, settings, runner, writer") {
+TEST_CASE("job table: a row per built-in Job alternative, in order, each with a name, description, settings, runner, writer") {
     const auto& kinds = job_kinds();
-    REQUIRE(kinds.size() == std::variant_size_v<Job>);
+    REQUIRE(kinds.size() + 1 == std::variant_size_v<Job>);  // this program registers no job: RegisteredJob is unused
     std::set<std::string> names;
     for (std::size_t i = 0; i < kinds.size(); ++i) {
         const JobKind& k = kinds[i];

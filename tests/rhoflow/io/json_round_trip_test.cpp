@@ -652,7 +652,12 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
         if (model_of(job)) CHECK(doc["model"] == json(*model_of(job)));
         const JobResult back = result_from_document(job, json::parse(doc.dump()));
         CHECK(document(job, back, prov).dump() == doc.dump());
-        if (!keys.empty()) std::visit([&](const auto& x) { check_round_trip(x, keys); }, r);
+        if (!keys.empty())
+            std::visit(
+                [&](const auto& x) {  // a registered job's result reads back through its kind (tests/jobs/)
+                    if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, RegisteredResult>) check_round_trip(x, keys);
+                },
+                r);
         if (const auto* st = std::get_if<StationaryLaw>(&r)) {
             // Every attractor's law has a key per member; a document written before the chain
             // (no `attractors`, params without `chain`) reads back with none and the defaults.
