@@ -7,7 +7,8 @@
 #
 # CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank |
 #       input_refused_by_one_rank | input_differs_between_ranks | dead_rank_fails_job |
-#       prove_same_bytes | run_prove_same_bytes
+#       prove_same_bytes | run_prove_same_bytes | registered_job_same_bytes (RHOFLOW: rhoflow-jobs,
+#       the command line with the toy job of tests/jobs/)
 set -eu
 case_name=$1
 rhoflow=$2
@@ -318,6 +319,25 @@ EOF
   cmp one/stdout two/stdout || fail "the printed summaries differ on 2 ranks"
   grep -q '"verdict": "proved"' two/out/proofs/claim=positive-drift/certificate.json || fail "no proof on 2 ranks"
   grep -q '"valid": true' two/out/recheck/run/verification.json || fail "no re-check on 2 ranks"
+  ;;
+registered_job_same_bytes)
+  # A job registered in one file (tests/jobs/toy_job.cpp) runs on 2 ranks as on one: its cells
+  # go to any rank and their results come back to rank 0 by the kind's name; the subcommand
+  # runs on every rank and prints once.
+  cat >e.toml <<'EOF'
+[[task]]
+name = "squares"
+command = "toy"
+n = [10, 100, 1000]
+power = [2, 3]
+EOF
+  mkdir one two
+  (cd one && "$rhoflow" run ../e.toml --out out >stdout 2>stderr) || { cat one/stderr >&2; fail "one process failed"; }
+  (cd two && mpi 2 run ../e.toml --out out >stdout 2>stderr) || { cat two/stderr >&2; fail "2 ranks failed"; }
+  same_run_folder one/out two/out
+  grep -q '"sum": 250500250000.0' two/out/squares/n=1000_power=3/result.json || fail "the sum of cubes to 1000 on 2 ranks"
+  mpi 2 toy --n 10 >toy.txt || fail "toy on 2 ranks failed"
+  [ "$(cat toy.txt)" = "S_2(10) = 385 (error <= 5.1e-13)" ] || fail "toy on 2 ranks printed: $(cat toy.txt)"
   ;;
 prove_same_bytes)
   # rhoflow prove spreads each batch of cells over the ranks (pool, then broadcast): the

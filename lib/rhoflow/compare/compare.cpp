@@ -604,8 +604,11 @@ OdeAgreement ode_agreement(const CompareResult& r) {
     return a;
 }
 
-void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field,
-                              GapTables tables) {
+namespace {
+
+// add_effective_prediction's inputs: a valid comparison of this very ensemble (checked once,
+// before the moment tables are measured).
+void check_prediction_inputs(const CompareResult& r, const EnsembleResult& ens) {
     const CompareParams& p = r.params;
     p.validate();
     check_same_run(p, ens);
@@ -613,7 +616,10 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
     if (r.table.empty() || r.trajectory.size() + 1 != ens.record_steps.size())
         throw InvalidArgument("result", "the comparison's rows and trajectory are not those of this ensemble "
                                         "(accepted: compare()'s result for it)");
-    const std::size_t want = table_etas(p.sga, p.effective).size();
+}
+
+void predict(CompareResult& r, const EnsembleResult& ens, const DriftField& field, GapTables tables) {
+    const std::size_t want = table_etas(r.params.sga, r.params.effective).size();
     if (tables.tables.size() != want)
         throw InvalidArgument("tables", fmt::format("{} moment tables given (accepted: {}, one per step size of "
                                                     "table_etas)", tables.tables.size(), want));
@@ -622,11 +628,18 @@ void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const
     r.ode = ode_agreement(r);
 }
 
+}  // namespace
+
+void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field,
+                              GapTables tables) {
+    check_prediction_inputs(r, ens);
+    predict(r, ens, field, std::move(tables));
+}
+
 void add_effective_prediction(CompareResult& r, const EnsembleResult& ens, const DriftField& field) {
-    r.params.validate();
-    check_same_run(r.params, ens);
+    check_prediction_inputs(r, ens);
     const CompareParams& p = r.params;
-    add_effective_prediction(r, ens, field, measure_gap_tables(p.model, p.sga, p.effective, field));
+    predict(r, ens, field, measure_gap_tables(p.model, p.sga, p.effective, field));
 }
 
 // ------------------------------------------------------------------------------- units

@@ -37,14 +37,16 @@ TEST_CASE("parallel_for: every index runs exactly once (1, 2, 8 threads, n below
 }
 
 TEST_CASE("parallel_for: with 2 or 8 threads the tasks really run concurrently") {
-    // Two tasks wait (up to 2 s) for each other: each sees the other only if two threads run them.
+    // Two tasks wait for each other: each sees the other only if two threads run them. The wait
+    // ends when the other arrives; its bound (60 s) only ends a failing run (one thread would wait
+    // for a task that cannot start), and no busy machine delays a thread's start that long.
     for (int threads : {2, 8}) {
         CAPTURE(threads);
         std::atomic<int> arrived{0};
         std::atomic<int> met{0};
         parallel_for(2, threads, [&](std::int64_t) {
             arrived.fetch_add(1);
-            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
             while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
             if (arrived.load() == 2) met.fetch_add(1);
         });
