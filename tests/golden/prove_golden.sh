@@ -3,6 +3,8 @@
 # table (commit ddf778b, files in tests/data/golden/prove/): certificates, summaries, the
 # printed text, --output's file, --verify-fast's report, field --rigorous, CITATION.bib. Only
 # the build's commit, whether the tree was modified and the search's wall time are normalised.
+# One change since, on purpose: the box example's "enclosures computed" (30 -> 106) counts the
+# witness points the search tries before the box (issue 32: a disproof needs one witness).
 # Usage: prove_golden.sh RHOFLOW GOLDEN_DIR WORK_DIR
 extra_norm='s/^\([0-9.]+ s on [0-9]+ threads\)$/(TIME)/'  # the search's wall time
 . "$(dirname "$0")/golden_common.sh"

@@ -1,6 +1,7 @@
 #include "rhoflow/prove/prove.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -241,6 +242,90 @@ bool bisect_model(const ModelCell& m, ModelCell& a, ModelCell& b) {
     return true;
 }
 
+// Witnesses tried before a box is searched (kWitnesses at most): its corners, then its centre.
+constexpr std::size_t kWitnesses = 16;
+
+// The point models a claim over a box is first tried at, in a fixed order: the corners of its
+// ranged axes (all high ends, all low ends, then the rest by bit mask; integers at their ends),
+// then the centre (integers rounded down). None for a box of one model, none with R = 0 or
+// theta = 0 (j' = 0 exactly there). A claim for every model of the box fails at a corner
+// first when it fails towards an end of a parameter, as the sign of j'(-1) does in theta.
+std::vector<ModelCell> witness_points(const ParamBox& box) {
+    const auto axes = box.axes();
+    std::vector<int> ranged;
+    for (int k = 0; k < axis_count; ++k)
+        if (axes[static_cast<std::size_t>(k)]->ranged()) ranged.push_back(k);
+    std::vector<ModelCell> out;
+    if (ranged.empty()) return out;
+    auto point = [&](unsigned mask, bool centre) {
+        std::array<double, axis_count> v{};
+        for (int k = 0; k < axis_count; ++k) v[static_cast<std::size_t>(k)] = axes[static_cast<std::size_t>(k)]->lo;
+        for (std::size_t i = 0; i < ranged.size(); ++i) {
+            const ParamRange& r = *axes[static_cast<std::size_t>(ranged[i])];
+            const bool integer = ranged[i] <= 2;  // d, L, R
+            const double mid = integer ? std::floor(0.5 * (r.lo + r.hi)) : 0.5 * (r.lo + r.hi);
+            v[static_cast<std::size_t>(ranged[i])] = centre ? mid : ((mask >> i) & 1u) ? r.hi : r.lo;
+        }
+        ModelCell m;
+        m.d = static_cast<std::int64_t>(v[0]);
+        m.L = static_cast<std::int64_t>(v[1]);
+        m.R = static_cast<std::int64_t>(v[2]);
+        m.theta = {v[3], v[3]};
+        m.sigma = {v[4], v[4]};
+        m.beta = {v[5], v[5]};
+        return m;
+    };
+    const unsigned corners = 1u << ranged.size(), all = corners - 1;
+    std::vector<unsigned> order = {all, 0};
+    for (unsigned mask = 1; mask < all; ++mask) order.push_back(mask);
+    for (unsigned mask : order)
+        if (out.size() < kWitnesses) out.push_back(point(mask, false));
+    if (out.size() < kWitnesses) out.push_back(point(0, true));
+    std::erase_if(out, [](const ModelCell& m) { return m.R == 0 || m.theta.hi == 0; });
+    return out;
+}
+
+// The certificate of a claim disproved at one point model of the box: that parameter cell alone.
+void record_witness(ProveResult& res, const ProveParams& params, const ModelCell& m, const CellsDecision& d,
+                    const std::vector<ProofCell>& cells) {
+    ParamCellResult pc;
+    pc.model = m;
+    pc.verdict = d.verdict;
+    pc.attractors = d.attractors;
+    pc.hitting_time = d.hitting_time;
+    pc.note = d.note + " (a witness: a point of the box tried before the box was searched)";
+    res.param_cells.push_back(pc);
+    res.cells = cells;
+    for (const auto& c : cells)
+        if (c.role == "dj>0" || c.role == "dj<0") {
+            const double mag = std::max(std::abs(c.enc.dj.lo), std::abs(c.enc.dj.hi));
+            res.min_width_rel = std::max(res.min_width_rel, c.enc.dj.width() / std::max(mag, 1e-300));
+        }
+    res.verdict = ProofVerdict::disproved;
+    if (params.claim.kind == ClaimKind::monotone || params.claim.kind == ClaimKind::positive_drift)
+        for (const auto& c : cells)
+            if (c.role == "dj<0") {
+                res.counterexample = c;
+                break;
+            }
+}
+
+// Tries the box's witness points (witness_points) in order, each searched in rho to the full
+// depth; stops at the first that disproves the claim, recorded as the whole certificate. True
+// when one did. Points that prove or cannot decide the claim leave nothing but their count.
+bool disproved_at_a_witness(Search& s, ProveResult& res, const ProveParams& params) {
+    for (const ModelCell& m : witness_points(params.box)) {
+        std::vector<ProofCell> cells;
+        const CellsDecision d = s.rho_search(m, cells, params.max_depth, false);
+        if (s.budget_out) return false;
+        if (d.verdict == ProofVerdict::disproved) {
+            record_witness(res, params, m, d, cells);
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 ProveResult run_prove(const ProveParams& params, Execution ex) {
@@ -268,6 +353,11 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
                 m.validate();
                 queue.push_back({m, 0});
             }
+    // A disproof needs one witness: a claim for every model of the box is first tried at its
+    // corners and centre, so that a counterexample at an end of a range is found at the cost of
+    // a few point searches, not after the whole box was searched cell by cell.
+    if (disproved_at_a_witness(s, res, params)) queue.clear();
+    s.budget_out = false;  // a witness search out of budget: the box search reports it as its own
     bool undecided = false;
     while (!queue.empty()) {
         auto [m, depth] = queue.front();

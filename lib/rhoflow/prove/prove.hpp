@@ -14,6 +14,8 @@
 //    j'(-1) < 0. The count is exact once every cell is classified, so a count != N disproves;
 //  - hitting-time<=T: "dj>0" on [rho0, 1 - hit_eps] and T_hit = int drho / ((1 - rho^2) j') is
 //    bracketed per cell by (atanh b - atanh a) / [max j', min j'].
+// A box of more than one model is first tried at up to 16 witness points (its corners, then its
+// centre, each searched alone): the first that disproves the claim is the certificate.
 // Undecided cells are bisected up to max_depth. On a parameter cell that can still be split,
 // rho is bisected only while it narrows the enclosures (a fresh half keeping more than 0.7 of
 // its parent's width means the parameter cell's width dominates) and at most 4 times; then the

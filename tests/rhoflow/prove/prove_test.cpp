@@ -270,6 +270,40 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
     }
 }
 
+TEST_CASE("prove: a box whose claim fails at an end is disproved at a witness corner, in a few dozen enclosures") {
+    // The default model (d=50, L=1000, R=100) is monotone up to theta* ~ 0.99225, where j'(-1)
+    // changes sign (an independent 40-digit evaluation gives a margin of +3.7e-6 at 0.9922): the
+    // box theta in [0.9, 1] fails at its upper end. Searched cell by cell it ran for over 300 s
+    // without a verdict; its corner theta = 1 disproves it at once.
+    ProveParams p = params("monotone", 50, 1000, 100, ParamRange(0.9, 1.0));
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::disproved);
+    REQUIRE(r.param_cells.size() == 1);  // the witness alone
+    const ModelCell& w = r.param_cells[0].model;
+    CHECK(w.theta.lo == 1.0);
+    CHECK(w.theta.hi == 1.0);
+    REQUIRE(r.counterexample.has_value());
+    CHECK(r.counterexample->enc.dj.hi < 0);
+    CHECK(r.counterexample->enc.rho.lo == -1.0);  // the sign of j'(-1)
+    CHECK(r.diagnostics.enclosures < 200);
+    const nlohmann::json cert = certificate(p, r);
+    const VerifyReport v = verify_fast(cert);
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::disproved);
+    // A witness outside the box proves nothing about it: the same cells against theta in [0.9, 0.99].
+    nlohmann::json t = cert;
+    t["params"]["box"]["theta"]["hi"] = 0.99;
+    const VerifyReport bad = verify_fast(t);
+    CHECK_FALSE(bad.valid);
+    CHECK(has_error(bad, "model: outside params.box"));
+    // Below theta*, no corner is a witness and the box is proved (p's box narrowed to [0.9, 0.95]).
+    p.box.theta = ParamRange(0.9, 0.95);
+    p.max_box_depth = 0;
+    p.max_cells = 400;
+    const ProveResult below = run_prove(p);
+    CHECK(below.verdict != ProofVerdict::disproved);
+}
+
 TEST_CASE("prove: bad parameters are refused naming the field") {
     ProveParams p = params("filtering", 5, 100, 50);
     CHECK_THROWS_WITH_AS(run_prove(p), doctest::Contains("filtering"), InvalidArgument);
