@@ -31,6 +31,10 @@ ModelParams CheckParams::model_at(const std::array<double, axis_count>& v) const
 
 void CheckParams::validate() const {
     claim.validate();
+    if (claim.kind == ClaimKind::noise_mass)
+        throw InvalidArgument("claim", fmt::format("claim = '{}' is decided by rhoflow prove, rigorously (accepted here: "
+                                                   "monotone, positive-drift, attractors=N, filtering, hitting-time<=T)",
+                                                   to_string(claim)));
     box.validate();
     require(grid >= 2 && grid <= 4097, "grid", grid, "2 <= grid <= 4097 points per ranged axis");
     require(refine >= 0 && refine <= 12, "refine", refine, "0 <= refine <= 12 bisections");
@@ -362,6 +366,7 @@ CheckWitness make_witness(const CheckParams& p, const CheckPoint& worst) {
                                           format_number(p.certify.hit_eps), flags, field);
             break;
         case ClaimKind::attractors:
+        case ClaimKind::noise_mass:  // refused by validate()
             break;
     }
     return w;

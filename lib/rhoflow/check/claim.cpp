@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kAccepted =
     "accepted: monotone, positive-drift, attractors=N (integer 0 <= N <= 1000), filtering, "
-    "hitting-time<=T (finite T > 0)";
+    "hitting-time<=T (finite T > 0), filtering<=EPS (0 <= EPS <= 1)";
 
 [[noreturn]] void bad_claim(std::string_view text, const std::string& field) {
     throw InvalidArgument(field, fmt::format("{} = '{}' is not a claim ({})", field, text, kAccepted));
@@ -28,6 +28,9 @@ void Claim::validate() const {
     if (kind == ClaimKind::hitting_time && !(std::isfinite(t_max) && t_max > 0))
         throw InvalidArgument("claim", fmt::format("claim = 'hitting-time<={}' is out of range ({})",
                                                    format_number(t_max), kAccepted));
+    if (kind == ClaimKind::noise_mass && !(noise_max >= 0 && noise_max <= 1))
+        throw InvalidArgument("claim", fmt::format("claim = 'filtering<={}' is out of range ({})",
+                                                   format_number(noise_max), kAccepted));
 }
 
 std::string to_string(const Claim& c) {
@@ -37,6 +40,7 @@ std::string to_string(const Claim& c) {
         case ClaimKind::attractors: return fmt::format("attractors={}", c.attractors);
         case ClaimKind::filtering: return "filtering";
         case ClaimKind::hitting_time: return "hitting-time<=" + format_number(c.t_max);
+        case ClaimKind::noise_mass: return "filtering<=" + format_number(c.noise_max);
     }
     return "?";
 }
@@ -49,6 +53,11 @@ Claim parse_claim(std::string_view text, const std::string& field) {
         c.kind = ClaimKind::positive_drift;
     } else if (text == "filtering") {
         c.kind = ClaimKind::filtering;
+    } else if (text.starts_with("filtering<=")) {
+        c.kind = ClaimKind::noise_mass;
+        const auto e = parse_number(text.substr(11));
+        if (!e) bad_claim(text, field);
+        c.noise_max = *e;
     } else if (text.starts_with("attractors=")) {
         c.kind = ClaimKind::attractors;
         const std::string_view n = text.substr(11);

@@ -6,6 +6,8 @@
 //  - positive-drift:    F > 0 on (0, 1);
 //  - attractors=N:      exactly N stable equilibria in [-1, 1];
 //  - filtering:         1 - E[A_I] decreasing on (0, 1), i.e. d E[A_I]/d rho > 0 there;
+//  - filtering<=EPS:    the noise mass 1 - E[A_I] is at most EPS at rho = +1, and at rho = -1
+//                       when -1 attracts (j'(-1) < 0): at the paper's attractors (prove only);
 //  - hitting-time<=T:   the ODE from rho0 reaches |rho| >= 1 - hit_eps by time T.
 // How each is certified: certify.hpp and docs/theory.md section 10.
 #pragma once
@@ -22,7 +24,8 @@ enum class ClaimKind {
     positive_drift, ///< F > 0 on (0, 1)
     attractors,     ///< exactly `attractors` stable equilibria in [-1, 1]
     filtering,      ///< nuisance attention mass 1 - E[A_I] decreasing on (0, 1)
-    hitting_time    ///< the ODE from rho0 reaches |rho| >= 1 - hit_eps by time `t_max`
+    hitting_time,   ///< the ODE from rho0 reaches |rho| >= 1 - hit_eps by time `t_max`
+    noise_mass      ///< 1 - E[A_I] <= `noise_max` at +1, and at -1 where it attracts
 };
 
 /// A claim with its argument (N for attractors, T for hitting-time).
@@ -30,13 +33,14 @@ struct Claim {
     ClaimKind kind = ClaimKind::monotone;  ///< the property
     int attractors = 1;                    ///< N of attractors=N (0 <= N <= 1000)
     double t_max = 10.0;                   ///< T of hitting-time<=T (finite, > 0)
+    double noise_max = 1.0;                ///< EPS of filtering<=EPS (0 <= EPS <= 1)
 
     /// Throws InvalidArgument naming "claim" when the argument is out of range.
     void validate() const;
 };
 
 /// Canonical text of a claim: "monotone", "positive-drift", "attractors=2", "filtering",
-/// "hitting-time<=10".
+/// "hitting-time<=10", "filtering<=0.78".
 std::string to_string(const Claim& c);
 /// Parses the canonical text; throws InvalidArgument naming `field` (listing the accepted forms).
 Claim parse_claim(std::string_view text, const std::string& field = "claim");

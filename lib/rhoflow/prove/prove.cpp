@@ -47,7 +47,7 @@ void ProveParams::validate() const {
     claim.validate();
     if (claim.kind == ClaimKind::filtering)
         throw InvalidArgument("claim", "claim = 'filtering' is not proved by prove (accepted: monotone, positive-drift, "
-                                       "attractors=N, hitting-time<=T; rhoflow check decides filtering)");
+                                       "attractors=N, hitting-time<=T, filtering<=EPS; rhoflow check decides filtering)");
     box.validate();
     rigorous.validate();
     require(initial_cells >= 2 && initial_cells <= 4096, "initial_cells", initial_cells, "2 <= initial_cells <= 4096");
@@ -177,7 +177,9 @@ struct Search {
                     c.enc.rho = h;
                     todo.push_back(next.size());
                     next.push_back(c);
-                    next_parent.push_back({cells[i].enc.dj.width(), cells[i].enc.d2j.width()});
+                    next_parent.push_back({p.claim.kind == ClaimKind::noise_mass ? cells[i].enc.mass.width()
+                                                                                  : cells[i].enc.dj.width(),
+                                           cells[i].enc.d2j.width()});
                 }
                 const int depth = static_cast<int>(std::lround(std::log2((range.hi - range.lo) / n0 / (mid - r.lo))));
                 res.diagnostics.max_depth_reached = std::max(res.diagnostics.max_depth_reached, depth);
@@ -209,7 +211,9 @@ struct Search {
         for (std::size_t i : refine) {
             const Interval w = parent[i];
             if (w.lo <= 0) continue;  // not a fresh child
-            const bool dj = cells[i].enc.dj.width() > kStagnation * w.lo;
+            const bool dj = p.claim.kind == ClaimKind::noise_mass
+                                ? cells[i].enc.mass.width() > kStagnation * w.lo  // the mass decides, not j'
+                                : cells[i].enc.dj.width() > kStagnation * w.lo;
             const bool d2j = cells[i].enc.d2j.width() > kStagnation * w.hi;
             if (dj && (p.claim.kind != ClaimKind::attractors || d2j)) return true;
         }

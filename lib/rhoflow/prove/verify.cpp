@@ -114,6 +114,36 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
     return d;
 }
 
+// filtering<=EPS: the noise mass 1 - E[A_I] at an end rho = +-1 lies in [1 - mass.hi, 1 - mass.lo]
+// of the end cell (its mass encloses E[A_I] on the whole cell, the end included). +1 must be
+// within EPS; -1 too when it attracts (the first cell's j' < 0), not when it repels (j' > 0).
+// Only the end cells are refined.
+CellsDecision noise_claim(const Claim& claim, const std::vector<ProofCell>& cells) {
+    CellsDecision d;
+    const double eps = claim.noise_max;
+    const ProofCell& top = cells.back();
+    const ProofCell& bottom = cells.front();
+    const Interval plus{1 - top.enc.mass.hi, 1 - top.enc.mass.lo}, minus{1 - bottom.enc.mass.hi, 1 - bottom.enc.mass.lo};
+    const bool attracts = bottom.role == "dj<0", repels = bottom.role == "dj>0";
+    if (plus.lo > eps || (attracts && minus.lo > eps)) {
+        d.verdict = ProofVerdict::disproved;
+        d.note = plus.lo > eps ? fmt::format("the noise mass at rho = 1 is at least {} > {}", plus.lo, eps)
+                               : fmt::format("-1 attracts and the noise mass there is at least {} > {}", minus.lo, eps);
+        return d;
+    }
+    if (plus.hi > eps) d.refine.push_back(cells.size() - 1);
+    if (!repels && minus.hi > eps && cells.size() > 1) d.refine.insert(d.refine.begin(), 0);
+    if (!d.refine.empty()) {
+        d.note = fmt::format("the noise mass at rho = 1 is within [{}, {}]{}: not decided against {}", plus.lo, plus.hi,
+                             repels ? "" : fmt::format(", at -1 within [{}, {}]", minus.lo, minus.hi), eps);
+        return d;
+    }
+    d.verdict = ProofVerdict::proved;
+    d.note = fmt::format("the noise mass is at most {} at rho = 1 and {} at rho = -1 ({}), <= {}", plus.hi,
+                         minus.hi, attracts ? "an attractor" : repels ? "a repeller" : "attracting or not", eps);
+    return d;
+}
+
 CellsDecision hitting_claim(const Claim& claim, const std::vector<ProofCell>& cells) {
     CellsDecision d;
     if (cells.front().role == "dj<0") {
@@ -185,6 +215,7 @@ CellsDecision decide_cells(const Claim& claim, const std::vector<ProofCell>& cel
         case ClaimKind::positive_drift: return sign_claim(cells);
         case ClaimKind::attractors: return attractor_claim(claim, cells);
         case ClaimKind::hitting_time: return hitting_claim(claim, cells);
+        case ClaimKind::noise_mass: return noise_claim(claim, cells);
         default: d.note = "claim not supported by prove"; return d;
     }
 }

@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "rhoflow/check/check.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
@@ -302,6 +304,49 @@ TEST_CASE("prove: a box whose claim fails at an end is disproved at a witness co
     p.max_cells = 400;
     const ProveResult below = run_prove(p);
     CHECK(below.verdict != ProofVerdict::disproved);
+}
+
+TEST_CASE("prove: filtering<=EPS brackets the noise mass at the attractors, and the checker follows it") {
+    // d=50, L=1000, R=100, theta=0.9: -1 repels (the field is monotone below theta* ~ 0.99225)
+    // and the exact field's estimate (the field job, an independent quadrature) of the noise mass
+    // at rho = 1 is 1 - E[A_I](1) = 0.785730 +- 3e-15: EPS = 0.786 is proved, 0.785 disproved.
+    FieldJob f;
+    f.model.theta = 0.9;
+    f.rho = {1.0};
+    const double noise = 1 - run(f).points.at(0).mass_informative;
+    REQUIRE(noise > 0.785);
+    REQUIRE(noise < 0.786);
+    ProveParams p = params("filtering<=0.786", 50, 1000, 100, ParamRange(0.9));
+    const ProveResult held = run_prove(p);
+    REQUIRE(held.verdict == ProofVerdict::proved);
+    CHECK(held.cells.back().enc.mass.lo <= 1 - noise);  // the end cell's enclosure holds the estimate
+    CHECK(held.cells.front().role == "dj>0");            // -1 repels: its noise mass (0.957) does not count
+    const nlohmann::json cert = certificate(p, held);
+    CHECK(verify_fast(cert).valid);
+    // The same cells do not prove a smaller EPS: the checker re-decides, it does not trust the verdict.
+    nlohmann::json t = cert;
+    t["params"]["claim"] = "filtering<=0.785";
+    CHECK_FALSE(verify_fast(t).valid);
+
+    p.claim = parse_claim("filtering<=0.785");
+    const ProveResult failed = run_prove(p);
+    REQUIRE(failed.verdict == ProofVerdict::disproved);
+    CHECK(1 - failed.cells.back().enc.mass.hi > 0.785);
+    CHECK(verify_fast(certificate(p, failed)).valid);
+
+    // At theta = 1, -1 attracts (a basin [-1, -0.9928)) with a noise mass of 0.96 there: disproved
+    // for EPS = 0.78 although rho = 1's is 0.7685.
+    p = params("filtering<=0.78", 50, 1000, 100);
+    const ProveResult minus = run_prove(p);
+    REQUIRE(minus.verdict == ProofVerdict::disproved);
+    CHECK(minus.param_cells.at(0).note.find("-1 attracts") != std::string::npos);
+    CHECK(minus.cells.front().role == "dj<0");
+    // check decides filtering (monotone noise mass), not filtering<=EPS: it says who does.
+    CheckParams c;
+    c.claim = parse_claim("filtering<=0.78");
+    CHECK_THROWS_WITH(c.validate(), doctest::Contains("decided by rhoflow prove"));
+    CHECK(to_string(parse_claim("filtering<=0.78")) == "filtering<=0.78");
+    CHECK_THROWS_WITH(parse_claim("filtering<=1.5"), doctest::Contains("0 <= EPS <= 1"));
 }
 
 TEST_CASE("prove: bad parameters are refused naming the field") {
