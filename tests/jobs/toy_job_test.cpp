@@ -3,6 +3,7 @@
 // against their closed forms, so a wrong setting, run or read-back fails here.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -42,7 +43,8 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 TEST_CASE("jobs: a job registered in one file is a row of the table with its settings") {
     const rhoflow::JobKind* toy = rhoflow::find_job_kind("toy");
     REQUIRE(toy != nullptr);
-    CHECK(rhoflow::job_commands().back() == "toy");  // after the built-in ones
+    const auto& names = rhoflow::job_commands();  // after the built-in ones
+    CHECK(std::find(names.begin(), names.end(), "toy") - names.begin() >= std::variant_size_v<rhoflow::Job> - 1);
     CHECK(contains(rhoflow::job_command_list(), "toy"));
     std::string keys;
     for (const auto& s : rhoflow::settings_for("toy")) keys += s.key + " ";
@@ -50,7 +52,7 @@ TEST_CASE("jobs: a job registered in one file is a row of the table with its set
     const rhoflow::Job job = rhoflow::make_job("toy");
     CHECK(&rhoflow::kind_of(job) == toy);
     CHECK(rhoflow::command_of(job) == "toy");
-    // The table is closed once read: a late registration is refused, as is a taken name.
+    // The table is closed once read: a late registration is refused.
     rhoflow::JobKind late;
     late.name = "late";
     CHECK_THROWS_AS(rhoflow::register_job_kind(late), std::logic_error);

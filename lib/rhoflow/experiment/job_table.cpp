@@ -221,11 +221,16 @@ bool register_job_kind(JobKind kind) {
     return true;
 }
 
+void register_threshold_job();  // experiment/threshold_job.cpp
+
+namespace {
+
 // The library's own registered jobs (lib/rhoflow/README.md, "Adding a job"): a job file in the
 // library declares its registration function and calls it here, since a static archive drops an
 // object file that nothing references (a registration at static initialisation would vanish).
-// None yet: the built-in jobs are rows of builtin_kinds().
-void register_library_jobs() {}
+void register_library_jobs() { register_threshold_job(); }
+
+}  // namespace
 
 const std::vector<JobKind>& job_kinds() {
     static std::once_flag once;

@@ -1,0 +1,71 @@
+// rhoflow threshold (experiment/threshold_job.cpp), a job of the library registered from one file:
+// the bracket of the default model's monotonicity threshold theta* in theta, each end certified.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+#include "rhoflow/experiment/job_table.hpp"
+#include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/settings.hpp"
+#include "rhoflow/prove/verify.hpp"
+
+using namespace rhoflow;
+using rhoflow::test::rhoflow_cli;
+
+namespace {
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("threshold: theta* of the default model is bracketed to 1e-4, a certificate at each end") {
+    // The default model (d=50, L=1000, R=100, sigma = beta = 1) is monotone up to theta* where
+    // j'(-1) changes sign: an independent 40-digit evaluation (mpmath quadrature of j'(-1))
+    // gives a margin of +3.7e-6 at theta = 0.9922, and prove disproves 0.9923: theta* lies in
+    // [0.9922, 0.9923]. The bracket must meet that interval.
+    Job job = make_job("threshold");
+    for (const auto& [key, value] : {std::pair{"lo", "0.992"}, std::pair{"hi", "0.9925"}})
+        find_setting("threshold", key)->set_text(job, value);
+    validate(job);
+    const JobResult result = run(job);
+    const nlohmann::json doc = document(job, result, make_provenance("threshold", "rhoflow threshold --lo 0.992 --hi 0.9925"));
+    REQUIRE(doc.at("bracketed") == true);
+    const double lo = doc.at("lo"), hi = doc.at("hi");
+    CHECK(hi - lo <= 1e-4);
+    CHECK(lo < 0.9923);
+    CHECK(hi > 0.9922);
+    CHECK(doc.at("lo_verdict") == "proved");
+    CHECK(doc.at("hi_verdict") == "disproved");
+    CHECK(doc.at("steps").size() >= 4);  // the ends, then midpoints
+    // Each end's certificate checks, with the verdict the bracket states, at the stated theta.
+    for (const char* end : {"lo", "hi"}) {
+        CAPTURE(end);
+        const nlohmann::json& cert = doc.at(std::string(end) + "_certificate");
+        CHECK(cert.at("params").at("box").at("theta").at("lo") == doc.at(end));
+        const VerifyReport v = verify_certificate(cert, 0, Execution::local, VerifyMethod::fast);
+        CHECK(v.valid);
+        CHECK(to_string(v.verdict) == doc.at(std::string(end) + "_verdict").get<std::string>());
+    }
+    // The document reads back as the same job and result (resumption, rhoflow.load).
+    const Job back = job_from_document(doc);
+    CHECK(nlohmann::json(std::get<RegisteredJob>(back)) == doc.at("params"));
+    CHECK(document(back, result_from_document(back, doc), make_provenance("threshold", "x")).at("hi") == doc.at("hi"));
+}
+
+TEST_CASE("threshold: ends with the same verdict are no bracket; bad input names the flag") {
+    auto r = rhoflow_cli({"threshold", "--lo", "0.5", "--hi", "0.6", "--json"});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc.at("bracketed") == false);
+    CHECK(contains(doc.at("note").get<std::string>(), "not one proved and one disproved"));
+    CHECK(doc.at("steps").size() == 2);
+    r = rhoflow_cli({"threshold", "--axis", "d"});
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "--axis"));
+    r = rhoflow_cli({"threshold", "--lo", "1", "--hi", "0.5"});
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "--hi"));
+    r = rhoflow_cli({"threshold", "--claim", "filtering"});
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "--claim"));
+}
