@@ -231,21 +231,6 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
     };
 }
 
-std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
-    std::string cmd = "rhoflow " + e.tasks[c.task].command;
-    for (const auto& s : e.tasks[c.task].settings) {
-        std::string value = s.values.front();
-        for (const auto& [k, v] : c.swept)
-            if (k == s.key) value = v;
-        const Setting* set = find_setting(e.tasks[c.task].command, s.key);
-        if (set->is_switch())
-            cmd += value == "true" ? " --" + s.key : "";
-        else
-            cmd += fmt::format(" --{} {}", s.key, value);
-    }
-    return cmd;
-}
-
 std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     check_path_flag(r.app, "out", r.out);
     const MemoryLimit limit = memory_limit(r.app, r.max_memory);

@@ -45,6 +45,13 @@ Provenance run_provenance(const Experiment& e, const Provenance& given) {
 
 // ------------------------------------------------------------------------------- execution
 
+// A cell's provenance: the run's, with the command line that reruns the cell alone.
+Provenance cell_provenance(const Experiment& e, const ExperimentCell& c, const Provenance& run) {
+    Provenance p = run;
+    p.cell_command_line = cell_command_line(e, c);
+    return p;
+}
+
 // A pending cell: its job's plan (the same on every rank, the one the command line runs) and
 // rank 0's bookkeeping for run.json.
 struct CellWork {
@@ -198,7 +205,7 @@ private:
         const ExperimentCell& c = e_.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
         in_cell(e_, c, [&] {
-            write_cell(c, r, partial_, o_.render_figures, o_.provenance);
+            write_cell(c, r, partial_, o_.render_figures, cell_provenance(e_, c, o_.provenance));
             out_.results[w.cell] = std::move(r);
         });
         w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -111,6 +111,12 @@ Experiment read_experiment(const std::filesystem::path& file, const std::filesys
 Experiment read_experiment_text(std::string_view toml, const std::string& name,
                                 const std::filesystem::path& out = {});
 
+/// The single command line that reruns cell `c` alone: "rhoflow SUB --flag VALUE ..." with the
+/// task's settings at the cell's values (a switch as its flag when true), each argument quoted
+/// for a POSIX shell where it would be split or expanded (command_line_of, io/json.hpp). `rhoflow
+/// run --dry-run` prints it; every cell's document records it (Provenance::cell_command_line).
+std::string cell_command_line(const Experiment& e, const ExperimentCell& c);
+
 /// How a run proceeds and reports.
 struct ExperimentOptions {
     bool render_figures = true;                           ///< run gnuplot for compare cells
