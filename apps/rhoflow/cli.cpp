@@ -231,21 +231,6 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
     };
 }
 
-std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
-    std::string cmd = "rhoflow " + e.tasks[c.task].command;
-    for (const auto& s : e.tasks[c.task].settings) {
-        std::string value = s.values.front();
-        for (const auto& [k, v] : c.swept)
-            if (k == s.key) value = v;
-        const Setting* set = find_setting(e.tasks[c.task].command, s.key);
-        if (set->is_switch())
-            cmd += value == "true" ? " --" + s.key : "";
-        else
-            cmd += fmt::format(" --{} {}", s.key, value);
-    }
-    return cmd;
-}
-
 std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
     check_path_flag(r.app, "out", r.out);
     const MemoryLimit limit = memory_limit(r.app, r.max_memory);
@@ -279,13 +264,27 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
             return;
         }
         ProgressCounter progress;
+        CellCounter cells;
+        cells.total = static_cast<std::int64_t>(e->cells.size());  // until the runner knows those to compute
         ExperimentOptions o;
         o.provenance = make_provenance("run", r.command_line);  // the runner adds the file and its hash
         o.render_figures = !r.no_figures;
-        o.log = [](const std::string& line) { std::cerr << line << "\n"; };
         o.progress = &progress;
+        o.cells = &cells;
         o.execution = Execution::team;
-        const ExperimentResult res = run_experiment(*e, o);
+        ExperimentResult res;
+        {
+            // On a terminal: cells done, the share of the work and the time left, from the start.
+            TimeLeft left;  // used by the drawing thread alone
+            Progress shown(
+                [&](double elapsed) {
+                    return run_progress_line(cells.done, cells.total, steps_fraction(progress),
+                                             left.at(elapsed, work_fraction(cells.work_done, cells.work_total)));
+                },
+                progress_wanted(), [](const std::string& bytes) { std::cerr << bytes << std::flush; });
+            o.log = [&shown](const std::string& line) { shown.note(line); };
+            res = run_experiment(*e, o);
+        }
         if (!team_root()) return;
         for (const auto& [name, table] : res.summaries) std::cout << "## " << name << "\n\n" << to_markdown(table) << "\n";
         std::cerr << fmt::format("rhoflow run: summaries in {0}/<task>/summary.{{csv,md,tex}}, index in {0}/run.json\n",

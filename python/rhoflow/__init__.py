@@ -809,11 +809,13 @@ def _read_table(path):
     lines = _rhoflow.read_text(_os.fspath(path), False).splitlines()
     comments = [l[2:] if l.startswith("# ") else l[1:] for l in lines if l.startswith("#")]
     sidecar = _os.fspath(path) + ".meta.json"
+    integer = set()  # the columns the sidecar declares integer (steps, counts): int64 when complete
     if _os.path.isfile(sidecar):
         try:
             side = _json.loads(_rhoflow.read_text(sidecar, True))
             comments = [str(side["caption"])] + [str(m) for m in side["meta"]]
-        except (KeyError, TypeError, _json.JSONDecodeError) as e:
+            integer = {str(c["name"]) for c in side.get("columns", []) if c.get("integer") is True}
+        except (KeyError, TypeError, AttributeError, _json.JSONDecodeError) as e:
             raise ValueError(f"{sidecar} is not the sidecar of a rhoflow table: {e}") from None
     rows = list(_csv.reader([l for l in lines if not l.startswith("#")]))
     if not rows:
@@ -833,7 +835,11 @@ def _read_table(path):
             except ValueError:
                 values.append(v)
                 numeric = False
-        t[key] = _np.array([float("nan") if v is None else v for v in values]) if numeric else values
+        whole = numeric and key in integer and all(v is not None and v.is_integer() and abs(v) <= 2**53 for v in values)
+        if whole:
+            t[key] = _np.array(values, dtype=_np.int64)
+        else:
+            t[key] = _np.array([float("nan") if v is None else v for v in values]) if numeric else values
     t.caption = comments[0] if comments else ""
     t.meta = comments[1:]
     return t

@@ -173,6 +173,21 @@ py::object to_python(const json& j) {
     return scalar(j);
 }
 
+namespace {
+
+// Whether column c is one the library declares integer (a step, a count) and every cell holds an
+// integer that int64 keeps: int64 then; a missing cell (NaN) or any other value keeps float64.
+bool integer_column(const Table& t, std::size_t c) {
+    if (!t.columns[c].integer) return false;
+    for (const auto& row : t.rows) {
+        const auto* d = std::get_if<double>(&row[c]);
+        if (!d || std::trunc(*d) != *d || std::abs(*d) > 9007199254740992.0) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 py::object to_python(const Table& t) {
     py::object out = table_type()();
     out.attr("caption") = t.caption;
@@ -183,7 +198,12 @@ py::object to_python(const Table& t) {
         bool numeric = true;
         for (const auto& row : t.rows) numeric = numeric && !std::holds_alternative<std::string>(row.at(c));
         py::object column;
-        if (numeric) {
+        if (numeric && integer_column(t, c)) {
+            py::array_t<std::int64_t> a(static_cast<py::ssize_t>(t.rows.size()));
+            std::int64_t* v = a.mutable_data();
+            for (const auto& row : t.rows) *v++ = static_cast<std::int64_t>(std::get<double>(row[c]));
+            column = std::move(a);
+        } else if (numeric) {
             py::array_t<double> a(static_cast<py::ssize_t>(t.rows.size()));
             double* v = a.mutable_data();
             for (const auto& row : t.rows)

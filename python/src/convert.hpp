@@ -9,7 +9,9 @@
 //    the same rule (so nested objects become nested tables);
 //  - anything else a list, and scalars the Python scalar (null: None).
 // A library Table (io/table.hpp) becomes a Table (a Record of columns with `caption` and
-// `meta`): numeric columns float64 with NaN for a missing cell, other columns lists.
+// `meta`): numeric columns float64 with NaN for a missing cell, int64 for a column the library
+// declares integer (TableColumn::integer: steps, counts) when no cell is missing, other columns
+// lists.
 #pragma once
 
 #include <cstdint>

@@ -647,6 +647,7 @@ py::dict run_file(const std::string& path, const std::string& out, bool figures,
         Provenance cell_provenance = o.provenance;
         cell_provenance.experiment_file = e.file;
         cell_provenance.experiment_sha256 = e.sha256;
+        cell_provenance.cell_command_line = cell_command_line(e, c);
         cell["result"] = wrap(c.job, std::move(res.results.at(i)), std::move(cell_provenance));
         cells.append(cell);
     }

@@ -105,6 +105,10 @@ def test_run_output_loads_into_the_same_run(cli, tmp_path):
         for key in y:
             assert (x[key].tobytes() == y[key].tobytes()) if isinstance(y[key], np.ndarray) else x[key] == y[key]
     assert live.cells[0].resumed is False
+    # Each cell records the one command line that reruns it alone, live and loaded.
+    assert live.cells[1].result.data.cell_command_line == "rhoflow sga --eta0 0.2 --steps 300 --trials 2"
+    assert live.cells[2].result.data.cell_command_line == "rhoflow field --rho 0.1,0.2"
+    assert [c.result.data.cell_command_line for c in loaded.cells] == [c.result.data.cell_command_line for c in live.cells]
     # A second run of the same file resumes every cell from the finished folder.
     again = rhoflow.run(path, out=tmp_path / "py-out")
     assert all(c.resumed for c in again.cells)

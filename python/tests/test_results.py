@@ -1,5 +1,6 @@
 """Shapes and dtypes of every array, the identities between a result's arrays, the views that
 avoid copies, and to_json/from_json through the library's hooks."""
+import json
 import pickle
 
 import numpy as np
@@ -86,7 +87,7 @@ def test_compare_tables_and_verdict():
     c = small_compare()
     rows = len(c.table["step"])
     for key, column in c.table.items():
-        check_array(column, np.float64, (rows,))
+        check_array(column, np.int64 if key == "step" else np.float64, (rows,))
     df = pd.DataFrame(c.table)
     assert list(df.columns) == list(c.table) and len(df) == rows
     assert c.table.caption and c.table.meta[0].startswith("rhoflow ")
@@ -103,6 +104,51 @@ def test_compare_tables_and_verdict():
     # The raw document rows: a table whose MeanCI columns are nested tables.
     check_array(c.data.table.rho_sga.mean, np.float64, (len(c.data.table.step),))
     assert small_compare(no_effective=True).verdict is None
+
+
+def test_integer_columns_of_tables_are_int64_and_the_others_float64(tmp_path):
+    c = small_compare()
+    declared = {"table": {"step"}, "gap_table": {"step"}, "study_table": {"steps"}}
+    for name, keys in declared.items():
+        for key, column in getattr(c, name).items():
+            assert column.dtype == (np.int64 if key in keys else np.float64), (name, key)
+    assert np.array_equal(c.table["step"], c.data.table.step)  # the document's integers, unchanged
+    # Doubles that happen to be whole stay float: the study's k0 (eta0 k0 fixed) is not declared.
+    k0 = c.study_table["k0"]
+    assert k0.dtype == np.float64 and np.all(k0 == np.round(k0))
+    ch = rhoflow.check("attractors=2", theta=(0.5, 2), grid=3)
+    for key in ("d", "L", "R", "level", "table_points"):
+        assert ch.table[key].dtype == np.int64, key
+    assert ch.table["theta"].dtype == np.float64 and ch.table["margin"].dtype == np.float64
+    # A missing cell (a point whose count is not certified: -1 in the document) keeps it float (NaN).
+    certified = np.array([p["attractors"] >= 0 for p in ch.data.points])
+    assert ch.table["attractors"].dtype == (np.int64 if certified.all() else np.float64)
+    # A sweep's summary: swept integer settings and counts int64, live and loaded from summary.csv.
+    path = tmp_path / "e.toml"
+    path.write_text('[[task]]\nname = "s"\ncommand = "sga"\nd = 8\nL = 20\nR = 4\ntrials = 3\n'
+                    'steps = [200, 300]\ntheta = [1.0, 1.5]\n')
+    live = rhoflow.run(path, out=tmp_path / "o")
+    loaded = rhoflow.load(tmp_path / "o")
+    for s in (live.summaries["s"], loaded.summaries["s"]):
+        assert s["steps"].dtype == np.int64 and s["hits"].dtype == np.int64
+        assert s["theta"].dtype == np.float64 and s["mean_abs_rho_final"].dtype == np.float64
+        assert list(s["steps"]) == [200, 300, 200, 300]
+
+
+def test_a_csv_read_back_takes_integer_columns_from_its_sidecar_not_from_its_values(tmp_path):
+    def table(rows):
+        path = tmp_path / "t.csv"
+        path.write_text("k,x\n" + rows)
+        side = {"caption": "c", "meta": [], "rows": "", "columns": [
+            {"name": "k", "header": "k", "json": "k", "description": "a step", "unit": "steps", "integer": True},
+            {"name": "x", "header": "x", "json": "x", "description": "a number", "unit": "1", "integer": False}]}
+        (tmp_path / "t.csv.meta.json").write_text(json.dumps(side))
+        return rhoflow._read_table(path)
+    t = table("1,2\n3,4\n")
+    assert t["k"].dtype == np.int64 and list(t["k"]) == [1, 3]
+    assert t["x"].dtype == np.float64 and list(t["x"]) == [2.0, 4.0]  # whole, but not declared integer
+    t = table("1,2\n,4\n")  # a missing step: NaN, so float64
+    assert t["k"].dtype == np.float64 and np.isnan(t["k"][1]) and t["k"][0] == 1
 
 
 def test_phase_stationary_check_fields():

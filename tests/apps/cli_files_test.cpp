@@ -2,13 +2,16 @@
 // are data for figure rendering; a file where an output folder should go exits 1.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
 #include "cli_run.hpp"
 #include "rhoflow/io/io_test_util.hpp"
+#include "rhoflow/io/table.hpp"
 
 using namespace rhoflow::test;
 
@@ -99,4 +102,88 @@ TEST_CASE("cli files: prove --verify lists what fails without nlohmann's prefixe
     CHECK(r.code == 2);
     CHECK(r.err.find("params.rigorous: missing") != std::string::npos);
     CHECK(r.err.find("[json.exception") == std::string::npos);
+}
+
+namespace {
+
+// Checks every CSV under `dir` against its sidecar: the same column names, in order, each with a
+// description and a unit; returns the sidecars read, by file name relative to `dir`.
+std::map<std::string, nlohmann::json> described_csvs(const std::filesystem::path& dir) {
+    std::map<std::string, nlohmann::json> found;
+    for (const auto& f : std::filesystem::recursive_directory_iterator(dir)) {
+        if (f.path().extension() != ".csv") continue;
+        const std::string name = std::filesystem::relative(f.path(), dir).string();
+        CAPTURE(name);
+        const std::string csv = read_text(f.path());
+        std::vector<std::string> header;
+        std::stringstream line(csv.substr(0, csv.find('\n')));
+        for (std::string h; std::getline(line, h, ',');) header.push_back(h);
+        const auto meta = nlohmann::json::parse(read_text(f.path().string() + ".meta.json"));
+        REQUIRE(meta.at("columns").size() == header.size());
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            const auto& c = meta["columns"][i];
+            CAPTURE(header[i]);
+            CHECK(c.at("name") == header[i]);
+            CHECK_FALSE(c.at("description").get<std::string>().empty());
+            CHECK_FALSE(c.at("unit").get<std::string>().empty());
+            CHECK(c.at("integer").is_boolean());
+        }
+        found[name] = meta;
+    }
+    return found;
+}
+
+// The unit the sidecar `meta` gives column `name`.
+std::string unit_of(const nlohmann::json& meta, const std::string& name) {
+    for (const auto& c : meta.at("columns"))
+        if (c.at("name") == name) return c.at("unit").get<std::string>();
+    return "(no column " + name + ")";
+}
+
+}  // namespace
+
+TEST_CASE("cli files: every column of every CSV has a description and a unit in its sidecar") {
+    TempDir t("csv_columns");
+    const std::string ode_time = rhoflow::kOdeTime;
+    const std::vector<std::string> small = {"--d", "8", "--L", "20", "--R", "4"};
+    std::vector<std::string> cmp = {"compare", "--trials", "2", "--horizon", "2", "--k0", "100", "--steps", "1000",
+                                    "--no-figures", "--quiet", "--out", (t / "c").string()};
+    cmp.insert(cmp.begin() + 1, small.begin(), small.end());
+    REQUIRE(rhoflow_cli(cmp).code == 0);
+    const auto c = described_csvs(t / "c");
+    CHECK(c.size() == 3);  // table, gap, study
+    CHECK(unit_of(c.at("table.csv"), "t") == ode_time);
+    CHECK(unit_of(c.at("table.csv"), "step") == "steps");
+    CHECK(unit_of(c.at("table.csv"), "rho_sga_mean") == "1");
+    CHECK(unit_of(c.at("gap.csv"), "eta") == rhoflow::kStepSize);
+    CHECK(c.at("table.csv")["columns"][0]["integer"] == true);    // step
+    CHECK(c.at("table.csv")["columns"][1]["integer"] == false);   // t
+    REQUIRE(rhoflow_cli({"check", "--claim", "hitting-time<=10.5", "--theta", "0.5:2", "--grid", "3", "--no-figures",
+                         "--quiet", "--out", (t / "k").string()})
+                .code == 0);
+    const auto k = described_csvs(t / "k");
+    CHECK(k.size() == 1);
+    CHECK(unit_of(k.at("points.csv"), "hit_time") == ode_time);
+    write_text(t / "e.toml",
+               "[defaults]\nd = 8\nL = 20\nR = 4\n"
+               "[[task]]\nname = \"c\"\ncommand = \"compare\"\ntrials = 2\nhorizon = 2\nk0 = 100\nno-study = true\n"
+               "steps = [1000, 1500]\n"
+               "[[task]]\nname = \"s\"\ncommand = \"sga\"\nsteps = 200\ntrials = 3\ntheta = [0.5, 1.5]\n"
+               "[[task]]\nname = \"st\"\ncommand = \"stationary\"\nsamples = 200\nnodes = 8\nbootstrap = 10\n"
+               "eta = [0.04, 0.05]\n"
+               "[[task]]\nname = \"k\"\ncommand = \"check\"\nclaim = \"monotone\"\ntheta = \"0.5:2\"\ngrid = [2, 3]\n"
+               "[[task]]\nname = \"o\"\ncommand = \"ode\"\nt-end = [5, 10]\n"
+               "[[task]]\nname = \"p\"\ncommand = \"phase\"\ntheta = [0.5, 1]\n"
+               "[[task]]\nname = \"f\"\ncommand = \"field\"\nrho = [[0.0, 0.5], [0.25]]\n");
+    REQUIRE(rhoflow_cli({"run", (t / "e.toml").string(), "--out", (t / "o").string(), "--no-figures"}).code == 0);
+    const auto r = described_csvs(t / "o");
+    for (const char* s : {"c/summary.csv", "s/summary.csv", "st/summary.csv", "k/summary.csv", "o/summary.csv",
+                          "p/summary.csv", "f/summary.csv", "c/steps=1000/table.csv", "k/grid=2/points.csv"})
+        CHECK(r.count(s) == 1);
+    CHECK(r.size() == 13);  // 7 summaries, table and gap of 2 compare cells (no study), points of 2 check cells
+    CHECK(unit_of(r.at("c/summary.csv"), "steps") == "steps");  // a swept setting
+    CHECK(unit_of(r.at("c/summary.csv"), "hit_time_ode") == ode_time);
+    CHECK(unit_of(r.at("o/summary.csv"), "t_end") == ode_time);
+    CHECK(unit_of(r.at("st/summary.csv"), "eta") == rhoflow::kStepSize);
+    CHECK(unit_of(r.at("c/summary.csv"), "verdict") == rhoflow::kText);
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -255,4 +256,61 @@ TEST_CASE("cli ode: several --rho0 solve each at the same times, each as its own
     CHECK(has(text.out, "rho(0.05)"));
     CHECK(has(text.out, "rho(0.3)"));
     CHECK(has(text.out, "from rho0 = 0.3 at t = "));
+}
+
+namespace {
+
+// The words a POSIX shell makes of `command` (which starts with "rhoflow"): sh runs it with
+// rhoflow defined as a function that prints its arguments, each ended by a NUL byte.
+std::vector<std::string> shell_words(const std::string& command) {
+    const std::string script = "rhoflow() { for a in \"$@\"; do printf '%s\\0' \"$a\"; done; }; " + command;
+    FILE* sh = ::popen(script.c_str(), "r");
+    REQUIRE(sh != nullptr);
+    std::string bytes;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, sh)) > 0;) bytes.append(buf, n);
+    REQUIRE(::pclose(sh) == 0);
+    std::vector<std::string> words;
+    for (std::size_t at = 0, end; (end = bytes.find('\0', at)) != std::string::npos; at = end + 1)
+        words.push_back(bytes.substr(at, end - at));
+    return words;
+}
+
+}  // namespace
+
+TEST_CASE("cli provenance: each run cell records the command that reruns it alone, and it does (same params)") {
+    rhoflow::test::TempDir t("cli_provenance_cell_command");
+    // A negative number, a claim a shell would split at '<' (a redirection) and a switch.
+    rhoflow::test::write_text(t / "e.toml",
+                              "[[task]]\nname = \"c\"\ncommand = \"compare\"\nd = 8\nL = 20\nR = 4\ntrials = 2\n"
+                              "horizon = 2\nk0 = 100\nsteps = 1000\nno-study = true\nno-effective = true\nrho0 = -0.3\n"
+                              "theta = [0.5, 1.5]\n"
+                              "[[task]]\nname = \"k\"\ncommand = \"check\"\nclaim = \"hitting-time<=10.5\"\n"
+                              "theta = \"0.5:2\"\ngrid = [2, 3]\n");
+    const Run dry = rhoflow_cli({"run", (t / "e.toml").string(), "--dry-run"});
+    REQUIRE(dry.code == 0);
+    CHECK(has(dry.out, "--claim 'hitting-time<=10.5'"));
+    REQUIRE(rhoflow_cli({"run", (t / "e.toml").string(), "--out", (t / "o").string(), "--no-figures"}).code == 0);
+    int n = 0;
+    for (const char* cell : {"c/theta=0.5/compare.json", "c/theta=1.5/compare.json", "k/grid=2/check.json",
+                             "k/grid=3/check.json"}) {
+        CAPTURE(cell);
+        const json doc = json::parse(slurp(t / "o" / cell));
+        const std::string command = doc.at("cell_command_line").get<std::string>();
+        CHECK(has(dry.out, command + "\n"));                      // the line --dry-run prints for it
+        CHECK(has(doc.at("command_line").get<std::string>(), "rhoflow run "));  // beside the run's own
+        std::vector<std::string> args = shell_words(command);
+        REQUIRE(args.size() > 1);
+        const fs::path out = t / fmt::format("alone{}", n++);
+        for (const char* a : {"--no-figures", "--quiet", "--out"}) args.emplace_back(a);
+        args.push_back(out.string());
+        const Run alone = rhoflow_cli(args);
+        CAPTURE(alone.err);
+        REQUIRE(alone.code == 0);
+        const json again = json::parse(slurp(out / fs::path(cell).filename()));
+        CHECK(again.at("params") == doc.at("params"));
+        CHECK_FALSE(again.contains("cell_command_line"));  // a command of its own is no cell
+    }
+    const std::string md = slurp(t / "o" / "c" / "theta=0.5" / "table.md");
+    CHECK(has(md, "this cell alone: rhoflow compare "));
 }

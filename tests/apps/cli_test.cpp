@@ -2,11 +2,13 @@
 // naming the flag, and no file left behind by a failed run.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <fmt/format.h>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -17,6 +19,7 @@
 
 #include "cli.hpp"
 #include "cli_run.hpp"
+#include "progress.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/version.hpp"
@@ -314,6 +317,73 @@ TEST_CASE("cli: no progress-bar characters when stderr is not a terminal") {
     const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(err.find('\r') == std::string::npos);
     CHECK(err.find("[==") == std::string::npos);
+}
+
+TEST_CASE("cli progress: run's time left is the rate so far, and its line says cells, share and time") {
+    using namespace rhoflow::cli;
+    CHECK(seconds_left(10, 0.25).value() == doctest::Approx(30));  // a quarter in 10 s: 30 s more
+    CHECK(seconds_left(12, 1).value() == 0);
+    CHECK_FALSE(seconds_left(5, 0).has_value());  // nothing done yet: no estimate
+    CHECK(duration_text(42) == "42 s");
+    CHECK(duration_text(185) == "3 min 05 s");
+    CHECK(duration_text(7440) == "2 h 04 min");
+    TimeLeft left;  // a quarter of the work done at 10 s: 30 s left, counted down until the next cell
+    CHECK_FALSE(left.at(3, 0).has_value());
+    CHECK(left.at(10, 0.25).value() == doctest::Approx(30));
+    CHECK(left.at(25, 0.25).value() == doctest::Approx(15));
+    CHECK(left.at(48, 0.25).value() == doctest::Approx(144));  // overdue: the rate so far, 48 s a quarter
+    CHECK(left.at(50, 0.5).value() == doctest::Approx(50));
+    CHECK(run_progress_line(3, 8, 0.5, 30.0) == "rhoflow run: 3/8 cells, SGA steps 50%, 30 s left");
+    CHECK(run_progress_line(0, 8, 0.07, std::nullopt) ==
+          "rhoflow run: 0/8 cells, SGA steps 7%, time left after the first cell");
+    CHECK(run_progress_line(1, 2, std::nullopt, 20.0) == "rhoflow run: 1/2 cells, 20 s left");  // no SGA steps
+    rhoflow::ProgressCounter steps;
+    CHECK_FALSE(steps_fraction(steps).has_value());  // a run without SGA steps
+    steps.total = 200;
+    steps.done = 50;
+    CHECK(steps_fraction(steps).value() == 0.25);
+    CHECK(work_fraction(3e8, 1.2e9) == 0.25);
+    CHECK(work_fraction(0, 0) == 0);
+}
+
+TEST_CASE("cli progress: drawn at once when wanted, cleared at the end, and nothing but notes otherwise") {
+    using rhoflow::cli::Progress;
+    std::vector<std::string> drawn;
+    std::promise<void> first;
+    {
+        Progress p([](double) { return std::string("rhoflow run: 0/2 cells"); }, true, [&](const std::string& b) {
+            if (drawn.empty()) first.set_value();
+            drawn.push_back(b);
+        });
+        first.get_future().wait();  // the first line comes at once, before any work is done
+        p.note("task/cell done");
+    }
+    REQUIRE(drawn.size() >= 4);
+    CHECK(drawn.front() == "\rrhoflow run: 0/2 cells");
+    CHECK(std::find(drawn.begin(), drawn.end(), "task/cell done\n") != drawn.end());
+    CHECK(drawn.back() == "\r" + std::string(22, ' ') + "\r");  // cleared
+    std::vector<std::string> quiet;
+    {
+        Progress p([](double) { return std::string("never"); }, false, [&](const std::string& b) { quiet.push_back(b); });
+        p.note("a log line");
+    }
+    CHECK(quiet == std::vector<std::string>{"a log line\n"});
+}
+
+TEST_CASE("cli: run draws no progress line when stderr is not a terminal, and keeps its log lines") {
+    const auto dir = fresh_dir("run_progress");
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "e.toml") << "[[task]]\nname = \"s\"\ncommand = \"sga\"\nd = 8\nL = 20\nR = 4\nsteps = 2000\n"
+                                     "trials = 2\ntheta = [0.5, 1.5]\n";
+    const auto log = dir / "stderr.log";
+    const std::string cmd = std::string(RHOFLOW_CLI_PATH) + " run '" + (dir / "e.toml").string() + "' --out '" +
+                            (dir / "o").string() + "' > /dev/null 2> '" + log.string() + "'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::ifstream in(log);
+    const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(err.find('\r') == std::string::npos);
+    CHECK(err.find("of the work") == std::string::npos);
+    CHECK(err.find("[2/2] s/theta=1.5") != std::string::npos);
 }
 
 // ------------------------------------------------------------------------------------------

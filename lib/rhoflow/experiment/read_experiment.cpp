@@ -15,6 +15,7 @@
 #include "rhoflow/experiment/detail/toml_text.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/io/atomic_file.hpp"
+#include "rhoflow/io/json.hpp"
 #include "rhoflow/io/output_dir.hpp"
 #include "rhoflow/io/read_back.hpp"
 
@@ -500,6 +501,23 @@ Experiment read_experiment_text(std::string_view text, const std::string& name, 
 
 Experiment read_experiment(const fs::path& file, const fs::path& out) {
     return read_experiment_text(read_text(file), file.string(), out);
+}
+
+std::string cell_command_line(const Experiment& e, const ExperimentCell& c) {
+    const ExperimentTask& t = e.tasks.at(c.task);
+    std::vector<std::string> args = {t.command};
+    for (const auto& s : t.settings) {
+        std::string value = s.values.front();
+        for (const auto& [k, v] : c.swept)
+            if (k == s.key) value = v;
+        if (!find_setting(t.command, s.key)->is_switch()) {
+            args.push_back("--" + s.key);
+            args.push_back(value);
+        } else if (value == "true") {
+            args.push_back("--" + s.key);
+        }
+    }
+    return command_line_of(args);
 }
 
 }  // namespace rhoflow

@@ -45,6 +45,13 @@ Provenance run_provenance(const Experiment& e, const Provenance& given) {
 
 // ------------------------------------------------------------------------------- execution
 
+// A cell's provenance: the run's, with the command line that reruns the cell alone.
+Provenance cell_provenance(const Experiment& e, const ExperimentCell& c, const Provenance& run) {
+    Provenance p = run;
+    p.cell_command_line = cell_command_line(e, c);
+    return p;
+}
+
 // A pending cell: its job's plan (the same on every rank, the one the command line runs) and
 // rank 0's bookkeeping for run.json.
 struct CellWork {
@@ -134,6 +141,10 @@ private:
     // / ranks), all handed out largest first; in a team of one, a cell is one unit of trials
     // (which runs on all threads) and the cells run in file order.
     void plan(const std::vector<std::size_t>& pending) {
+        // Each plan sets the shared counter's total to its SGA steps (and adds its study's later,
+        // as its first unit runs): their sum is the run's.
+        ProgressCounter* counter = root_ ? o_.progress : nullptr;
+        std::int64_t steps = 0;
         double total = 0;
         for (std::size_t i : pending) total += std::max(JobPlan::whole_job_cost, JobPlan::trial_cost(e_.cells[i].job));
         const double target = total / (8.0 * ranks_);  // a short tail under dynamic balancing
@@ -141,7 +152,9 @@ private:
             CellWork w;
             w.cell = i;
             const ExperimentCell& c = e_.cells[i];
-            in_cell(e_, c, [&] { w.plan = std::make_unique<JobPlan>(c.job, ranks_, target, nullptr, ResultDetail::full); });
+            if (counter) counter->total = 0;
+            in_cell(e_, c, [&] { w.plan = std::make_unique<JobPlan>(c.job, ranks_, target, counter, ResultDetail::full); });
+            if (counter) steps += counter->total.load();
             w.plan->where = where(c);
             w.plan->closure_index = static_cast<std::int64_t>(work_.size());
             w.plan->finish_anywhere = true;  // other cells keep rank 0 busy meanwhile
@@ -157,6 +170,10 @@ private:
             };
             work_.push_back(std::move(w));
         }
+        if (counter) {
+            counter->done = 0;
+            counter->total = steps;
+        }
         if (ranks_ > 1)
             log(fmt::format("spreading {} cells ({} units) over {} ranks", work_.size(), unit_count_, ranks_));
     }
@@ -169,13 +186,20 @@ private:
     }
 
     void start_progress() {
-        progress_ = root_ ? o_.progress : nullptr;
-        if (!progress_) return;
-        progress_->done = 0;
-        double sum = 0;
-        for (const auto& w : work_)
-            for (std::int64_t u = 0; u < w.plan->size(); ++u) sum += w.plan->cost(u);
-        progress_->total = static_cast<std::int64_t>(sum / 1e6) + 1;
+        if (!root_ || !o_.cells) return;
+        double work = 0;
+        for (const auto& w : work_) work += cost(w);
+        o_.cells->done = 0;
+        o_.cells->work_done = 0;
+        o_.cells->work_total = work;
+        o_.cells->total = static_cast<std::int64_t>(work_.size());
+    }
+
+    // A cell's estimated work: its units' (at least a whole job's).
+    static double cost(const CellWork& w) {
+        double c = 0;
+        for (std::int64_t u = 0; u < w.plan->size(); ++u) c += w.plan->cost(u);
+        return std::max(c, JobPlan::whole_job_cost);
     }
 
     // Rank 0: one of a cell's units is back (its index among the plan's units; the
@@ -186,7 +210,6 @@ private:
         w.seconds += secs;
         if (u < w.plan->size()) {
             w.unit_seconds[static_cast<std::size_t>(u)] = secs;
-            if (progress_) progress_->done += static_cast<std::int64_t>(w.plan->cost(u) / 1e6);
         } else {
             w.finish_seconds = secs;
         }
@@ -198,13 +221,17 @@ private:
         const ExperimentCell& c = e_.cells[w.cell];
         const auto start = std::chrono::steady_clock::now();
         in_cell(e_, c, [&] {
-            write_cell(c, r, partial_, o_.render_figures, o_.provenance);
+            write_cell(c, r, partial_, o_.render_figures, cell_provenance(e_, c, o_.provenance));
             out_.results[w.cell] = std::move(r);
         });
         w.write_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         w.seconds += w.write_seconds;
         busy_[0] += w.write_seconds;
         record(manifest_, partial_, c, cell_params(c), "complete", "", draws_figures(o_));
+        if (o_.cells) {
+            o_.cells->work_done = o_.cells->work_done.load() + cost(w);  // rank 0's thread alone writes it
+            ++o_.cells->done;
+        }
         std::string who;
         for (int rank : w.ranks) who += fmt::format("{}{}", who.empty() ? "" : ",", rank);
         log(fmt::format("[{}/{}] {} (ranks {}; {:.1f} s of work)", ++finished_, work_.size(), c.dir, who, w.seconds));
@@ -256,7 +283,6 @@ private:
     std::int64_t unit_count_ = 0;
     std::vector<double> busy_;         // seconds each rank spent on units (rank 0: and writes)
     std::size_t finished_ = 0;
-    ProgressCounter* progress_ = nullptr;
 };
 
 }  // namespace

@@ -36,6 +36,7 @@
 // "o"); a root directory, the working directory and a folder holding it are refused.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -111,11 +112,29 @@ Experiment read_experiment(const std::filesystem::path& file, const std::filesys
 Experiment read_experiment_text(std::string_view toml, const std::string& name,
                                 const std::filesystem::path& out = {});
 
+/// The single command line that reruns cell `c` alone: "rhoflow SUB --flag VALUE ..." with the
+/// task's settings at the cell's values (a switch as its flag when true), each argument quoted
+/// for a POSIX shell where it would be split or expanded (command_line_of, io/json.hpp). `rhoflow
+/// run --dry-run` prints it; every cell's document records it (Provenance::cell_command_line).
+std::string cell_command_line(const Experiment& e, const ExperimentCell& c);
+
+/// The cells of a run, done and to do, for a display that polls them from another thread; the
+/// totals are set before any cell runs.
+struct CellCounter {
+    std::atomic<std::int64_t> done{0};   ///< cells computed and written so far
+    std::atomic<std::int64_t> total{0};  ///< cells this run computes (not those taken from an earlier run)
+    std::atomic<double> work_done{0};    ///< the estimated work (JobPlan::cost) of the cells done
+    std::atomic<double> work_total{0};   ///< the estimated work of the cells this run computes
+};
+
 /// How a run proceeds and reports.
 struct ExperimentOptions {
     bool render_figures = true;                           ///< run gnuplot for compare cells
     std::function<void(const std::string&)> log;          ///< progress lines (none if empty)
-    ProgressCounter* progress = nullptr;                  ///< counts the run's work (token-steps / 10^6)
+    /// Counts the SGA steps of the cells this run computes (sga and compare cells), live: total
+    /// set before any cell runs, done as the steps are taken (on other ranks: as units return).
+    ProgressCounter* progress = nullptr;
+    CellCounter* cells = nullptr;                         ///< counts the cells done (none if null)
     Execution execution = Execution::local;               ///< Execution::team: the cells' units shared by the ranks (collective)
     /// The run's provenance (command line, date); its experiment file and hash are the file's.
     /// Left default (no version), the runner makes one for "run" without command line.

@@ -14,6 +14,145 @@ namespace rhoflow {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// What a headline value of a built-in job is: its description, unit and whether it is an integer.
+struct ColumnNote {
+    const char* description;
+    const char* unit;
+    bool integer = false;
+};
+
+const std::map<std::string, ColumnNote>& common_notes() {
+    static const std::map<std::string, ColumnNote> notes = {
+        {"mean_abs_rho_final", {"mean over the SGA trials of |rho| at the last step", kUnitless}},
+        {"ci95_lo", {"lower end of the 95% confidence interval of that mean (Student t, clipped to [0, 1])", kUnitless}},
+        {"ci95_hi", {"upper end of the 95% confidence interval of that mean (Student t, clipped to [0, 1])", kUnitless}},
+        {"outcomes", {"trials per basin of the mean-field ODE, 'attractor: count/trials' separated by '; '", kText}},
+        {"verdict", {"the job's verdict, in words", kText}},
+        {"at_rho", {"alignment rho = <q, xi> at which the field is evaluated", kUnitless}},
+        {"attractors", {"number of attractors", kUnitless, true}},
+        {"cells", {"number of cells", kUnitless, true}},
+    };
+    return notes;
+}
+
+// The notes of `command`'s own headline keys (experiment/jobs.hpp, headline()).
+const std::map<std::string, ColumnNote>& job_notes(const std::string& command) {
+    static const std::map<std::string, std::map<std::string, ColumnNote>> notes = {
+        {"field",
+         {{"j", {"population field j(rho), the objective E||softmax(beta X q)^T X||^2 over the tokens", kUnitless}},
+          {"j_err", {"error estimate of j", kUnitless}},
+          {"dj", {"derivative j'(rho)", kUnitless}},
+          {"dj_err", {"error estimate of j'", kUnitless}},
+          {"mass_informative", {"population attention mass on the informative tokens, E[A_I]", kUnitless}},
+          {"j_lo", {"lower end of the guaranteed enclosure of j(rho)", kUnitless}},
+          {"j_hi", {"upper end of the guaranteed enclosure of j(rho)", kUnitless}},
+          {"dj_lo", {"lower end of the guaranteed enclosure of j'(rho)", kUnitless}},
+          {"dj_hi", {"upper end of the guaranteed enclosure of j'(rho)", kUnitless}},
+          {"mass_lo", {"lower end of the guaranteed enclosure of E[A_I]", kUnitless}},
+          {"mass_hi", {"upper end of the guaranteed enclosure of E[A_I]", kUnitless}}}},
+        {"ode",
+         {{"hit_time", {"ODE time at which |rho| first reaches the hit level (empty: never)", kOdeTime}},
+          {"rho_end", {"rho of the mean-field ODE at t-end", kUnitless}},
+          {"rho_end_err", {"error estimate of that rho", kUnitless}}}},
+        {"phase",
+         {{"monotone", {"whether the field F keeps one sign between its equilibria's runs: yes or no", kText}},
+          {"equilibria", {"number of equilibria of the mean-field ODE in [-1, 1]", kUnitless, true}},
+          {"attractors", {"the stable equilibria rho, separated by spaces", kText}}}},
+        {"sga",
+         {{"time_avg_abs_rho", {"mean over trials of the time average of |rho| over the last half of the steps",
+                                kUnitless}},
+          {"time_avg_se", {"standard error of that mean", kUnitless}},
+          {"nuisance_mass", {"attention mass on the nuisance tokens, 1 - A_I, at the last step, mean over trials",
+                             kUnitless}},
+          {"hits", {"trials that reached the hit level", kUnitless, true}}}},
+        {"compare",
+         {{"abs_rho_ode_final", {"|rho| of the mean-field ODE at the last step's ODE time", kUnitless}},
+          {"nuisance_mass_sga", {"attention mass on the nuisance tokens, 1 - A_I, at the last step, mean over trials",
+                                 kUnitless}},
+          {"nuisance_mass_population", {"population attention mass on the nuisance tokens, 1 - E[A_I], at the "
+                                        "ODE's last rho", kUnitless}},
+          {"hit_time_ode", {"mean ODE hitting time of the hit level from the trials' starts (empty: none hits)",
+                            kOdeTime}},
+          {"hit_time_sga", {"mean ODE time at which the SGA trials that hit first reach the hit level (empty: none)",
+                            kOdeTime}},
+          {"pred_abs_rho_final", {"the effective dynamics' predicted mean |rho| at the last step", kUnitless}},
+          {"pred_err", {"standard error of that prediction (chain and moment-table errors)", kUnitless}},
+          {"hit_time_pred", {"the effective chain's mean hitting time of the hit level (empty: none)", kOdeTime}},
+          {"verdict", {"the SGA against the effective dynamics: consistent or inconsistent", kText}},
+          {"max_abs_z", {"largest |z| of the verdict's tests", kUnitless}},
+          {"failed_parts", {"the verdict's parts with a rejected test, separated by ','", kText}}}},
+        {"stationary",
+         {{"mean_abs_rho", {"mean of |rho| under the diffusion approximation (9.5) near +1", kUnitless}},
+          {"mean_err", {"error of that mean", kUnitless}},
+          {"sd", {"standard deviation of |rho| under (9.5)", kUnitless}},
+          {"sd_err", {"error of that standard deviation", kUnitless}},
+          {"rho_star", {"effective attractor rho*(eta), root of the effective drift a", kUnitless}},
+          {"rho_star_err", {"error of rho*(eta)", kUnitless}},
+          {"plain_ode", {"the mean-field ODE's attractor nearest +1", kUnitless}},
+          {"chain_mean_abs_rho", {"the resampled chain's mean |rho| at the attractor nearest +1", kUnitless}},
+          {"chain_mean_err", {"error of the chain's mean |rho|", kUnitless}},
+          {"chain_q999", {"the chain's 99.9% quantile of rho there", kUnitless}},
+          {"chain_q999_err", {"error of that quantile", kUnitless}},
+          {"chain_tail", {"the chain's probability of the tail beyond its tail level", kUnitless}},
+          {"chain_tail_err", {"error of that probability", kUnitless}},
+          {"attractors", {"number of effective attractors", kUnitless, true}}}},
+        {"check",
+         {{"verdict", {"the claim over the box: holds, fails or undecided", kText}},
+          {"points", {"points checked", kUnitless, true}},
+          {"holds", {"points where the claim holds", kUnitless, true}},
+          {"fails", {"points where it fails", kUnitless, true}},
+          {"undecided", {"points left undecided", kUnitless, true}},
+          {"min_margin", {"smallest signed relative margin over the points", kUnitless}},
+          {"witness", {"the model of a point where the claim fails (empty: none)", kText}}}},
+        {"prove",
+         {{"verdict", {"the proof's verdict over the box", kText}},
+          {"param_cells", {"cells of the parameter box", kUnitless, true}},
+          {"cells", {"cells decided (parameter and rho cells)", kUnitless, true}},
+          {"enclosures", {"guaranteed enclosures computed", kUnitless, true}},
+          {"max_dj_width_rel", {"largest width of an enclosure of j' relative to its scale", kUnitless}},
+          {"valid", {"whether the certificate verified: true or false", kText}}}},
+    };
+    static const std::map<std::string, ColumnNote> none;
+    const auto it = notes.find(command);
+    return it == notes.end() ? none : it->second;
+}
+
+// The column of headline value `key` of a `command` job; a job registered without notes gets a
+// description that says so.
+TableColumn headline_column(const std::string& command, const std::string& key) {
+    const auto& own = job_notes(command);
+    const auto it = own.find(key);
+    const ColumnNote* n = it != own.end() ? &it->second : nullptr;
+    if (!n)
+        if (const auto c = common_notes().find(key); c != common_notes().end()) n = &c->second;
+    if (!n)
+        return {key, key, latex_escape(key), "{:.6g}", fmt::format("headline value '{}' of the {} job", key, command),
+                "as the job defines it"};
+    return {key, key, latex_escape(key), "{:.6g}", n->description, n->unit, n->integer};
+}
+
+// The unit of swept setting `key` of type `type`.
+std::string setting_unit(const std::string& key, SettingType type) {
+    if (type == SettingType::text || type == SettingType::names) return kText;
+    if (key == "t-end" || key == "horizon" || key == "study-horizon") return kOdeTime;
+    if (key == "steps" || key == "k0" || key == "record" || key == "chain-steps" || key == "chain-burn-in") return kSteps;
+    if (key == "eta0" || key == "eta" || key == "study-eta0") return kStepSize;
+    return kUnitless;
+}
+
+// The column of swept setting `key` of a `command` task, named `name`.
+TableColumn swept_column(const std::string& command, const std::string& key, const std::string& name) {
+    const Setting* s = find_setting(command, key);
+    const std::string help = s ? s->help : "";
+    const SettingType type = s ? s->type : SettingType::text;
+    return {name, key, latex_escape(key), "{:.6g}", fmt::format("swept setting --{}: {}", key, help),
+            setting_unit(key, type), type == SettingType::integer};
+}
+
+}  // namespace
+
 Table summary_table(const Experiment& e, std::size_t task, const std::vector<JobResult>& results) {
     const ExperimentTask& t = e.tasks[task];
     Table table;
@@ -37,9 +176,9 @@ Table summary_table(const Experiment& e, std::size_t task, const std::vector<Job
             for (const auto& [k, v] : c.swept) {
                 std::string name = k;
                 std::replace(name.begin(), name.end(), '-', '_');
-                table.columns.push_back({name, k, latex_escape(k), "{:.6g}"});
+                table.columns.push_back(swept_column(t.command, k, name));
             }
-            for (const auto& [k, v] : rows.front()) table.columns.push_back({k, k, latex_escape(k), "{:.6g}"});
+            for (const auto& [k, v] : rows.front()) table.columns.push_back(headline_column(t.command, k));
         }
         for (const auto& cells : rows) {
             std::vector<TableCell> row;

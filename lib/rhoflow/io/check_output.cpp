@@ -46,6 +46,34 @@ nlohmann::json check_document(const CheckParams& params, const CheckResult& resu
     return doc;
 }
 
+namespace {
+// The columns of points.csv: the point, its verdict and margin, and the claim's own column.
+std::vector<TableColumn> point_columns(bool attractors, bool hitting) {
+    std::vector<TableColumn> c = {
+        {"d", "d", "$d$", "{:.0f}", "dimension d of the tokens", kUnitless, true},
+        {"L", "L", "$L$", "{:.0f}", "tokens per sequence L", kUnitless, true},
+        {"R", "R", "$R$", "{:.0f}", "informative tokens R (those carrying the signal)", kUnitless, true},
+        {"theta", "theta", "$\\theta$", "{:.6g}", "signal strength theta", kUnitless},
+        {"sigma", "sigma", "$\\sigma$", "{:.6g}", "noise level sigma of the point (as the box ranges it)", kUnitless},
+        {"beta", "beta", "$\\beta$", "{:.6g}", "inverse temperature beta of the softmax", kUnitless},
+        {"level", "level", "level", "{:.0f}", "refinement level that added the point (0: the grid)", kUnitless, true},
+        {"verdict", "verdict", "verdict", "{}", "the claim at this point: holds, fails or undecided", kText},
+        {"margin", "margin", "margin", "{:.4e}", "signed margin relative to the field's scale (> 0 supports the claim)",
+         kUnitless},
+        {"error", "error", "error", "{:.2e}", "error bound of the margin (field error + search gap)", kUnitless},
+        {"where", "rho", "$\\rho$", "{:.6f}", "rho where the margin is attained (hitting-time: rho0)", kUnitless},
+        {"table_points", "table points", "table points", "{:.0f}",
+         "size of the Chebyshev-Lobatto grid of the field's table", kUnitless, true}};
+    if (attractors)
+        c.push_back({"attractors", "attractors", "attractors", "{:.0f}", "stable equilibria counted (empty: not certified)",
+                     kUnitless, true});
+    if (hitting)
+        c.push_back({"hit_time", "hitting time", "$T_{\\mathrm{hit}}$", "{:.6g}",
+                     "certified ODE hitting time of the level from rho0 (empty: never reached)", kOdeTime});
+    return c;
+}
+}  // namespace
+
 Table check_table(const CheckParams& params, const CheckResult& result) {
     Table t;
     t.caption = fmt::format("rhoflow check {} over {}: {} ({} points: {} hold, {} fail, {} undecided)",
@@ -65,25 +93,13 @@ Table check_table(const CheckParams& params, const CheckResult& result) {
         t.meta.push_back(fmt::format("rho0 = {}, level |rho| >= {}", format_number(params.certify.rho0),
                                      format_number(1 - params.certify.hit_eps)));
     t.label = "tab:rhoflow-check";
-    t.columns = {{"d", "d", "$d$", "{:.0f}"},
-                 {"L", "L", "$L$", "{:.0f}"},
-                 {"R", "R", "$R$", "{:.0f}"},
-                 {"theta", "theta", "$\\theta$", "{:.6g}"},
-                 {"sigma", "sigma", "$\\sigma$", "{:.6g}"},
-                 {"beta", "beta", "$\\beta$", "{:.6g}"},
-                 {"level", "level", "level", "{:.0f}"},
-                 {"verdict", "verdict", "verdict", "{}"},
-                 {"margin", "margin", "margin", "{:.4e}"},
-                 {"error", "error", "error", "{:.2e}"},
-                 {"where", "rho", "$\\rho$", "{:.6f}"},
-                 {"table_points", "table points", "table points", "{:.0f}"}};
     const bool attractors = params.claim.kind == ClaimKind::attractors;
     const bool hitting = params.claim.kind == ClaimKind::hitting_time;
-    if (attractors) t.columns.push_back({"attractors", "attractors", "attractors", "{:.0f}"});
-    if (hitting) t.columns.push_back({"hit_time", "hitting time", "$T_{\\mathrm{hit}}$", "{:.6g}"});
+    t.columns = point_columns(attractors, hitting);
     for (const auto& p : result.points) {
         std::vector<TableCell> row;
-        for (int a = 0; a < axis_count; ++a) row.push_back(p.values[a]);
+        // (emplace_back: GCC 12 warns falsely of an uninitialized string with push_back here)
+        for (int a = 0; a < axis_count; ++a) row.emplace_back(std::in_place_type<double>, p.values[a]);
         row.push_back(static_cast<double>(p.level));
         row.push_back(std::string(to_string(p.cert.verdict)));
         row.push_back(p.cert.margin);

@@ -34,28 +34,48 @@ Table compare_table(const CompareResult& r) {
     t.caption = "ODE prediction against the SGA ensemble";
     t.meta = compare_provenance(r.params);
     t.label = "tab:rhoflow-compare";
+    const std::string sga = "over the SGA trials at step k";
     t.columns = {
-        {"step", "step k", "$k$", "{:.0f}"},
-        {"t", "t", "$t_k$", "{:.4g}"},
-        {"rho_ode", "rho ODE", "$\\rho_{\\mathrm{ODE}}$", "{:.5f}"},
-        {"rho_sga_mean", "rho SGA mean", "$\\bar\\rho_{\\mathrm{SGA}}$", "{:.5f}"},
-        {"rho_sga_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.5f}"},
-        {"rho_sga_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.5f}"},
-        {"ode_z", "z ODE", "$z_{\\mathrm{ODE}}$", "{:.2f}"},
-        {"rho_sga_q10", "q10", "$q_{0.1}$", "{:.5f}"},
-        {"rho_sga_q50", "median", "$q_{0.5}$", "{:.5f}"},
-        {"rho_sga_q90", "q90", "$q_{0.9}$", "{:.5f}"},
-        {"gap_mean", "D_T mean", "$\\bar D_T$", "{:.3g}"},
-        {"gap_q90", "D_T q90", "$D_T$ $q_{0.9}$", "{:.3g}"},
-        {"nuisance_mass_sga", "nuisance mass SGA", "$1-A_I$ SGA", "{:.5f}"},
-        {"nuisance_mass_population", "nuisance mass pop.", "$1-\\mathbb{E}A_I$", "{:.5f}"},
+        {"step", "step k", "$k$", "{:.0f}", "SGA step k of the row", kSteps, true},
+        {"t", "t", "$t_k$", "{:.4g}", "ODE time t_k of step k", kOdeTime},
+        {"rho_ode", "rho ODE", "$\\rho_{\\mathrm{ODE}}$", "{:.5f}",
+         "rho = <q, xi> of the mean-field ODE at t_k from each trial's start, mean over trials", kUnitless},
+        {"rho_sga_mean", "rho SGA mean", "$\\bar\\rho_{\\mathrm{SGA}}$", "{:.5f}", "mean of rho_k " + sga, kUnitless},
+        {"rho_sga_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.5f}",
+         "lower end of the SGA mean's 95% confidence interval (Student t, clipped to [-1, 1])", kUnitless},
+        {"rho_sga_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.5f}",
+         "upper end of the SGA mean's 95% confidence interval (Student t, clipped to [-1, 1])", kUnitless},
+        {"ode_z", "z ODE", "$z_{\\mathrm{ODE}}$", "{:.2f}",
+         "(SGA mean - rho ODE) / the SGA mean's standard error; empty where that error is 0", kUnitless},
+        {"rho_sga_q10", "q10", "$q_{0.1}$", "{:.5f}", "10% quantile of rho_k " + sga, kUnitless},
+        {"rho_sga_q50", "median", "$q_{0.5}$", "{:.5f}", "median of rho_k " + sga, kUnitless},
+        {"rho_sga_q90", "q90", "$q_{0.9}$", "{:.5f}", "90% quantile of rho_k " + sga, kUnitless},
+        {"gap_mean", "D_T mean", "$\\bar D_T$", "{:.3g}",
+         "pseudotrajectory gap D_T anchored at step k (largest |rho - ODE flow| over the next T of ODE time), mean "
+         "over trials; empty if its window did not fit",
+         kUnitless},
+        {"gap_q90", "D_T q90", "$D_T$ $q_{0.9}$", "{:.3g}", "90% quantile over trials of D_T anchored at step k",
+         kUnitless},
+        {"nuisance_mass_sga", "nuisance mass SGA", "$1-A_I$ SGA", "{:.5f}",
+         "attention mass on the nuisance tokens, 1 - A_I, of a fresh sample, mean " + sga, kUnitless},
+        {"nuisance_mass_population", "nuisance mass pop.", "$1-\\mathbb{E}A_I$", "{:.5f}",
+         "population attention mass on the nuisance tokens, 1 - E[A_I], at rho ODE (exact field), mean over trials",
+         kUnitless},
     };
     if (r.verdict)
-        t.columns.insert(t.columns.begin() + 3, {{"rho_eff_ode", "rho eff. ODE", "$\\rho_{\\mathrm{eff}}$", "{:.5f}"},
-                                                 {"pred_mean", "pred. mean", "$\\hat\\rho$", "{:.5f}"},
-                                                 {"pred_q10", "pred. q10", "$\\hat q_{0.1}$", "{:.5f}"},
-                                                 {"pred_q90", "pred. q90", "$\\hat q_{0.9}$", "{:.5f}"},
-                                                 {"residual_z", "z", "$z$", "{:.2f}"}});
+        t.columns.insert(
+            t.columns.begin() + 3,
+            {{"rho_eff_ode", "rho eff. ODE", "$\\rho_{\\mathrm{eff}}$", "{:.5f}",
+              "rho of the effective (finite-step) ODE d rho/dt = a(rho; eta(t)) at t_k from the trials' start", kUnitless},
+             {"pred_mean", "pred. mean", "$\\hat\\rho$", "{:.5f}", "the effective chain's predicted mean of rho_k",
+              kUnitless},
+             {"pred_q10", "pred. q10", "$\\hat q_{0.1}$", "{:.5f}", "the effective chain's predicted 10% quantile of rho_k",
+              kUnitless},
+             {"pred_q90", "pred. q90", "$\\hat q_{0.9}$", "{:.5f}", "the effective chain's predicted 90% quantile of rho_k",
+              kUnitless},
+             {"residual_z", "z", "$z$", "{:.2f}",
+              "(SGA mean - predicted mean) / the predicted standard error of the SGA mean (docs/theory.md (9.6))",
+              kUnitless}});
     for (const auto& w : r.table) {
         std::vector<TableCell> row = {static_cast<double>(w.step), w.t, w.rho_ode, w.rho_sga.mean, w.rho_sga.lo,
                                       w.rho_sga.hi, cell(w.ode_z), w.rho_sga_q10, w.rho_sga_median, w.rho_sga_q90, cell(w.gap_mean),
@@ -74,10 +94,14 @@ Table gap_table(const CompareResult& r) {
                             format_number(r.params.horizon), r.params.sga.trials);
     t.meta = compare_provenance(r.params);
     t.label = "tab:rhoflow-gap";
-    t.columns = {{"step", "step k", "$k$", "{:.0f}"},       {"t", "t", "$t$", "{:.4g}"},
-                 {"eta", "eta(t)", "$\\eta(t)$", "{:.3g}"},  {"gap_mean", "mean", "mean", "{:.3g}"},
-                 {"gap_median", "median", "median", "{:.3g}"}, {"gap_q90", "q90", "$q_{0.9}$", "{:.3g}"},
-                 {"gap_max", "max", "max", "{:.3g}"}};
+    const std::string over = "over trials of D_T anchored at step k (largest |rho - ODE flow| over the next T of ODE time)";
+    t.columns = {{"step", "step k", "$k$", "{:.0f}", "anchor step k", kSteps, true},
+                 {"t", "t", "$t$", "{:.4g}", "ODE time t_k of the anchor", kOdeTime},
+                 {"eta", "eta(t)", "$\\eta(t)$", "{:.3g}", "step size eta_k in force at the anchor", kStepSize},
+                 {"gap_mean", "mean", "mean", "{:.3g}", "mean " + over, kUnitless},
+                 {"gap_median", "median", "median", "{:.3g}", "median " + over, kUnitless},
+                 {"gap_q90", "q90", "$q_{0.9}$", "{:.3g}", "90% quantile " + over, kUnitless},
+                 {"gap_max", "max", "max", "{:.3g}", "largest " + over, kUnitless}};
     for (const auto& a : r.gap) t.rows.push_back({static_cast<double>(a.step), a.t, a.eta, a.mean, a.median, a.q90, a.max});
     return t;
 }
@@ -93,13 +117,17 @@ Table study_table(const CompareResult& r) {
                                  "the main comparison's)",
                                  s.trials, format_number(s.horizon)));
     t.label = "tab:rhoflow-study";
-    t.columns = {{"eta0", "eta0", "$\\eta_0$", "{:.4g}"},
-                 {"k0", "k0", "$k_0$", "{:.4g}"},
-                 {"steps", "steps", "steps", "{:.0f}"},
-                 {"sup_err_mean", "mean sup error", "mean $\\sup_k|\\rho_k-\\rho(t_k)|$", "{:.4g}"},
-                 {"sup_err_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.4g}"},
-                 {"sup_err_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.4g}"},
-                 {"sup_err_median", "median", "median", "{:.4g}"}};
+    const std::string sup = "sup over ODE times [0, t_study] of |rho_k - rho_ODE(t_k)| from the shared start";
+    t.columns = {{"eta0", "eta0", "$\\eta_0$", "{:.4g}", "initial step size eta_0 of the row's schedule", kStepSize},
+                 {"k0", "k0", "$k_0$", "{:.4g}", "decay onset k_0 of the schedule (eta_0 k_0 fixed across rows)", kSteps},
+                 {"steps", "steps", "steps", "{:.0f}", "SGA steps to reach the ODE time t_study", kSteps, true},
+                 {"sup_err_mean", "mean sup error", "mean $\\sup_k|\\rho_k-\\rho(t_k)|$", "{:.4g}", "mean over trials of the " + sup,
+                  kUnitless},
+                 {"sup_err_ci95_lo", "95% CI lo", "CI$_{95}$ lo", "{:.4g}",
+                  "lower end of the 95% confidence interval of that mean (Student t, clipped to [0, 2])", kUnitless},
+                 {"sup_err_ci95_hi", "95% CI hi", "CI$_{95}$ hi", "{:.4g}",
+                  "upper end of the 95% confidence interval of that mean (Student t, clipped to [0, 2])", kUnitless},
+                 {"sup_err_median", "median", "median", "{:.4g}", "median over trials of the " + sup, kUnitless}};
     for (const auto& w : s.rows)
         t.rows.push_back({w.eta0, w.k0, static_cast<double>(w.steps), w.sup_err.mean, w.sup_err.lo, w.sup_err.hi,
                           w.sup_err_median});

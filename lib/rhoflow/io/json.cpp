@@ -76,6 +76,8 @@ std::vector<std::string> provenance_lines(const Provenance& p) {
         one_line(fmt::format("{} {}, commit {}{}", p.program, p.version, p.commit.empty() ? "not recorded" : p.commit,
                              p.commit_modified ? " (with uncommitted changes)" : ""))};
     if (!p.command_line.empty()) lines.push_back(fmt::format("command line: {}", one_line(p.command_line)));
+    if (!p.cell_command_line.empty())
+        lines.push_back(fmt::format("this cell alone: {}", one_line(p.cell_command_line)));
     if (!p.experiment_file.empty())
         lines.push_back(one_line(fmt::format("experiment file: {} (sha256 {})", p.experiment_file, p.experiment_sha256)));
     if (!p.date.empty()) lines.push_back(fmt::format("date: {}", one_line(p.date)));
@@ -179,6 +181,7 @@ void to_json(json& j, const Provenance& p) {
          {"experiment_file", p.experiment_file},
          {"experiment_sha256", p.experiment_sha256},
          {"date", p.date}};
+    if (!p.cell_command_line.empty()) j["cell_command_line"] = p.cell_command_line;
 }
 
 void from_json(const json& j, Provenance& p) {
@@ -189,6 +192,7 @@ void from_json(const json& j, Provenance& p) {
     const auto m = j.find("commit_modified");
     p.commit_modified = m != j.end() && !m->is_null() && m->get<bool>();
     p.command_line = optional_string(j, "command_line");
+    p.cell_command_line = optional_string(j, "cell_command_line");
     p.experiment_file = optional_string(j, "experiment_file");
     p.experiment_sha256 = optional_string(j, "experiment_sha256");
     p.date = optional_string(j, "date");

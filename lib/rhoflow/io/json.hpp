@@ -29,6 +29,7 @@ struct Provenance {
     bool commit_modified = false;     ///< the build had uncommitted changes to tracked files
     std::string command;              ///< the subcommand or job ("compare", "run", ...): documents' contract key
     std::string command_line;         ///< the full command line, quoted for a POSIX shell ("" if not recorded)
+    std::string cell_command_line;    ///< a `run` cell's: the single `rhoflow SUB --flag ...` that reruns it alone ("" otherwise)
     std::string experiment_file;      ///< `run`: the experiment file as given ("" otherwise)
     std::string experiment_sha256;    ///< `run`: SHA-256 of that file's bytes, 64 hex digits ("" otherwise)
     std::string date;                 ///< when the command started, UTC ISO 8601 (2026-12-01T13:48:22Z)
@@ -40,8 +41,8 @@ struct Provenance {
 Provenance make_provenance(const std::string& command, const std::string& command_line = "");
 /// "rhoflow ARG..." with each argument quoted for a POSIX shell where needed ('...', with ' as '\'').
 std::string command_line_of(const std::vector<std::string>& args, const std::string& program = "rhoflow");
-/// The provenance as text lines ("rhoflow 0.1.0, commit ...", "command line: ...", "date: ...",
-/// "experiment file: ... (sha256 ...)"), control characters shown as \n, \xHH: comment lines.
+/// The provenance as text lines ("rhoflow 0.1.0, commit ...", "command line: ...", a cell's "this
+/// cell alone: ...", "experiment file: ... (sha256 ...)", "date: ..."), control characters shown as \n, \xHH: comment lines.
 std::vector<std::string> provenance_lines(const Provenance& p);
 /// BibTeX for an output folder's CITATION.bib: the software (version, commit) and the paper it
 /// implements (docs/citing.md).
@@ -49,9 +50,10 @@ std::string citation_bib(const Provenance& p);
 /// SHA-256 of bytes, as 64 lowercase hex digits (FIPS 180-4).
 std::string sha256_hex(std::string_view bytes);
 
-/// The keys of the struct, at the top level of a document.
+/// The keys of the struct, at the top level of a document (cell_command_line only when not empty,
+/// so that a document outside a run is as before).
 void to_json(nlohmann::json& j, const Provenance& p);
-/// Reads what to_json writes; commit, command line, experiment file and date may be missing
+/// Reads what to_json writes; commit, command lines, experiment file and date may be missing
 /// (older documents): they read as "".
 void from_json(const nlohmann::json& j, Provenance& p);
 

@@ -10,17 +10,40 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace rhoflow {
 
-/// One column: CSV key, Markdown header, LaTeX header (LaTeX source) and number format.
+/// The unit of a dimensionless number (rho, masses, z, counts) in a column's `unit`.
+inline constexpr const char* kUnitless = "1";
+/// The unit of an ODE time (docs/theory.md section 1: t_k = eta_0 + ... + eta_{k-1}).
+inline constexpr const char* kOdeTime = "t (ODE time: the sum of the step sizes eta_j before the step)";
+/// The unit of a step size eta: ODE time per SGA step.
+inline constexpr const char* kStepSize = "t per step (ODE time per SGA step)";
+/// The unit of a step count or step index.
+inline constexpr const char* kSteps = "steps";
+/// The "unit" of a column of words (a verdict, a list as text).
+inline constexpr const char* kText = "text (no unit)";
+
+/// One column: CSV key, Markdown header, LaTeX header (LaTeX source), number format, and what it
+/// holds (the CSV sidecar's description and unit; whether its values are integers).
 struct TableColumn {
-    std::string key;       ///< CSV header, identifier-like (e.g. "rho_ode")
-    std::string header;    ///< Markdown header (plain text)
-    std::string latex;     ///< LaTeX header (math allowed, e.g. "$\\rho_{\\mathrm{ODE}}$")
-    std::string format = "{:.6g}";  ///< fmt format of the value in Markdown and LaTeX
+    std::string key;          ///< CSV header, identifier-like (e.g. "rho_ode")
+    std::string header;       ///< Markdown header (plain text)
+    std::string latex;        ///< LaTeX header (math allowed, e.g. "$\\rho_{\\mathrm{ODE}}$")
+    std::string format;       ///< fmt format of the value in Markdown and LaTeX
+    std::string description;  ///< what a value is, one phrase (the sidecar's "description")
+    std::string unit;         ///< its unit: kUnitless, kOdeTime, kSteps, kText, ...
+    bool integer = false;     ///< every value is an integer (a count, a step): Python gives int64
+
+    /// A column; description and unit go to the CSV sidecar, `integer` to Python's arrays.
+    TableColumn(std::string key_ = "", std::string header_ = "", std::string latex_ = "",
+                std::string format_ = "{:.6g}", std::string description_ = "", std::string unit_ = "",
+                bool integer_ = false)
+        : key(std::move(key_)), header(std::move(header_)), latex(std::move(latex_)), format(std::move(format_)),
+          description(std::move(description_)), unit(std::move(unit_)), integer(integer_) {}
 };
 
 /// A cell: a number, a text, or missing.

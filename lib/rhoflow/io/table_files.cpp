@@ -17,7 +17,10 @@ std::string csv_sidecar(const Table& t, const Provenance& provenance) {
     for (std::size_t i = 0; i < t.columns.size(); ++i)
         doc["columns"].push_back({{"name", t.columns[i].key},
                                   {"header", t.columns[i].header},
-                                  {"json", i < t.json_paths.size() ? t.json_paths[i] : std::string()}});
+                                  {"json", i < t.json_paths.size() ? t.json_paths[i] : std::string()},
+                                  {"description", t.columns[i].description},
+                                  {"unit", t.columns[i].unit},
+                                  {"integer", t.columns[i].integer}});
     return doc.dump(2) + "\n";
 }
 

@@ -18,7 +18,8 @@ namespace rhoflow {
 
 /// The CSV's sidecar STEM.csv.meta.json: the provenance's keys, "caption", "meta" (the
 /// parameters), "rows" (the document array the rows come from, if any) and "columns" (name,
-/// header, and "json": the value's path within a row of that array).
+/// header, "json": the value's path within a row of that array, "description", "unit" and
+/// "integer": whether every value is an integer, a step or a count).
 std::string csv_sidecar(const Table& t, const Provenance& provenance);
 /// Sets each column's JSON path (its key, or `renamed`'s entry) and the table's json_rows.
 void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pair<std::string, std::string>>& renamed);

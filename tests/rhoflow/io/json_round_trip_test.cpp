@@ -744,9 +744,13 @@ TEST_CASE("json round trip: provenance carries every member, older documents rea
     p.experiment_file = "my file.toml";
     p.experiment_sha256 = sha256_hex("x");
     p.commit_modified = true;
+    p.cell_command_line = "rhoflow check --claim 'hitting-time<=10.5'";
     check_header_members(p, "io/json.hpp", "Provenance");
     const Provenance back = json(p).get<Provenance>();
     CHECK(back.command_line == p.command_line);
+    CHECK(back.cell_command_line == p.cell_command_line);
+    p.cell_command_line.clear();  // outside a run's cells: no key, documents as before
+    CHECK_FALSE(json(p).contains("cell_command_line"));
     CHECK(back.experiment_sha256 == p.experiment_sha256);
     // A document written by rhoflow 0.1.0 before this provenance: program, version, command only.
     const json old = {{"program", "rhoflow"}, {"version", "0.1.0"}, {"command", "ode"}};
@@ -754,6 +758,7 @@ TEST_CASE("json round trip: provenance carries every member, older documents rea
     CHECK(o.command == "ode");
     CHECK(o.commit.empty());
     CHECK(o.command_line.empty());
+    CHECK(o.cell_command_line.empty());
     CHECK(o.date.empty());
     CHECK_FALSE(o.commit_modified);
     CHECK_THROWS_AS(json({{"version", "0.1.0"}}).get<Provenance>(), json::exception);  // not a rhoflow document

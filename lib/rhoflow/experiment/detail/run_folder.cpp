@@ -342,6 +342,7 @@ void draw_missing_figures(json& manifest, const fs::path& partial, const Experim
     } catch (const std::exception&) {
         // read back a moment ago (earlier_result); if it went since, this run's provenance
     }
+    if (made.cell_command_line.empty()) made.cell_command_line = cell_command_line(e, c);  // written before cells had one
     in_cell(e, c, [&] { write_cell(c, r, partial, true, made); });
     record(manifest, partial, c, params, "complete", "", true);
 }
