@@ -981,3 +981,106 @@ def prove(claim: str = None,
     KeyboardInterrupt on Ctrl-C (the run stops within about 1000 SGA steps; nothing is written)
     """
     ...
+
+def threshold(claim: str = 'monotone',
+              *,
+              axis: str = 'theta',
+              lo: float = 0.9,
+              hi: float = 1.0,
+              width: float = 0.0001,
+              max_steps: int = 60,
+              d: int = 50,
+              L: int = 1000,
+              R: int = 100,
+              theta: float = 1.0,
+              sigma: float = 1.0,
+              beta: float = 1.0,
+              precision: int = 128,
+              rel_tol: float = 1e-07,
+              cells: int = 16,
+              max_depth: int = 16,
+              max_cells: int = 20000,
+              rho0: float = 0.05,
+              hit: float = 0.001,
+              threads: int = 0,
+              max_memory: int | str | None = None) -> Result:
+    """
+    A rigorous bracket [lo, hi] of where a claim stops holding along theta, sigma or beta, with
+    a certificate at each end (one proved, one disproved).
+
+    Parameters
+    ----------
+    claim : str, default 'monotone'
+        monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
+        [claim]
+    axis : str, default 'theta'
+        the real parameter bracketed: theta | sigma | beta
+        [axis]
+    lo : float, default 0.9
+        the starting bracket's lower end (finite)
+        [lo]
+    hi : float, default 1.0
+        its upper end, lo < hi
+        [hi]
+    width : float, default 0.0001
+        stop when hi - lo <= width, > 0
+        [width]
+    max_steps : int, default 60
+        point proofs at most, 2 ... 200
+        [max_steps]
+    d : int, default 50
+        ambient dimension, >= 2
+        [d]
+    L : int, default 1000
+        tokens, >= 3
+        [L]
+    R : int, default 100
+        informative tokens, 1 ... L
+        [R]
+    theta : float, default 1.0
+        signal strength, >= 0
+        [theta]
+    sigma : float, default 1.0
+        noise per coordinate, > 0
+        [sigma]
+    beta : float, default 1.0
+        inverse temperature, > 0
+        [beta]
+    precision : int, default 128
+        bits of the balls, 64 ... 1024
+        [precision]
+    rel_tol : float, default 1e-07
+        truncation target of each enclosure, 1e-30 ... 1e-3
+        [rel_tol]
+    cells : int, default 16
+        rho cells at the start, 2 ... 4096
+        [cells]
+    max_depth : int, default 16
+        bisections of a rho cell, 0 ... 40
+        [max_depth]
+    max_cells : int, default 20000
+        enclosures per point proof, 1 ... 1e7
+        [max_cells]
+    rho0 : float, default 0.05
+        hitting-time: the start
+        [rho0]
+    hit : float, default 0.001
+        hitting-time: the level 1 - hit
+        [hit]
+    threads : int, default 0
+        threads over cells (0 = all cores)
+        [threads]
+    max_memory : int (bytes) or str ('512M', '8G'), optional
+        refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    InvalidArgument (a ValueError) naming the parameter and its accepted range
+    NumericalError (a RuntimeError) when a result cannot be delivered to its accuracy
+    KeyboardInterrupt on Ctrl-C (the run stops within about 1000 SGA steps; nothing is written)
+    """
+    ...

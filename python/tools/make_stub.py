@@ -174,7 +174,9 @@ def load(path: str) -> Result | RunResult: ...
 def from_json(text: str) -> Result: ...
 '''
 
-JOBS = ("field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check", "prove")
+# The job functions, from the library's job table (a job registered in the library is one too),
+# with compare_ensemble after compare.
+JOBS = tuple(n for j in rhoflow._JOBS for n in ((j, "compare_ensemble") if j == "compare" else (j,)))
 
 
 def function_stub(name):

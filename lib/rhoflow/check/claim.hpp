@@ -6,8 +6,9 @@
 //  - positive-drift:    F > 0 on (0, 1);
 //  - attractors=N:      exactly N stable equilibria in [-1, 1];
 //  - filtering:         1 - E[A_I] decreasing on (0, 1), i.e. d E[A_I]/d rho > 0 there;
-//  - filtering<=EPS:    the noise mass 1 - E[A_I] is at most EPS at rho = +1, and at rho = -1
-//                       when -1 attracts (j'(-1) < 0): at the paper's attractors (prove only);
+//  - filtering<=EPS:    the noise mass 1 - E[A_I] is at most EPS at rho = +1 (always), and at
+//                       rho = -1 when -1 attracts (j'(-1) < 0); interior equilibria are not
+//                       considered (prove only);
 //  - hitting-time<=T:   the ODE from rho0 reaches |rho| >= 1 - hit_eps by time T.
 // How each is certified: certify.hpp and docs/theory.md section 10.
 #pragma once

@@ -211,6 +211,8 @@ KindTable& table() {
 }  // namespace
 
 bool register_job_kind(JobKind kind) {
+    static std::mutex mutex;  // registrations from several static initialisers or loaded modules
+    const std::lock_guard<std::mutex> lock(mutex);
     KindTable& t = table();
     if (t.read.load())
         throw std::logic_error(fmt::format("register_job('{}'): the job table was read already; register a job at "
@@ -231,6 +233,17 @@ namespace {
 void register_library_jobs() { register_threshold_job(); }
 
 }  // namespace
+
+void check_result_keys(std::string_view name, const nlohmann::json& keys) {
+    if (!keys.is_object())
+        throw std::logic_error(fmt::format("register_job('{}'): the result's JSON must be an object", name));
+    nlohmann::json reserved = Provenance{};
+    reserved["params"] = reserved["model"] = nullptr;
+    for (const auto& [key, value] : keys.items())
+        if (reserved.contains(key))
+            throw std::logic_error(fmt::format("register_job('{}'): the result's key '{}' is one of the document's own",
+                                               name, key));
+}
 
 const std::vector<JobKind>& job_kinds() {
     static std::once_flag once;

@@ -4,8 +4,11 @@
 // files (`command = "NAME"`), the Python module (rhoflow.NAME(...)) and MPI (the job runs whole
 // on every rank, rank 0 keeps its result) then run it like a built-in job, and its documents
 // record every parameter. P needs validate() (InvalidArgument naming the field) and nlohmann's
-// to_json/from_json, R to_json/from_json. Register at static initialisation, in a file linked
-// into the program (an object file, not only a member of a static library):
+// to_json/from_json, R to_json/from_json (an object: its keys go beside the document's own). The
+// document file is result.json (rhoflow.load of a folder looks for it; leave document_file unset).
+// Register at static initialisation, in a file linked into the program (an object file, not only
+// a member of a static library), and read the job table (job_commands(), make_job(), ...) in no
+// static initialiser: the first read closes the table, and a registration after it throws.
 //
 //     const bool registered = rhoflow::register_job<ToyJob, ToyResult>(row, {.run = &run_toy});
 //
@@ -17,6 +20,8 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <set>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -68,11 +73,11 @@ Setting member_setting(std::string key, std::string field, std::string help, std
     s.set = [member, f = s.field](Job& job, const SettingValue& v) {
         T& x = params_of<P>(job).*member;
         if constexpr (std::is_same_v<T, double>) x = number_of(v, f);
-        else if constexpr (std::is_same_v<T, bool>) x = switch_of(v, f) || x;  // false leaves the default
+        else if constexpr (std::is_same_v<T, bool>) x = switch_of(v, f) || x;  // false leaves the default (false)
         else if constexpr (std::is_same_v<T, std::uint64_t>) x = seed_of(v, f);
         else if constexpr (std::is_integral_v<T>) {
             const std::int64_t i = integer_of(v, f);
-            if (i < std::numeric_limits<T>::min() || i > std::numeric_limits<T>::max())
+            if (!std::in_range<T>(i))
                 throw InvalidArgument(f, fmt::format("{} = {} is out of range (accepted: an integer in {} ... {})", f, i,
                                                      std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
             x = static_cast<T>(i);
@@ -86,8 +91,15 @@ Setting member_setting(std::string key, std::string field, std::string help, std
         else return SettingValue(x);
     };
     s.get = [value = s.value](const Job& job) { return text_of_setting(value(job)); };
+    if constexpr (std::is_same_v<T, bool>)  // a switch turns on; one on by default could not be turned off
+        if (P{}.*member) throw std::logic_error(fmt::format("member_setting('{}'): a switch must default to false", s.key));
     return s;
 }
+
+/// Throws std::logic_error unless a registered result's JSON (`keys`, of a default R) is an object
+/// whose keys leave the document's own alone (command, params, model, the provenance's): a
+/// document is the provenance, "model", "params" and the result's keys side by side.
+void check_result_keys(std::string_view name, const nlohmann::json& keys);
 
 /// Adds a kind of job of params P and result R to the job table: `row` gives its name,
 /// description, summary, settings (required) and outputs (write defaults to the document
@@ -96,6 +108,7 @@ Setting member_setting(std::string key, std::string field, std::string help, std
 template <class P, class R>
 bool register_job(JobKind row, JobType<P, R> type) {
     if (!type.run || !row.settings) throw std::logic_error(fmt::format("register_job('{}'): run and settings are required", row.name));
+    check_result_keys(row.name, nlohmann::json(R{}));
     const std::string_view name = row.name;
     if (!row.write) row.write = &write_document_output;
     if (!row.document_file) row.document_file = [](const Job&) { return std::string("result.json"); };

@@ -91,6 +91,7 @@ struct Search {
     Execution ex = Execution::local;
     int threads = 1;
     bool budget_out = false;
+    std::int64_t budget = 0;  // the enclosure count the search may reach (max_cells, plus what witnesses spent)
     EnclosureCache cache;  // class N's sums, shared by every cell (no bit depends on it)
 
     // Encloses the cells lacking an enclosure: a batch cut into units for the executor (over the
@@ -140,7 +141,7 @@ struct Search {
         std::vector<ProofCell> last;  // the last tiling whose every cell is enclosed, and its decision
         CellsDecision last_d;
         for (;;) {
-            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > p.max_cells)
+            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > budget)
                 return out_of_budget(cells, todo.size(), last, last_d);
             enclose(m, cells, todo);
             CellsDecision d = decide_cells(p.claim, cells, p.rho0, p.hit_eps);
@@ -246,13 +247,17 @@ bool bisect_model(const ModelCell& m, ModelCell& a, ModelCell& b) {
     return true;
 }
 
-// Witnesses tried before a box is searched (kWitnesses at most): its corners, then its centre.
+// Witnesses tried before a box is searched (kWitnesses at most): its corners, then its centre,
+// within a tenth of max_cells (at least kWitnessCells) of their own.
 constexpr std::size_t kWitnesses = 16;
+constexpr std::int64_t kWitnessCells = 256;
 
 // The point models a claim over a box is first tried at, in a fixed order: the corners of its
 // ranged axes (all high ends, all low ends, then the rest by bit mask; integers at their ends),
-// then the centre (integers rounded down). None for a box of one model, none with R = 0 or
-// theta = 0 (j' = 0 exactly there). A claim for every model of the box fails at a corner
+// then the centre (integers rounded down): at most kWitnesses - 1 corners, so the centre is
+// always tried. None for a box whose real axes (theta, sigma, beta) are single values: its
+// parameter cells are point models already, searched one by one. None with R = 0 or theta = 0
+// (j' = 0 exactly there). A claim for every model of the box fails at a corner
 // first when it fails towards an end of a parameter, as the sign of j'(-1) does in theta.
 std::vector<ModelCell> witness_points(const ParamBox& box) {
     const auto axes = box.axes();
@@ -260,7 +265,7 @@ std::vector<ModelCell> witness_points(const ParamBox& box) {
     for (int k = 0; k < axis_count; ++k)
         if (axes[static_cast<std::size_t>(k)]->ranged()) ranged.push_back(k);
     std::vector<ModelCell> out;
-    if (ranged.empty()) return out;
+    if (ranged.empty() || ranged.back() <= 2) return out;  // no real axis ranged (d, L, R are axes 0-2)
     auto point = [&](unsigned mask, bool centre) {
         std::array<double, axis_count> v{};
         for (int k = 0; k < axis_count; ++k) v[static_cast<std::size_t>(k)] = axes[static_cast<std::size_t>(k)]->lo;
@@ -283,8 +288,8 @@ std::vector<ModelCell> witness_points(const ParamBox& box) {
     std::vector<unsigned> order = {all, 0};
     for (unsigned mask = 1; mask < all; ++mask) order.push_back(mask);
     for (unsigned mask : order)
-        if (out.size() < kWitnesses) out.push_back(point(mask, false));
-    if (out.size() < kWitnesses) out.push_back(point(0, true));
+        if (out.size() + 1 < kWitnesses) out.push_back(point(mask, false));
+    out.push_back(point(0, true));
     std::erase_if(out, [](const ModelCell& m) { return m.R == 0 || m.theta.hi == 0; });
     return out;
 }
@@ -315,9 +320,11 @@ void record_witness(ProveResult& res, const ProveParams& params, const ModelCell
 }
 
 // Tries the box's witness points (witness_points) in order, each searched in rho to the full
-// depth; stops at the first that disproves the claim, recorded as the whole certificate. True
-// when one did. Points that prove or cannot decide the claim leave nothing but their count.
+// depth, within their own budget; stops at the first that disproves the claim, recorded as the
+// whole certificate. True when one did. Points that prove or cannot decide the claim leave
+// nothing but their count; the box search then gets its whole max_cells.
 bool disproved_at_a_witness(Search& s, ProveResult& res, const ProveParams& params) {
+    s.budget = std::min(params.max_cells, std::max(kWitnessCells, params.max_cells / 10));
     for (const ModelCell& m : witness_points(params.box)) {
         std::vector<ProofCell> cells;
         const CellsDecision d = s.rho_search(m, cells, params.max_depth, false);
@@ -338,7 +345,7 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
     ProveResult res;
     res.claim = params.claim;
     res.box = params.box;
-    Search s{params, res, ex, 1, false, {}};
+    Search s{params, res, ex, 1, false, params.max_cells, {}};
     s.threads = resolve_threads(params.threads);
     res.diagnostics.threads = s.threads;
     res.diagnostics.ranks = ranks_for(ex);
@@ -361,7 +368,8 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
     // corners and centre, so that a counterexample at an end of a range is found at the cost of
     // a few point searches, not after the whole box was searched cell by cell.
     if (disproved_at_a_witness(s, res, params)) queue.clear();
-    s.budget_out = false;  // a witness search out of budget: the box search reports it as its own
+    s.budget_out = false;  // witnesses out of their budget: the box search has its own
+    s.budget = res.diagnostics.enclosures + params.max_cells;
     bool undecided = false;
     while (!queue.empty()) {
         auto [m, depth] = queue.front();

@@ -14,8 +14,9 @@
 //    j'(-1) < 0. The count is exact once every cell is classified, so a count != N disproves;
 //  - hitting-time<=T: "dj>0" on [rho0, 1 - hit_eps] and T_hit = int drho / ((1 - rho^2) j') is
 //    bracketed per cell by (atanh b - atanh a) / [max j', min j'].
-// A box of more than one model is first tried at up to 16 witness points (its corners, then its
-// centre, each searched alone): the first that disproves the claim is the certificate.
+// A box with a ranged real axis is first tried at up to 16 witness points (up to 15 corners, then
+// the centre, each searched alone, within max(256, max_cells / 10) enclosures of their own): the
+// first that disproves the claim is the certificate.
 // Undecided cells are bisected up to max_depth. On a parameter cell that can still be split,
 // rho is bisected only while it narrows the enclosures (a fresh half keeping more than 0.7 of
 // its parent's width means the parameter cell's width dominates) and at most 4 times; then the
@@ -46,13 +47,13 @@ inline constexpr std::int64_t max_integer_combinations = 4096;
 
 /// Everything `rhoflow prove` needs.
 struct ProveParams {
-    Claim claim;                  ///< monotone | positive-drift | attractors=N | hitting-time<=T
+    Claim claim;                  ///< monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
     ParamBox box;                 ///< d, L, R (integer ranges, enumerated), theta, sigma, beta (ranges, per coordinate)
     RigorousParams rigorous{128, 1e-7};  ///< precision and truncation targets of every enclosure (1e-7: cell widths, not truncations, limit the decisions)
     int initial_cells = 16;       ///< rho cells at the start (2 ... 4096)
     int max_depth = 16;           ///< bisections of a rho cell (0 ... 40)
     int max_box_depth = 4;        ///< bisections of a parameter cell (0 ... 20)
-    std::int64_t max_cells = 20000;  ///< cap on enclosures computed (1 ... 1e7)
+    std::int64_t max_cells = 20000;  ///< cap on enclosures the box search computes (1 ... 1e7); witnesses have max(256, a tenth) more
     double rho0 = 0.05;           ///< hitting-time: start, -1 < rho0 < 1 - hit_eps
     double hit_eps = 1e-3;        ///< hitting-time: level |rho| >= 1 - hit_eps, 1e-12 ... 0.5
     int threads = 0;              ///< threads over cells (0 = all cores); results do not depend on it

@@ -320,13 +320,16 @@ TEST_CASE("prove: filtering<=EPS brackets the noise mass at the attractors, and 
     const ProveResult held = run_prove(p);
     REQUIRE(held.verdict == ProofVerdict::proved);
     CHECK(held.cells.back().enc.mass.lo <= 1 - noise);  // the end cell's enclosure holds the estimate
+    CHECK(1 - noise <= held.cells.back().enc.mass.hi);
     CHECK(held.cells.front().role == "dj>0");            // -1 repels: its noise mass (0.957) does not count
     const nlohmann::json cert = certificate(p, held);
     CHECK(verify_fast(cert).valid);
     // The same cells do not prove a smaller EPS: the checker re-decides, it does not trust the verdict.
     nlohmann::json t = cert;
     t["params"]["claim"] = "filtering<=0.785";
-    CHECK_FALSE(verify_fast(t).valid);
+    const VerifyReport edited = verify_fast(t);
+    CHECK_FALSE(edited.valid);
+    CHECK(has_error(edited, "does not prove the claim"));
 
     p.claim = parse_claim("filtering<=0.785");
     const ProveResult failed = run_prove(p);
