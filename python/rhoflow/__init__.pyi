@@ -915,7 +915,7 @@ def prove(claim: str = None,
     ----------
     claim : str, required unless verify is given
         monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
-        [prove.claim] monotone | positive-drift | attractors=N | hitting-time<=T
+        [prove.claim] monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
     d : int | tuple[int, int], default 50
         ambient dimension (integers; a range is enumerated)
         [prove.box.d] ambient dimension: integers 2 <= LO <= HI <= 1e9
@@ -951,7 +951,7 @@ def prove(claim: str = None,
         [prove.max_box_depth] bisections of a parameter cell (0 ... 20)
     max_cells : int, default 20000
         cap on enclosures computed, 1 ... 1e7
-        [prove.max_cells] cap on enclosures computed (1 ... 1e7)
+        [prove.max_cells] cap on enclosures the box search computes (1 ... 1e7); witnesses have max(256, a tenth) more
     rho0 : float, default 0.05
         hitting-time: start of the ODE
         [prove.rho0] hitting-time: start, -1 < rho0 < 1 - hit_eps

@@ -109,7 +109,7 @@ TEST_CASE("cli regression: stationary refuses a flat field (theta = 0, R = 0) na
 
 TEST_CASE("cli regression: run --help and the experiment file's command error list every job") {
     const std::string all = rhoflow::job_command_list("|");
-    CHECK(all == "field|ode|phase|sga|compare|stationary|check|prove");
+    CHECK(all == "field|ode|phase|sga|compare|stationary|check|prove|threshold");  // threshold: registered by the library
     const Run h = rhoflow_cli({"run", "--help"});
     CHECK(h.code == 0);
     std::string flat = h.out;  // CLI11 wraps the description: compare without line breaks
@@ -119,7 +119,7 @@ TEST_CASE("cli regression: run --help and the experiment file's command error li
     write_text(t / "bad.toml", "[[task]]\ncommand = \"nope\"\n");
     const Run r = rhoflow_cli({"run", (t / "bad.toml").string()});
     CHECK(r.code == 2);
-    CHECK(has(r.err, "(accepted: field, ode, phase, sga, compare, stationary, check, prove)"));
+    CHECK(has(r.err, "(accepted: field, ode, phase, sga, compare, stationary, check, prove, threshold)"));
     write_text(t / "none.toml", "[[task]]\nsteps = 5\n");
     const Run n = rhoflow_cli({"run", (t / "none.toml").string()});
     CHECK(n.code == 2);

@@ -94,7 +94,7 @@ PROBE_CASES=$((PROBE_CASES + 1))
 # ---- D15: the lists of jobs; compare's refused flags; check's help
 expect "run help lists every job" 0 "field|ode|phase|sga|compare|stationary|check|prove" run --help
 printf '[[task]]\ncommand = "nope"\n' >"$W/nope.toml"
-expect "TOML command list" 2 "(accepted: field, ode, phase, sga, compare, stationary, check, prove)" run "$W/nope.toml"
+expect "TOML command list" 2 "(accepted: field, ode, phase, sga, compare, stationary, check, prove, threshold)" run "$W/nope.toml"
 expect "compare --record" 2 "invalid --record: compare does not take --record" compare --record 5
 expect "compare --first-trial" 2 "invalid --first-trial: " compare --first-trial 3
 expect "compare --records-per-decade" 2 "invalid --records-per-decade: " compare --records-per-decade=3

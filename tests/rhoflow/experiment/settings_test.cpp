@@ -65,6 +65,10 @@ std::string sample_value(const std::string& command, const Setting& s) {
         {"theta", "0.5:2"},        {"sigma", "0.5:2"}, {"beta", "0.5:2"}, {"verify", "proof/certificate.json"}};
     if (command == "prove")
         if (const auto it = prove.find(s.key); it != prove.end()) return it->second;
+    static const std::map<std::string, std::string> threshold = {  // threshold: a claim and an axis
+        {"claim", "attractors=2"}, {"axis", "sigma"}};
+    if (command == "threshold")
+        if (const auto it = threshold.find(s.key); it != threshold.end()) return it->second;
     if (s.type_name == "SEED") return "18446744073709551615";
     if (s.type_name == "INT") return "7";
     if (s.type_name == "LIST") return "0.1,-0.30000000000000004,1";
@@ -250,7 +254,7 @@ TEST_CASE("settings: key_for_field maps each setting's field back to its key (on
 TEST_CASE("settings: finish_settings divides a per-norm sigma by sqrt(d) once, whatever the order") {
     for (const auto& command : job_commands()) {
         CAPTURE(command);
-        if (command == "check" || command == "prove") continue;  // a box of models: per-coordinate sigmas (check: applied per point)
+        if (!model_of(make_job(command))) continue;  // a box of models (check, prove) or a model of its own (threshold): per-coordinate sigmas
         for (bool d_first : {true, false}) {
             Job job = make_job(command);
             const Setting* d = find_setting(command, "d");

@@ -52,7 +52,7 @@ TEST_CASE("threshold: theta* of the default model is bracketed to 1e-4, a certif
     CHECK(document(back, result_from_document(back, doc), make_provenance("threshold", "x")).at("hi") == doc.at("hi"));
 }
 
-TEST_CASE("threshold: ends with the same verdict are no bracket; bad input names the flag") {
+TEST_CASE("threshold: ends with the same verdict are no bracket, and bad input names the flag") {
     auto r = rhoflow_cli({"threshold", "--lo", "0.5", "--hi", "0.6", "--json"});
     REQUIRE_MESSAGE(r.code == 0, r.err);
     const auto doc = nlohmann::json::parse(r.out);
