@@ -903,19 +903,19 @@ def prove(claim: str = None,
           verify_fast: bool = False,
           max_memory: int | str | None = None) -> ProveResult:
     """
-    Proves or disproves a claim (monotone, positive-drift, attractors=N, hitting-time<=T,
-    filtering<=EPS) about the exact field rigorously, in ball arithmetic, over every point of a
-    box of models: each of d, L, R a value or a (lo, hi) range of integers, each of theta,
-    sigma, beta a value or an interval (lo, hi). The result is the certificate, with its verdict
-    (proved, disproved, not proved), every cell and the counterexample; with verify='CERT' the
-    independent checker re-checks a certificate file instead (InvalidArgument, naming every
-    error, if it does not check).
+    Proves or disproves a claim (monotone, positive-drift, attractors=N, recovery, hitting-
+    time<=T, filtering<=EPS) about the exact field rigorously, in ball arithmetic, over every
+    point of a box of models: each of d, L, R a value or a (lo, hi) range of integers, each of
+    theta, sigma, beta a value or an interval (lo, hi). The result is the certificate, with its
+    verdict (proved, disproved, not proved), every cell and the counterexample; with
+    verify='CERT' the independent checker re-checks a certificate file instead (InvalidArgument,
+    naming every error, if it does not check).
 
     Parameters
     ----------
     claim : str, required unless verify is given
-        monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
-        [prove.claim] monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
+        monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
+        [prove.claim] monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
     d : int | tuple[int, int], default 50
         ambient dimension (integers; a range is enumerated)
         [prove.box.d] ambient dimension: integers 2 <= LO <= HI <= 1e9
@@ -1011,7 +1011,7 @@ def threshold(claim: str = 'monotone',
     Parameters
     ----------
     claim : str, default 'monotone'
-        monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
+        monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
         [claim]
     axis : str, default 'theta'
         the real parameter bracketed: theta | sigma | beta

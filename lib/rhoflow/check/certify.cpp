@@ -711,8 +711,9 @@ PointCertificate flat_certificate(const Claim& claim, const CertifyParams& param
             c.verdict = Verdict::fails;
             c.note = "the field is flat (R = 0 or theta = 0): E[A_I] does not depend on rho";
             break;
-        case ClaimKind::noise_mass:  // refused by CheckParams::validate (prove decides it)
-            c.note = "filtering<=EPS is decided by rhoflow prove";
+        case ClaimKind::noise_mass:  // refused by CheckParams::validate (prove decides them)
+        case ClaimKind::recovery:
+            c.note = "decided by rhoflow prove";
             break;
         case ClaimKind::hitting_time: {
             const bool at = std::abs(params.rho0) >= 1 - params.hit_eps;
@@ -784,6 +785,7 @@ PointCertificate decide_claim(const Claim& claim, const CertifyParams& params, c
             return decide_hitting(P, enc.eps, scale, claim, params);
         case ClaimKind::filtering:
         case ClaimKind::noise_mass:
+        case ClaimKind::recovery:
             break;
     }
     return {};

@@ -31,7 +31,7 @@ ModelParams CheckParams::model_at(const std::array<double, axis_count>& v) const
 
 void CheckParams::validate() const {
     claim.validate();
-    if (claim.kind == ClaimKind::noise_mass)
+    if (claim.kind == ClaimKind::noise_mass || claim.kind == ClaimKind::recovery)
         throw InvalidArgument("claim", fmt::format("claim = '{}' is decided by rhoflow prove, rigorously (accepted here: "
                                                    "monotone, positive-drift, attractors=N, filtering, hitting-time<=T)",
                                                    to_string(claim)));
@@ -367,6 +367,7 @@ CheckWitness make_witness(const CheckParams& p, const CheckPoint& worst) {
             break;
         case ClaimKind::attractors:
         case ClaimKind::noise_mass:  // refused by validate()
+        case ClaimKind::recovery:
             break;
     }
     return w;

@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kAccepted =
     "accepted: monotone, positive-drift, attractors=N (integer 0 <= N <= 1000), filtering, "
-    "hitting-time<=T (finite T > 0), filtering<=EPS (0 <= EPS <= 1)";
+    "hitting-time<=T (finite T > 0), filtering<=EPS (0 <= EPS <= 1), recovery";
 
 [[noreturn]] void bad_claim(std::string_view text, const std::string& field) {
     throw InvalidArgument(field, fmt::format("{} = '{}' is not a claim ({})", field, text, kAccepted));
@@ -41,6 +41,7 @@ std::string to_string(const Claim& c) {
         case ClaimKind::filtering: return "filtering";
         case ClaimKind::hitting_time: return "hitting-time<=" + format_number(c.t_max);
         case ClaimKind::noise_mass: return "filtering<=" + format_number(c.noise_max);
+        case ClaimKind::recovery: return "recovery";
     }
     return "?";
 }
@@ -51,6 +52,8 @@ Claim parse_claim(std::string_view text, const std::string& field) {
         c.kind = ClaimKind::monotone;
     } else if (text == "positive-drift") {
         c.kind = ClaimKind::positive_drift;
+    } else if (text == "recovery") {
+        c.kind = ClaimKind::recovery;
     } else if (text == "filtering") {
         c.kind = ClaimKind::filtering;
     } else if (text.starts_with("filtering<=")) {

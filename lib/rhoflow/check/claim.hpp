@@ -6,6 +6,8 @@
 //  - positive-drift:    F > 0 on (0, 1);
 //  - attractors=N:      exactly N stable equilibria in [-1, 1];
 //  - filtering:         1 - E[A_I] decreasing on (0, 1), i.e. d E[A_I]/d rho > 0 there;
+//  - recovery:          every equilibrium in (-1, 1) is a repeller (prove only): every start
+//                       but the repellers reaches +-1, the paper's global convergence;
 //  - filtering<=EPS:    the noise mass 1 - E[A_I] is at most EPS at rho = +1 (always), and at
 //                       rho = -1 when -1 attracts (j'(-1) < 0); interior equilibria are not
 //                       considered (prove only);
@@ -26,7 +28,8 @@ enum class ClaimKind {
     attractors,     ///< exactly `attractors` stable equilibria in [-1, 1]
     filtering,      ///< nuisance attention mass 1 - E[A_I] decreasing on (0, 1)
     hitting_time,   ///< the ODE from rho0 reaches |rho| >= 1 - hit_eps by time `t_max`
-    noise_mass      ///< 1 - E[A_I] <= `noise_max` at +1, and at -1 where it attracts
+    noise_mass,     ///< 1 - E[A_I] <= `noise_max` at +1, and at -1 where it attracts
+    recovery        ///< no attractor in (-1, 1): every interior equilibrium repels
 };
 
 /// A claim with its argument (N for attractors, T for hitting-time).
@@ -41,7 +44,7 @@ struct Claim {
 };
 
 /// Canonical text of a claim: "monotone", "positive-drift", "attractors=2", "filtering",
-/// "hitting-time<=10", "filtering<=0.78".
+/// "hitting-time<=10", "filtering<=0.78", "recovery".
 std::string to_string(const Claim& c);
 /// Parses the canonical text; throws InvalidArgument naming `field` (listing the accepted forms).
 Claim parse_claim(std::string_view text, const std::string& field = "claim");

@@ -64,7 +64,8 @@ constexpr const char* kProve =
     "Proves or disproves a claim about the exact field rigorously: guaranteed enclosures of j', j'' in ball "
     "arithmetic (Arb), every truncation and quadrature error bounded, over every point of a box of models "
     "(theta, sigma, beta intervals; d, L, R enumerated) and every rho. Claims: monotone (j' > 0 on [-1,1]), "
-    "positive-drift (j' > 0 on [0,1]), attractors=N, hitting-time<=T (from --rho0 to 1 - --hit), filtering<=EPS "
+    "positive-drift (j' > 0 on [0,1]), attractors=N, recovery (every equilibrium in (-1,1) repels), hitting-time<=T "
+    "(from --rho0 to 1 - --hit), filtering<=EPS "
     "(the noise mass 1 - E[A_I] at most EPS at rho = 1, and at -1 where it attracts). A box is first tried at its "
     "corners and centre: one model that disproves the claim is its certificate. Verdicts: "
     "proved, disproved (a rigorous counterexample cell), not proved (undecided cells listed). --out DIR writes "
@@ -96,7 +97,7 @@ constexpr const char* kCheckSummary =
     "Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a box of model "
     "parameters: each of d, L, R, theta, sigma, beta a value or a (lo, hi) range.";
 constexpr const char* kProveSummary =
-    "Proves or disproves a claim (monotone, positive-drift, attractors=N, hitting-time<=T, filtering<=EPS) about the exact field "
+    "Proves or disproves a claim (monotone, positive-drift, attractors=N, recovery, hitting-time<=T, filtering<=EPS) about the exact field "
     "rigorously, in ball arithmetic, over every point of a box of models: each of d, L, R a value or a (lo, hi) range "
     "of integers, each of theta, sigma, beta a value or an interval (lo, hi). The result is the certificate, with "
     "its verdict (proved, disproved, not proved), every cell and the counterexample; with verify='CERT' the "

@@ -859,7 +859,7 @@ std::vector<Setting> prove_settings() {
     using J = ProveJob;
     const char* g = "Claim, box and search";
     std::vector<Setting> s;
-    s.push_back(text_setting<J>("claim", "prove.claim", "monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS", g,
+    s.push_back(text_setting<J>("claim", "prove.claim", "monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS", g,
                                 "TEXT", [](J& j, const std::string& t) { j.prove.claim = parse_claim(t, "claim"); },
                                 [](J& j) { return to_string(j.prove.claim); }));
     s.back().required = true;

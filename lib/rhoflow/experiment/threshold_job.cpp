@@ -208,7 +208,7 @@ std::vector<std::string> write_threshold(const Job& job, const JobResult& result
 
 std::vector<Setting> threshold_settings() {
     const std::string g = "Threshold", m = "Model (the axis's own value is replaced)", q = "Each point proof";
-    return {member_setting("claim", "claim", "monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS", g,
+    return {member_setting("claim", "claim", "monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS", g,
                            &ThresholdJob::claim),
             member_setting("axis", "axis", "the real parameter bracketed: theta | sigma | beta", g, &ThresholdJob::axis),
             member_setting("lo", "lo", "the starting bracket's lower end (finite)", g, &ThresholdJob::lo),

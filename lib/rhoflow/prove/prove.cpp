@@ -216,7 +216,8 @@ struct Search {
                                 ? cells[i].enc.mass.width() > kStagnation * w.lo  // the mass decides, not j'
                                 : cells[i].enc.dj.width() > kStagnation * w.lo;
             const bool d2j = cells[i].enc.d2j.width() > kStagnation * w.hi;
-            if (dj && (p.claim.kind != ClaimKind::attractors || d2j)) return true;
+            const bool roots = p.claim.kind == ClaimKind::attractors || p.claim.kind == ClaimKind::recovery;
+            if (dj && (!roots || d2j)) return true;
         }
         return false;
     }

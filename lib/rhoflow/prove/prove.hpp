@@ -47,7 +47,7 @@ inline constexpr std::int64_t max_integer_combinations = 4096;
 
 /// Everything `rhoflow prove` needs.
 struct ProveParams {
-    Claim claim;                  ///< monotone | positive-drift | attractors=N | hitting-time<=T | filtering<=EPS
+    Claim claim;                  ///< monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
     ParamBox box;                 ///< d, L, R (integer ranges, enumerated), theta, sigma, beta (ranges, per coordinate)
     RigorousParams rigorous{128, 1e-7};  ///< precision and truncation targets of every enclosure (1e-7: cell widths, not truncations, limit the decisions)
     int initial_cells = 16;       ///< rho cells at the start (2 ... 4096)

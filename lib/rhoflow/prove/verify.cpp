@@ -25,7 +25,7 @@ RHOFLOW_JSON_HOOKS(VerifyReport, valid, verdict, cells, errors)
 std::string role_of(const Claim& claim, const FieldEnclosure& e) {
     if (e.dj.lo > 0) return "dj>0";
     if (e.dj.hi < 0) return "dj<0";
-    if (claim.kind == ClaimKind::attractors) {
+    if (claim.kind == ClaimKind::attractors || claim.kind == ClaimKind::recovery) {
         if (e.d2j.lo > 0) return "d2j>0";
         if (e.d2j.hi < 0) return "d2j<0";
     }
@@ -70,7 +70,8 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
         if (cells[i].role == "undecided") d.refine.push_back(i);
     if (sign(0) == 0) d.refine.push_back(0);
     if (sign(n - 1) == 0) d.refine.push_back(n - 1);
-    int count = 0;
+    int count = 0, interior = 0;
+    std::size_t first_interior = n;  // the first interior attractor's run
     if (sign(0) < 0) ++count;      // -1 attracts iff j'(-1) < 0
     if (sign(n - 1) > 0) ++count;  // +1 attracts iff j'(1) > 0
     for (std::size_t i = 0; i < n;) {
@@ -98,6 +99,7 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
             for (std::size_t k = i; k < e; ++k) d.refine.push_back(k);
         } else if (sl > 0 && sr < 0) {
             ++count;  // a zero of j' with j'' < 0: F' = (1 - rho^2) j'' < 0, an attractor
+            if (interior++ == 0) first_interior = i;
         }
         i = e;
     }
@@ -109,6 +111,13 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
         return d;
     }
     d.attractors = count;
+    if (claim.kind == ClaimKind::recovery) {
+        d.verdict = interior == 0 ? ProofVerdict::proved : ProofVerdict::disproved;
+        d.note = interior == 0 ? fmt::format("every equilibrium in (-1, 1) repels ({} attractors, all at +-1)", count)
+                               : fmt::format("{} attractor(s) in (-1, 1), the first with rho in [{}, {}]", interior,
+                                             cells[first_interior].enc.rho.lo, cells[first_interior].enc.rho.hi);
+        return d;
+    }
     d.verdict = count == claim.attractors ? ProofVerdict::proved : ProofVerdict::disproved;
     d.note = fmt::format("exactly {} attractors", count);
     return d;
@@ -213,7 +222,8 @@ CellsDecision decide_cells(const Claim& claim, const std::vector<ProofCell>& cel
     switch (claim.kind) {
         case ClaimKind::monotone:
         case ClaimKind::positive_drift: return sign_claim(cells);
-        case ClaimKind::attractors: return attractor_claim(claim, cells);
+        case ClaimKind::attractors:
+        case ClaimKind::recovery: return attractor_claim(claim, cells);
         case ClaimKind::hitting_time: return hitting_claim(claim, cells);
         case ClaimKind::noise_mass: return noise_claim(claim, cells);
         default: d.note = "claim not supported by prove"; return d;
@@ -540,7 +550,7 @@ void check_decision(const ParamCellResult& pc, const CellsDecision& d, const Cla
                     Errors& err) {
     if (d.verdict != pc.verdict)
         err.add(fmt::format("{}.verdict: '{}', but its cells give '{}'", path, to_string(pc.verdict), to_string(d.verdict)));
-    if (claim.kind == ClaimKind::attractors && d.attractors != pc.attractors)
+    if ((claim.kind == ClaimKind::attractors || claim.kind == ClaimKind::recovery) && d.attractors != pc.attractors)
         err.add(fmt::format("{}.attractors: {}, but its cells give {}", path, pc.attractors, d.attractors));
     if (d.hitting_time.lo != pc.hitting_time.lo || d.hitting_time.hi != pc.hitting_time.hi)
         err.add(fmt::format("{}.hitting_time: [{}, {}], but its cells give [{}, {}]", path, pc.hitting_time.lo,

@@ -352,6 +352,43 @@ TEST_CASE("prove: filtering<=EPS brackets the noise mass at the attractors, and 
     CHECK_THROWS_WITH(parse_claim("filtering<=1.5"), doctest::Contains("0 <= EPS <= 1"));
 }
 
+TEST_CASE("prove: recovery holds where every interior equilibrium repels, and fails at an interior attractor") {
+    // The default model has a repeller near -0.9928 between its two attractors +-1 (docs/verification.md).
+    const ProveParams p = params("recovery", 50, 1000, 100);
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    CHECK(r.param_cells.at(0).attractors == 2);
+    const nlohmann::json cert = certificate(p, r);
+    CHECK(verify_fast(cert).valid);
+    nlohmann::json t = cert;  // the count the certificate states is the cells' count
+    t["param_cells"][0]["attractors"] = 1;
+    CHECK(has_error(verify_fast(t), "param_cells[0]"));
+    // The decision itself on hand-made cells tiling [-1, 1] (roles as enclosures would give them):
+    // + | j'' < 0 | - : a zero of j' where j'' < 0, an attractor inside; - | j'' > 0 | + : a repeller.
+    auto tiling = [](std::vector<std::string> roles) {
+        std::vector<ProofCell> cells;
+        for (std::size_t i = 0; i < roles.size(); ++i) {
+            ProofCell c;
+            c.enc.rho = {-1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(roles.size()),
+                         i + 1 == roles.size() ? 1.0 : -1.0 + 2.0 * static_cast<double>(i + 1) / static_cast<double>(roles.size())};
+            c.role = roles[i];
+            cells.push_back(c);
+        }
+        return cells;
+    };
+    const Claim recovery = parse_claim("recovery");
+    const CellsDecision inside = decide_cells(recovery, tiling({"dj>0", "d2j<0", "dj<0", "d2j>0", "dj>0"}), 0.05, 1e-3);
+    CHECK(inside.verdict == ProofVerdict::disproved);
+    CHECK(inside.attractors == 2);  // the interior one and +1 (-1 repels: j'(-1) > 0)
+    CHECK(inside.note.find("1 attractor(s) in (-1, 1)") != std::string::npos);
+    const CellsDecision repeller = decide_cells(recovery, tiling({"dj<0", "d2j>0", "dj>0"}), 0.05, 1e-3);
+    CHECK(repeller.verdict == ProofVerdict::proved);
+    CHECK(repeller.attractors == 2);
+    CheckParams c;
+    c.claim = recovery;
+    CHECK_THROWS_WITH(c.validate(), doctest::Contains("decided by rhoflow prove"));
+}
+
 TEST_CASE("prove: bad parameters are refused naming the field") {
     ProveParams p = params("filtering", 5, 100, 50);
     CHECK_THROWS_WITH_AS(run_prove(p), doctest::Contains("filtering"), InvalidArgument);
