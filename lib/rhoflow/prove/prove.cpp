@@ -295,6 +295,28 @@ std::vector<ModelCell> witness_points(const ParamBox& box) {
     return out;
 }
 
+// Keeps a decided parameter cell's cells in the certificate, and the widest deciding j' enclosure.
+void keep_cells(ProveResult& res, const std::vector<ProofCell>& cells) {
+    for (const auto& c : cells) {
+        res.cells.push_back(c);
+        if (c.role == "dj>0" || c.role == "dj<0") {
+            const double mag = std::max(std::abs(c.enc.dj.lo), std::abs(c.enc.dj.hi));
+            res.min_width_rel = std::max(res.min_width_rel, c.enc.dj.width() / std::max(mag, 1e-300));
+        }
+    }
+}
+
+// The verdict disproved by `cells`, and for sign claims their first cell with j' < 0.
+void mark_disproved(ProveResult& res, const ProveParams& params, const std::vector<ProofCell>& cells) {
+    res.verdict = ProofVerdict::disproved;
+    if (params.claim.kind == ClaimKind::monotone || params.claim.kind == ClaimKind::positive_drift)
+        for (const auto& c : cells)
+            if (c.role == "dj<0") {
+                res.counterexample = c;
+                break;
+            }
+}
+
 // The certificate of a claim disproved at one point model of the box: that parameter cell alone.
 void record_witness(ProveResult& res, const ProveParams& params, const ModelCell& m, const CellsDecision& d,
                     const std::vector<ProofCell>& cells) {
@@ -305,19 +327,8 @@ void record_witness(ProveResult& res, const ProveParams& params, const ModelCell
     pc.hitting_time = d.hitting_time;
     pc.note = d.note + " (a witness: a point of the box tried before the box was searched)";
     res.param_cells.push_back(pc);
-    res.cells = cells;
-    for (const auto& c : cells)
-        if (c.role == "dj>0" || c.role == "dj<0") {
-            const double mag = std::max(std::abs(c.enc.dj.lo), std::abs(c.enc.dj.hi));
-            res.min_width_rel = std::max(res.min_width_rel, c.enc.dj.width() / std::max(mag, 1e-300));
-        }
-    res.verdict = ProofVerdict::disproved;
-    if (params.claim.kind == ClaimKind::monotone || params.claim.kind == ClaimKind::positive_drift)
-        for (const auto& c : cells)
-            if (c.role == "dj<0") {
-                res.counterexample = c;
-                break;
-            }
+    keep_cells(res, cells);
+    mark_disproved(res, params, cells);
 }
 
 // Tries the box's witness points (witness_points) in order, each searched in rho to the full
@@ -407,21 +418,9 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
             if (s.budget_out) break;
             continue;
         }
-        for (const auto& c : cells) {
-            res.cells.push_back(c);
-            if (c.role == "dj>0" || c.role == "dj<0") {
-                const double mag = std::max(std::abs(c.enc.dj.lo), std::abs(c.enc.dj.hi));
-                res.min_width_rel = std::max(res.min_width_rel, c.enc.dj.width() / std::max(mag, 1e-300));
-            }
-        }
+        keep_cells(res, cells);
         if (d.verdict == ProofVerdict::disproved) {
-            res.verdict = ProofVerdict::disproved;
-            if (params.claim.kind == ClaimKind::monotone || params.claim.kind == ClaimKind::positive_drift)
-                for (const auto& c : cells)
-                    if (c.role == "dj<0") {
-                        res.counterexample = c;
-                        break;
-                    }
+            mark_disproved(res, params, cells);
             break;
         }
     }
