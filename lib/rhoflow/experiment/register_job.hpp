@@ -104,7 +104,8 @@ void check_result_keys(std::string_view name, const nlohmann::json& keys);
 /// Adds a kind of job of params P and result R to the job table: `row` gives its name,
 /// description, summary, settings (required) and outputs (write defaults to the document
 /// alone, document_file to result.json); `type` its run and, optionally, its text, headline
-/// and model. Throws std::logic_error when the name is taken or the table was read already.
+/// and model. The row's texts are string_views kept for the program's life: give literals.
+/// Throws std::logic_error when the name is taken or the table was read already.
 template <class P, class R>
 bool register_job(JobKind row, JobType<P, R> type) {
     if (!type.run || !row.settings) throw std::logic_error(fmt::format("register_job('{}'): run and settings are required", row.name));
