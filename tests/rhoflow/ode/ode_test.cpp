@@ -29,19 +29,24 @@ double linear_exact(double c, double r0, double t) {
     const double e = std::exp(c * t);
     return r0 * e / std::sqrt(1 - r0 * r0 + r0 * r0 * e * e);
 }
+// The two closed-form flows of the accuracy tests: j' = 0.7 from -0.4 (rho = tanh(0.7 t + atanh(-0.4)))
+// and j' = 1.3 rho from 0.05 (linear_exact), solved at rtol (atol = rtol / 100).
+double tanh_exact(double t) { return std::tanh(0.7 * t + std::atanh(-0.4)); }
+std::pair<OdeSolution, OdeSolution> closed_form_flows(const std::vector<double>& times, double rtol) {
+    OdeParams p;
+    p.rtol = rtol;
+    p.atol = rtol * 1e-2;
+    return {solve_ode(constant_field(0.7), -0.4, times, p), solve_ode(linear_field(1.3), 0.05, times, p)};
+}
 }  // namespace
 
 TEST_CASE("ode accuracy: closed-form solutions to the tolerance, with honest error estimates") {
     const auto times = linear_grid(20.0, 201);
     for (double rtol : {1e-6, 1e-8, 1e-10}) {
         CAPTURE(rtol);
-        OdeParams p;
-        p.rtol = rtol;
-        p.atol = rtol * 1e-2;
-        const OdeSolution s = solve_ode(constant_field(0.7), -0.4, times, p);
-        const OdeSolution q = solve_ode(linear_field(1.3), 0.05, times, p);
+        const auto [s, q] = closed_form_flows(times, rtol);
         for (std::size_t i = 0; i < times.size(); ++i) {
-            const double e1 = std::abs(s.rho[i] - std::tanh(0.7 * times[i] + std::atanh(-0.4)));
+            const double e1 = std::abs(s.rho[i] - tanh_exact(times[i]));
             const double e2 = std::abs(q.rho[i] - linear_exact(1.3, 0.05, times[i]));
             // Global error stays within a modest multiple of the per-step tolerance here (the
             // flows contract near their attractor), and the estimate covers it.
@@ -116,11 +121,7 @@ TEST_CASE("ode accuracy: the dense solution between the samples, within its own 
     const auto times = linear_grid(t_end, 5);
     for (double rtol : {1e-6, 1e-8, 1e-10}) {
         CAPTURE(rtol);
-        OdeParams p;
-        p.rtol = rtol;
-        p.atol = rtol * 1e-2;
-        const OdeSolution s = solve_ode(constant_field(0.7), -0.4, times, p);
-        const OdeSolution q = solve_ode(linear_field(1.3), 0.05, times, p);
+        const auto [s, q] = closed_form_flows(times, rtol);
         for (const auto* sol : {&s, &q}) {
             const bool linear = sol == &q;
             double worst = 0, worst_est = 0;
@@ -128,7 +129,7 @@ TEST_CASE("ode accuracy: the dense solution between the samples, within its own 
             for (int i = 0; i < 3000; ++i) {
                 const double t = t_end * (i + 0.377) / 3000;
                 const OdePoint at = sol->sol(t);
-                const double exact = linear ? linear_exact(1.3, 0.05, t) : std::tanh(0.7 * t + std::atanh(-0.4));
+                const double exact = linear ? linear_exact(1.3, 0.05, t) : tanh_exact(t);
                 const double e = std::abs(at.rho - exact);
                 CAPTURE(t);
                 CHECK(e <= at.err + 4e-16);  // covered, up to the rounding of the comparison
