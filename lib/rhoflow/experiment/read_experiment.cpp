@@ -242,6 +242,45 @@ std::string task_command(const toml::table& t, const std::string& file) {
     return command;
 }
 
+// A task's `together` key: one group of swept keys (["L", "R"]) or several ([["L", "R"], ["eta0", "k0"]]);
+// each key a setting the task sweeps, in one group at most, every key of a group sweeping as many values.
+std::vector<std::vector<std::string>> together_groups(const toml::node& node, const std::map<std::string, TaskSetting>& settings,
+                                                      const std::string& file) {
+    const int line = line_of(node);
+    const std::string usage = "together takes the swept keys that step together, [\"L\", \"R\"], or several such "
+                              "groups, [[\"L\", \"R\"], [\"eta0\", \"k0\"]]";
+    const toml::array* a = node.as_array();
+    if (!a || a->empty()) fail_at(file, line, "together", usage);
+    std::vector<const toml::array*> groups;
+    if ((*a)[0].is_array()) {
+        for (const auto& g : *a) groups.push_back(g.as_array());
+    } else {
+        groups.push_back(a);
+    }
+    std::vector<std::vector<std::string>> out;
+    std::set<std::string> seen;
+    for (const toml::array* g : groups) {
+        if (!g || g->size() < 2) fail_at(file, line, "together", usage + " (a group names two keys or more)");
+        std::vector<std::string> keys;
+        for (const auto& k : *g) {
+            const auto name = k.as_string();
+            if (!name) fail_at(file, line, "together", usage);
+            const std::string key = restore(name->get());
+            const auto it = settings.find(key);
+            if (it == settings.end() || it->second.values.size() < 2)
+                fail_at(file, line, "together", fmt::format("'{}' is not a key this task sweeps (an array of values)", key));
+            if (!seen.insert(key).second) fail_at(file, line, "together", fmt::format("'{}' is in two groups", key));
+            if (it->second.values.size() != settings.at(keys.empty() ? key : keys.front()).values.size())
+                fail_at(file, line, "together",
+                        fmt::format("'{}' sweeps {} values and '{}' {}: keys that step together sweep as many values",
+                                    keys.front(), settings.at(keys.front()).values.size(), key, it->second.values.size()));
+            keys.push_back(key);
+        }
+        out.push_back(std::move(keys));
+    }
+    return out;
+}
+
 ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table* defaults, const std::string& file,
                          const Source& src) {
     ExperimentTask task;
@@ -257,8 +296,9 @@ ExperimentTask read_task(const toml::table& t, std::size_t i, const toml::table*
             if (find_setting(task.command, k.str())) settings[std::string(k.str())] = task_setting(task.command, std::string(k.str()), v, file, src);
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
-        if (key != "command" && key != "name") settings[key] = task_setting(task.command, key, v, file, src);
+        if (key != "command" && key != "name" && key != "together") settings[key] = task_setting(task.command, key, v, file, src);
     }
+    if (const toml::node* g = t.get("together")) task.together = together_groups(*g, settings, file);
     for (auto& [k, s] : settings) task.settings.push_back(std::move(s));
     try {
         check_given(task.command, [&](const std::string& k) { return settings.count(k) > 0; }, SettingSpelling::key);
@@ -277,7 +317,7 @@ struct Budget {
 // Adds a task's cells and value bytes to the budget; refuses the task if a limit is passed.
 void count(const ExperimentTask& t, Budget& b, const std::string& file) {
     double combinations = 1;  // exact up to 2^53, far beyond the limit
-    for (const auto& s : t.settings) combinations *= static_cast<double>(s.values.size());
+    for (const std::size_t n : task_axes(t).size) combinations *= static_cast<double>(n);
     if (static_cast<double>(b.cells) + combinations > static_cast<double>(max_experiment_cells))
         fail_at(file, t.line, "task",
                 fmt::format("task '{}' sweeps over {} combinations{}: more than the limit of {} cells per experiment "
@@ -366,9 +406,11 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
     std::vector<ExperimentCell> cells;
     for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
         const ExperimentTask& t = tasks[ti];
-        std::vector<std::size_t> idx(t.settings.size(), 0);
+        const TaskAxes axes = task_axes(t);
+        std::vector<std::size_t> at(axes.size.size(), 0), idx(t.settings.size(), 0);
         std::map<std::string, std::size_t> dirs;
         for (std::size_t n = 0;; ++n) {
+            for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = at[axes.axis_of[i]];
             ExperimentCell c{ti, n, {}, {}, build_job(t, idx, n, file)};
             std::string stem;
             for (std::size_t i = 0; i < t.settings.size(); ++i)
@@ -389,11 +431,11 @@ std::vector<ExperimentCell> expand(const std::vector<ExperimentTask>& tasks, con
                                     "sweep?)", t.name, it->second + 1, n + 1, c.dir));
             cells.push_back(std::move(c));
             std::size_t i = 0;
-            for (; i < idx.size(); ++i) {
-                if (++idx[i] < t.settings[i].values.size()) break;
-                idx[i] = 0;
+            for (; i < at.size(); ++i) {
+                if (++at[i] < axes.size[i]) break;
+                at[i] = 0;
             }
-            if (i == idx.size()) break;
+            if (i == at.size()) break;
         }
     }
     return cells;
@@ -452,6 +494,35 @@ fs::path run_folder_path(const fs::path& given, const std::function<void(const s
 }
 
 }  // namespace
+
+TaskAxes task_axes(const ExperimentTask& t) {
+    TaskAxes a;
+    std::map<std::string, std::size_t> group_axis;  // a together group's first key -> its axis
+    for (const auto& s : t.settings) {
+        const auto partners = partners_of(t, s.key);
+        std::string first = s.key;
+        for (const auto& k : partners) first = std::min(first, k);
+        if (const auto it = group_axis.find(first); !partners.empty() && it != group_axis.end()) {
+            a.axis_of.push_back(it->second);
+            continue;
+        }
+        if (!partners.empty()) group_axis[first] = a.size.size();
+        a.axis_of.push_back(a.size.size());
+        a.size.push_back(s.values.size());
+    }
+    return a;
+}
+
+std::vector<std::string> partners_of(const ExperimentTask& t, const std::string& key) {
+    for (const auto& g : t.together)
+        if (std::find(g.begin(), g.end(), key) != g.end()) {
+            std::vector<std::string> out;
+            for (const auto& k : g)
+                if (k != key) out.push_back(k);
+            return out;
+        }
+    return {};
+}
 
 Experiment read_experiment_text(std::string_view text, const std::string& name, const fs::path& out) {
     Experiment e;

@@ -68,7 +68,19 @@ struct ExperimentTask {
     std::string command;               ///< a job name (experiment/job_table.hpp)
     int line = 0;                      ///< line of its [[task]]
     std::vector<TaskSetting> settings; ///< defaults it takes, then its own keys
+    std::vector<std::vector<std::string>> together;  ///< groups of swept keys that step together (`together = [...]`)
 };
+
+/// The sweep axes of a task: for each of its settings the axis it steps along (settings in one
+/// `together` group share one), and each axis's number of values. Its cells are their product.
+struct TaskAxes {
+    std::vector<std::size_t> axis_of;  ///< per setting (index into ExperimentTask::settings)
+    std::vector<std::size_t> size;     ///< per axis
+};
+/// The axes of task `t`.
+TaskAxes task_axes(const ExperimentTask& t);
+/// The keys that sweep together with `key` in task `t` (its `together` group without it; empty if none).
+std::vector<std::string> partners_of(const ExperimentTask& t, const std::string& key);
 
 /// One combination of one task: a validated job and where its output goes.
 struct ExperimentCell {

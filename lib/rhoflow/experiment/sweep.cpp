@@ -351,6 +351,7 @@ std::string sweep_stem(const Experiment& e, const ExperimentTask& t) {
 SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results) {
     SweepSummary out;
     const ExperimentTask& t = e.tasks[task];
+    if (t.command == "prove" || t.command == "threshold") return atlas_summary(e, task, results);
     std::vector<CellValues> cells;
     FigureParams size;
     bool first = true;
@@ -369,8 +370,15 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
     std::vector<std::string> keys;
     for (const auto& [k, v] : e.cells[cells.front().cell].swept) keys.push_back(k);
     const std::string run_text = fmt::format("task {} ({} cells)", t.name, cells.size());
+    std::vector<std::string> drawn;  // keys already on an x axis: a together group is drawn against its first key
     for (const auto& key : keys) {
-        const std::vector<Group> groups = groups_over(e, cells, key, {}, given_x);
+        const std::vector<std::string> partners = partners_of(t, key);
+        if (std::any_of(partners.begin(), partners.end(), [&](const std::string& k) {
+                return std::find(drawn.begin(), drawn.end(), k) != drawn.end();
+            }))
+            continue;
+        drawn.push_back(key);
+        const std::vector<Group> groups = groups_over(e, cells, key, partners, given_x);
         if (groups.empty()) continue;  // a ranged key whose values are not numbers
         const std::string file = "sweep_" + key + ".dat";
         out.files.push_back({file, data_of(groups, key)});

@@ -32,8 +32,14 @@ struct SweepSummary {
     std::vector<Figure> figures;                               ///< fig_final_K, fig_hit_K, fig_plateau_eta_final
 };
 
-/// The sweep summary of task `task` from its cells' results (`results` in cell order).
+/// The sweep summary of task `task` from its cells' results (`results` in cell order); for a
+/// prove or threshold task, its atlas_summary().
 SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results);
+
+/// The atlas of a swept prove task (atlas.{md,tex,dat}, fig_atlas: the map of verdicts) or
+/// threshold task (thresholds.{md,tex}: the brackets side by side); empty for other tasks
+/// (experiment/atlas.cpp).
+SweepSummary atlas_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results);
 
 /// The name that labels a task's sweep table and figures in LaTeX: "<run folder>-<task>", so
 /// that two runs' summaries in one paper do not share a label.
