@@ -12,6 +12,7 @@
 #include "stdout.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/exec/team.hpp"
+#include "rhoflow/experiment/atlas.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
@@ -63,6 +64,12 @@ struct RunCommand {
     std::string file, out, max_memory;
     bool dry_run = false, no_figures = false;
     std::string command_line;  // the whole command line (provenance)
+};
+
+// `rhoflow atlas`: an experiment written from its flags (experiment/atlas.hpp), then run as `run` runs a file.
+struct AtlasCommand {
+    RunCommand run;   // --out, --dry-run, --no-figures, --max-memory, the command line
+    AtlasParams p;    // every other flag, one field each
 };
 
 // The subcommands' descriptions are the job table's (experiment/job_table.hpp).
@@ -132,6 +139,60 @@ void add_run_command(CLI::App& app, RunCommand& r) {
     r.app->add_flag("--no-figures", r.no_figures, "write figure data and gnuplot scripts but do not run gnuplot");
     r.app->add_option("--max-memory", r.max_memory, std::string(kMaxMemoryHelp) + " (checked for every cell)")
         ->type_name("SIZE");
+}
+
+void add_atlas_command(CLI::App& app, AtlasCommand& a) {
+    a.run.app = app.add_subcommand(
+        "atlas",
+        "Decides a claim of rhoflow prove over a map of models and brackets its threshold on every row, "
+        "rigorously: theta boxes covering [--theta-lo, --theta-hi] (every theta in a box, not a grid) against rows "
+        "of d, L and R = alpha L (every combination of --d, --L and --alpha). It writes the experiment file of "
+        "task 'map' (prove, one certificate per cell) and task 'threshold' (rhoflow threshold per row, to "
+        "--threshold-width; 0 leaves it out) and runs it as rhoflow run does: resumable, over MPI ranks with the "
+        "same bytes. OUT/map/atlas.{md,tex} and fig_atlas show each cell as holds (proved), fails (disproved, with "
+        "its witness) or ? (not proved); OUT/threshold/thresholds.{md,tex} the brackets. --dry-run prints the "
+        "experiment file (save it to rerun with rhoflow run, or from Python with rhoflow.run) and its cells. "
+        "Every certificate is re-checked by rhoflow prove --verify.");
+    CLI::App* c = a.run.app;
+    AtlasParams& p = a.p;
+    const std::string g = "Atlas";
+    c->add_option("--claim", p.claim, "monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS")
+        ->type_name("CLAIM")->capture_default_str()->group(g);
+    c->add_option("--theta-lo", p.theta_lo, "the map's theta range: lower end, >= 0")->type_name("NUMBER")->capture_default_str()->group(g);
+    c->add_option("--theta-hi", p.theta_hi, "its upper end, > theta-lo")->type_name("NUMBER")->capture_default_str()->group(g);
+    c->add_option("--theta-cells", p.theta_cells, "boxes of equal width covering it, 1 ... 64")->type_name("INT")->capture_default_str()->group(g);
+    c->add_option("--L", p.L, "tokens, a row each (integers >= 3, comma-separated)")->delimiter(',')->type_name("LIST")->capture_default_str()->group(g);
+    c->add_option("--alpha", p.alpha, "R / L, a row each with every L (alpha L an integer >= 1)")->delimiter(',')->type_name("LIST")->capture_default_str()->group(g);
+    c->add_option("--d", p.d, "dimensions, a row each with every (L, alpha) (integers >= 2)")->delimiter(',')->type_name("LIST")->capture_default_str()->group(g);
+    c->add_option("--sigma", p.sigma, "noise per coordinate, > 0")->type_name("NUMBER")->capture_default_str()->group(g);
+    c->add_option("--beta", p.beta, "inverse temperature, > 0")->type_name("NUMBER")->capture_default_str()->group(g);
+    c->add_option("--threshold-width", p.threshold_width, "bracket theta* to this width on every row (0: no threshold task)")
+        ->type_name("NUMBER")->capture_default_str()->group(g);
+    const std::string q = "Each proof";
+    c->add_option("--max-cells", p.max_cells, "enclosures per cell's proof, 1 ... 1e7")->type_name("INT")->capture_default_str()->group(q);
+    c->add_option("--box-depth", p.box_depth, "bisections of a theta box, 0 ... 20")->type_name("INT")->capture_default_str()->group(q);
+    c->add_option("--threads", p.threads, "threads over cells (0 = all cores); results do not depend on it")->type_name("INT")->capture_default_str()->group(q);
+    c->add_option("--out", a.run.out, "output folder (default: atlas-out)");
+    c->add_flag("--dry-run", a.run.dry_run, "print the experiment file and its cells as command lines without running them");
+    c->add_flag("--no-figures", a.run.no_figures, "write figure data and gnuplot scripts but do not run gnuplot");
+    c->add_option("--max-memory", a.run.max_memory, std::string(kMaxMemoryHelp) + " (checked for every cell)")->type_name("SIZE");
+}
+
+// The experiment file an atlas's flags give; errors name the flag.
+std::string atlas_text(const AtlasParams& p) {
+    try {
+        return atlas_experiment(p);
+    } catch (const InvalidArgument& e) {
+        std::string flag = e.field(), message = e.what();
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        for (const std::string field : {"theta_lo", "theta_hi", "theta_cells", "threshold_width", "max_cells", "box_depth"}) {
+            std::string spelled = field;  // the flags' spelling: theta-hi, not theta_hi
+            std::replace(spelled.begin(), spelled.end(), '_', '-');
+            for (auto at = message.find(field); at != std::string::npos; at = message.find(field, at + 1))
+                message.replace(at, field.size(), spelled);
+        }
+        throw FlagError{flag, message};
+    }
 }
 
 // The memory limit the flag sets, or the machine's.
@@ -231,18 +292,20 @@ std::function<void()> job_work(const JobCommand& c, Job job) {
     };
 }
 
-std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
+// The work of `run` (an experiment file) or, given its `generated` text, of `atlas`.
+std::function<void()> run_work(const RunCommand& r, Outcome& outcome, const std::string* generated = nullptr) {
     check_path_flag(r.app, "out", r.out);
     const MemoryLimit limit = memory_limit(r.app, r.max_memory);
     std::shared_ptr<Experiment> e;
     try {
-        e = std::make_shared<Experiment>(read_experiment(r.file, r.out));
+        e = std::make_shared<Experiment>(generated ? read_experiment_text(*generated, "atlas.toml", r.out)
+                                                   : read_experiment(r.file, r.out));
     } catch (const InvalidArgument& err) {
         if (err.field() == "out") throw FlagError{"out", err.what()};  // --out itself refused
         throw;
     }
     outcome.input_digest = e->digest;
-    outcome.input_file = r.file;
+    outcome.input_file = generated ? "atlas.toml" : r.file;
     if (!r.no_figures) check_gnuplot_timeout();  // read when the figures are drawn, after the cells
     for (const auto& c : e->cells) {  // every cell must fit, before anything runs
         const ExperimentTask& t = e->tasks[c.task];
@@ -254,11 +317,13 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
                                                    x.what()));
         }
     }
-    return [e, r] {
+    // The CLI::App is gone when the work runs: its name is taken now.
+    return [e, r, text = generated ? *generated : std::string(), command = r.app->get_name()] {
         if (team_root())
-            std::cerr << fmt::format("rhoflow run: {} cells from {} into {}/{}\n", e->cells.size(), e->file,
+            std::cerr << fmt::format("rhoflow {}: {} cells from {} into {}/{}\n", command, e->cells.size(), e->file,
                                      e->out.string(), team_size() > 1 ? fmt::format(" on {} ranks", team_size()) : "");
         if (r.dry_run) {
+            if (team_root() && !text.empty()) std::cout << text << "\n# its cells:\n";
             if (team_root())
                 for (const auto& c : e->cells) std::cout << cell_command_line(*e, c) << "\n";
             return;
@@ -287,8 +352,9 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome) {
         }
         if (!team_root()) return;
         for (const auto& [name, table] : res.summaries) std::cout << "## " << name << "\n\n" << to_markdown(table) << "\n";
-        std::cerr << fmt::format("rhoflow run: summaries in {0}/<task>/summary.{{csv,md,tex}}, index in {0}/run.json\n",
-                                 e->out.string());
+        std::cerr << fmt::format("rhoflow {1}: summaries in {0}/<task>/summary.{{csv,md,tex}}{2}, index in {0}/run.json\n",
+                                 e->out.string(), command,
+                                 text.empty() ? "" : ", the atlas in " + e->out.string() + "/map/atlas.{md,tex}");
     };
 }
 
@@ -403,6 +469,7 @@ const std::vector<std::string>& command_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n = job_commands();
         n.push_back("run");
+        n.push_back("atlas");
         return n;
     }();
     return names;
@@ -435,7 +502,8 @@ std::optional<Outcome> refused_early(const std::vector<std::string>& args) {
 
 // The application's flags and subcommands: one per job of the job table, then run; each
 // records the whole command line (provenance).
-void add_commands(CLI::App& app, std::vector<JobCommand>& jobs, RunCommand& runc, const std::vector<std::string>& args) {
+void add_commands(CLI::App& app, std::vector<JobCommand>& jobs, RunCommand& runc, AtlasCommand& atlas,
+                  const std::vector<std::string>& args) {
     app.require_subcommand(1, 1);
     app.set_version_flag("--version", version_text(), "print the version and the git commit of this build, then exit");
     app.set_help_all_flag("--help-all", "help for every subcommand");
@@ -445,9 +513,11 @@ void add_commands(CLI::App& app, std::vector<JobCommand>& jobs, RunCommand& runc
         add_job_command(app, jobs[i], job_kinds()[i]);
     }
     add_run_command(app, runc);
+    add_atlas_command(app, atlas);
     const std::string command_line = command_line_of(args);
     for (auto& j : jobs) j.command_line = command_line;
     runc.command_line = command_line;
+    atlas.run.command_line = command_line;
 }
 
 // Parses `args` into `app`: nothing when they parsed, else what prepare returns (help or the
@@ -507,12 +577,18 @@ Outcome prepare(const std::vector<std::string>& args, std::function<void()>* wor
         "rhoflow");
     std::vector<JobCommand> jobs;
     RunCommand runc;
-    add_commands(app, jobs, runc, args);
+    AtlasCommand atlas;
+    add_commands(app, jobs, runc, atlas, args);
     if (auto stop = parse_failure(app, args)) return *stop;
     Outcome prepared;
     Outcome o = guarded([&] {
         if (runc.app->parsed()) {
             *work = run_work(runc, prepared);
+            return;
+        }
+        if (atlas.run.app->parsed()) {
+            const std::string text = atlas_text(atlas.p);
+            *work = run_work(atlas.run, prepared, &text);
             return;
         }
         for (std::size_t i = 0; i < jobs.size(); ++i)

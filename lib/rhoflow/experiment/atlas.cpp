@@ -21,10 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/experiment/atlas.hpp"
+
+#include "rhoflow/check/claim.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/number_text.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/experiment/sweep.hpp"
+#include "rhoflow/prove/prove.hpp"
 #include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/io/table.hpp"
 
@@ -113,7 +117,11 @@ AtlasMap atlas_map(const Experiment& e, std::size_t task, const std::vector<JobR
         if (s.values.size() > 1) keys.push_back(s.key);
     for (const auto& k : kAxisKeys)
         if (m.axis.empty() && std::find(keys.begin(), keys.end(), k) != keys.end()) m.axis = k, m.numeric = true;
+    if (m.axis.empty() && keys.empty()) m.axis = "theta", m.numeric = true;  // one cell: a map of one
     if (m.axis.empty()) m.axis = keys.front();
+    std::string fixed;  // the axis's value when it is not swept
+    for (const auto& s : t.settings)
+        if (s.key == m.axis) fixed = s.values.front();
     std::vector<std::string> folded = partners_of(t, m.axis);
     folded.push_back(m.axis);
     std::map<std::vector<std::string>, std::size_t> row_of;
@@ -124,7 +132,8 @@ AtlasMap atlas_map(const Experiment& e, std::size_t task, const std::vector<JobR
         const ProveResult& p = *r->proof;
         m.claim = to_string(p.claim);
         MapCell cell;
-        const std::string x = swept_value(c, m.axis);
+        std::string x = swept_value(c, m.axis);
+        if (x.empty()) x = fixed.empty() ? "default" : fixed;
         const auto col = std::find(m.columns.begin(), m.columns.end(), x);
         cell.column = static_cast<std::size_t>(col - m.columns.begin());
         if (col == m.columns.end()) m.columns.push_back(x);
@@ -380,14 +389,85 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
     return out;
 }
 
+// A TOML array of numbers.
+std::string toml_numbers(const std::vector<double>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + format_number(v[i]);
+    return s + "]";
+}
+
+// Every value of an integer list in range.
+void require_integers(const std::vector<double>& v, const std::string& name, double lo, double hi) {
+    if (v.empty() || v.size() > 64) throw InvalidArgument(name, fmt::format("{} takes 1 ... 64 values, not {}", name, v.size()));
+    for (double x : v)
+        require(std::isfinite(x) && x == std::floor(x) && x >= lo && x <= hi, name, x,
+                fmt::format("integers {} <= {} <= {}", format_number(lo), name, format_number(hi)));
+}
+
 }  // namespace
+
+void AtlasParams::validate() const {
+    ProveParams prove;  // the claim as prove takes it
+    prove.claim = parse_claim(claim);
+    if (prove.claim.kind == ClaimKind::filtering)
+        throw InvalidArgument("claim", "claim = 'filtering' is not proved by prove (accepted: monotone, positive-drift, "
+                                       "attractors=N, recovery, hitting-time<=T, filtering<=EPS)");
+    require(std::isfinite(theta_lo) && theta_lo >= 0, "theta_lo", theta_lo, "0 <= theta_lo, finite");
+    require(std::isfinite(theta_hi) && theta_hi > theta_lo && theta_hi <= 1e6, "theta_hi", theta_hi, "theta_lo < theta_hi <= 1e6");
+    require(theta_cells >= 1 && theta_cells <= 64, "theta_cells", theta_cells, "1 <= theta_cells <= 64");
+    require_integers(L, "L", 3, 1e9);
+    require_integers(d, "d", 2, 1e9);
+    if (alpha.empty() || alpha.size() > 64) throw InvalidArgument("alpha", fmt::format("alpha takes 1 ... 64 values, not {}", alpha.size()));
+    for (double a : alpha) {
+        require(std::isfinite(a) && a > 0 && a <= 1, "alpha", a, "0 < alpha <= 1");
+        for (double l : L)
+            if (a * l != std::round(a * l) || a * l < 1)
+                throw InvalidArgument("alpha", fmt::format("alpha = {} at L = {} gives R = alpha L = {}, not an integer >= 1 "
+                                                           "(choose alpha with alpha L an integer for every L)",
+                                                           format_number(a), format_number(l), format_number(a * l)));
+    }
+    require(std::isfinite(sigma) && sigma > 0, "sigma", sigma, "sigma > 0");
+    require(std::isfinite(beta) && beta > 0, "beta", beta, "beta > 0");
+    require(std::isfinite(threshold_width) && threshold_width >= 0, "threshold_width", threshold_width,
+            "threshold_width >= 0 (0: no threshold task)");
+    require(max_cells >= 1 && max_cells <= 10000000, "max_cells", static_cast<double>(max_cells), "1 <= max_cells <= 1e7");
+    require(box_depth >= 0 && box_depth <= 20, "box_depth", box_depth, "0 <= box_depth <= 20");
+    require(threads >= 0, "threads", threads, "threads >= 0");
+}
+
+std::string atlas_experiment(const AtlasParams& p) {
+    p.validate();
+    std::vector<double> Ls, Rs;  // every (L, alpha) pair: L and R step together
+    for (double a : p.alpha)
+        for (double l : p.L) Ls.push_back(l), Rs.push_back(std::round(a * l));
+    const bool rows = Ls.size() > 1;
+    std::string thetas = "[";
+    for (int i = 0; i < p.theta_cells; ++i) {
+        const double a = p.theta_lo + (p.theta_hi - p.theta_lo) * i / p.theta_cells;
+        const double b = i + 1 == p.theta_cells ? p.theta_hi : p.theta_lo + (p.theta_hi - p.theta_lo) * (i + 1) / p.theta_cells;
+        thetas += fmt::format("{}\"{}:{}\"", i ? ", " : "", format_number(a), format_number(b));
+    }
+    thetas += "]";
+    const std::string model = fmt::format(
+        "d = {}\nL = {}\nR = {}\nsigma = {}\nbeta = {}\nclaim = \"{}\"\nmax-cells = {}\nthreads = {}\n{}",
+        p.d.size() > 1 ? toml_numbers(p.d) : format_number(p.d.front()), rows ? toml_numbers(Ls) : format_number(Ls.front()),
+        rows ? toml_numbers(Rs) : format_number(Rs.front()), format_number(p.sigma), format_number(p.beta), p.claim,
+        p.max_cells, p.threads, rows ? "together = [\"L\", \"R\"]\n" : "");
+    std::string s = fmt::format("# The atlas of the claim '{}' (written by rhoflow atlas; rhoflow run this file to rerun or "
+                                "resume it).\ntitle = \"The atlas of {}\"\n\n[[task]]\nname = \"map\"\ncommand = "
+                                "\"prove\"\ntheta = {}\nbox-depth = {}\n{}",
+                                p.claim, p.claim, thetas, p.box_depth, model);
+    if (p.threshold_width > 0)
+        s += fmt::format("\n[[task]]\nname = \"threshold\"\ncommand = \"threshold\"\nlo = {}\nhi = {}\nwidth = {}\n{}",
+                         format_number(p.theta_lo), format_number(p.theta_hi), format_number(p.threshold_width), model);
+    return s;
+}
 
 SweepSummary atlas_summary(const Experiment& e, std::size_t task, const std::vector<JobResult>& results) {
     const ExperimentTask& t = e.tasks[task];
-    const bool swept = std::any_of(t.settings.begin(), t.settings.end(), [](const TaskSetting& s) { return s.values.size() > 1; });
-    if (!swept) return {};
     if (t.command == "prove") return prove_atlas(e, task, results);
-    if (t.command == "threshold") return threshold_atlas(e, task, results);
+    const bool swept = std::any_of(t.settings.begin(), t.settings.end(), [](const TaskSetting& s) { return s.values.size() > 1; });
+    if (t.command == "threshold" && swept) return threshold_atlas(e, task, results);
     return {};
 }
 
