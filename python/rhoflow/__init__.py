@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - the build generates it
 __version__ = _rhoflow.version
 __all__ = [
     "Model", "field", "ode", "phase", "sga", "compare", "compare_ensemble", "stationary", "check", "prove", "run",
-    "load",
+    "atlas", "load",
     "from_json",
     "Record", "Table", "Result", "FieldResult", "OdeResult", "PhaseResult", "SgaResult", "CompareResult",
     "StationaryResult", "CheckResult", "ProveResult", "RunResult", "Cell", "InvalidArgument", "NumericalError",
@@ -746,6 +746,32 @@ def run(path, out=None, *, figures=True, progress=None, log=None, max_memory=Non
     Returns a RunResult."""
     d = _rhoflow.run_file(_os.fspath(path), "" if out is None else _os.fspath(out), figures,
                           _progress_function(progress), log, _memory_text(max_memory))
+    cells = [Cell(c["task"], c["dir"], c["swept"], c["resumed"], _wrap(c["result"])) for c in d["cells"]]
+    return RunResult(d["title"], d["file"], d["out"], cells, d["summaries"])
+
+
+def atlas(out=None, *, figures=True, progress=None, log=None, max_memory=None, dry_run=False, **settings):
+    """Decides a claim of prove over a map of models and brackets its threshold on every row,
+    rigorously, like ``rhoflow atlas`` (docs/cli.md, rhoflow atlas): theta boxes covering
+    [theta_lo, theta_hi] against rows of d, L and R = alpha * L, then theta* per row.
+
+    settings (each optional, the command's defaults otherwise): claim ('monotone'), theta_lo
+    (0.25), theta_hi (1.5), theta_cells (5), L ([100, 1000, 10000]), alpha ([0.1]), d ([50]),
+    sigma (1), beta (1), threshold_width (1e-4; 0: no threshold task), max_cells (20000),
+    box_depth (4), threads (0: all cores). out: the output folder (default 'atlas-out');
+    figures, progress, log and max_memory as for run(). dry_run: return the experiment file's
+    text instead of running it (save it to rerun with run()).
+
+    Returns a RunResult: its summaries hold the map's cells; OUT/map/atlas.md is the map."""
+    for key in ("L", "alpha", "d"):
+        if key in settings and not isinstance(settings[key], (list, tuple)):
+            settings[key] = [settings[key]]
+    text = _rhoflow.atlas_experiment(_json.dumps({k: (list(v) if isinstance(v, tuple) else v)
+                                                  for k, v in settings.items()}))
+    if dry_run:
+        return text
+    d = _rhoflow.run_file("atlas.toml", "" if out is None else _os.fspath(out), figures,
+                          _progress_function(progress), log, _memory_text(max_memory), text)
     cells = [Cell(c["task"], c["dir"], c["swept"], c["resumed"], _wrap(c["result"])) for c in d["cells"]]
     return RunResult(d["title"], d["file"], d["out"], cells, d["summaries"])
 

@@ -38,6 +38,7 @@
 #include "rhoflow/io/check_output.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/cancel.hpp"
+#include "rhoflow/experiment/atlas.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/memory.hpp"
@@ -610,8 +611,9 @@ std::string read_file_text(const std::string& path, bool json_document) {
 }
 
 py::dict run_file(const std::string& path, const std::string& out, bool figures, py::object progress,
-                  py::object log, const std::string& max_memory) {
-    const Experiment e = read_experiment(path, out);
+                  py::object log, const std::string& max_memory, const std::string& text) {
+    // `text`: the experiment itself (an atlas's), named `path`; else the file at `path`.
+    const Experiment e = text.empty() ? read_experiment(path, out) : read_experiment_text(text, path, out);
     const MemoryLimit limit = memory_limit(max_memory);
     for (const ExperimentCell& c : e.cells) {  // every cell must fit before anything runs, as `rhoflow run` checks
         const ExperimentTask& t = e.tasks[c.task];
@@ -724,7 +726,10 @@ PYBIND11_MODULE(_rhoflow, m) {
           "compare() on an sga result's ensemble, from (key, value) compare settings: (Result, data, tables).");
     m.def("run_file", &rp::run_file, py::arg("path"), py::arg("out") = "", py::arg("figures") = true,
           py::arg("progress") = py::none(), py::arg("log") = py::none(), py::arg("max_memory") = "",
-          "Runs an experiment file.");
+          py::arg("text") = "", "Runs an experiment file (or `text`, named path).");
+    m.def("atlas_experiment", [](const std::string& settings) {
+              return rhoflow::atlas_experiment(nlohmann::json::parse(settings).get<rhoflow::AtlasParams>());
+          }, py::arg("settings"), "The experiment file of an atlas from its settings (JSON).");
     m.def("load", &rp::load, py::arg("path"), "Reads a result document (or an output folder's) back.");
     m.def("read_text", &rp::read_file_text, py::arg("path"), py::arg("json_document"),
           "The text of a file read back as untrusted (bounded, GIL released); checked as JSON if json_document.");

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -433,6 +434,37 @@ void AtlasParams::validate() const {
     require(max_cells >= 1 && max_cells <= 10000000, "max_cells", static_cast<double>(max_cells), "1 <= max_cells <= 1e7");
     require(box_depth >= 0 && box_depth <= 20, "box_depth", box_depth, "0 <= box_depth <= 20");
     require(threads >= 0, "threads", threads, "threads >= 0");
+}
+
+void to_json(nlohmann::json& j, const AtlasParams& p) {
+    j = {{"claim", p.claim}, {"theta_lo", p.theta_lo}, {"theta_hi", p.theta_hi}, {"theta_cells", p.theta_cells},
+         {"L", p.L}, {"alpha", p.alpha}, {"d", p.d}, {"sigma", p.sigma}, {"beta", p.beta},
+         {"threshold_width", p.threshold_width}, {"max_cells", p.max_cells}, {"box_depth", p.box_depth},
+         {"threads", p.threads}};
+}
+
+void from_json(const nlohmann::json& j, AtlasParams& p) {
+    const nlohmann::json known = AtlasParams{};
+    if (!j.is_object()) throw InvalidArgument("atlas", "an atlas's settings are an object of named values");
+    for (const auto& [k, v] : j.items())
+        if (!known.contains(k)) {
+            std::string keys;
+            for (const auto& [name, x] : known.items()) keys += (keys.empty() ? "" : ", ") + name;
+            throw InvalidArgument(k, fmt::format("'{}' is not a setting of an atlas (accepted: {})", k, keys));
+        }
+    auto read = [&](const char* key, auto& field) {
+        if (!j.contains(key)) return;
+        try {
+            j.at(key).get_to(field);
+        } catch (const nlohmann::json::exception&) {
+            throw InvalidArgument(key, fmt::format("{} = {} has the wrong type (the default is {})", key, j.at(key).dump(),
+                                                   known.at(key).dump()));
+        }
+    };
+    read("claim", p.claim), read("theta_lo", p.theta_lo), read("theta_hi", p.theta_hi);
+    read("theta_cells", p.theta_cells), read("L", p.L), read("alpha", p.alpha), read("d", p.d);
+    read("sigma", p.sigma), read("beta", p.beta), read("threshold_width", p.threshold_width);
+    read("max_cells", p.max_cells), read("box_depth", p.box_depth), read("threads", p.threads);
 }
 
 std::string atlas_experiment(const AtlasParams& p) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ struct AtlasParams {
     /// Throws InvalidArgument naming the first field out of range.
     void validate() const;
 };
+
+/// JSON hooks of AtlasParams: one key per field.
+void to_json(nlohmann::json& j, const AtlasParams& p);
+/// Reads them back: a missing key keeps its default; a key that is not a field throws
+/// InvalidArgument naming it.
+void from_json(const nlohmann::json& j, AtlasParams& p);
 
 /// The experiment file (TOML) of an atlas: a `map` task and, unless threshold_width is 0, a
 /// `threshold` task, both over the rows; validates first.
