@@ -7,7 +7,7 @@
 #
 # CASE: run_same_bytes | sga_compare_same_bytes | resume_after_kill | failing_cell_names_rank |
 #       input_refused_by_one_rank | input_differs_between_ranks | dead_rank_fails_job |
-#       prove_same_bytes | run_prove_same_bytes | registered_job_same_bytes (RHOFLOW: rhoflow-jobs,
+#       prove_same_bytes | run_prove_same_bytes | atlas_same_bytes | registered_job_same_bytes (RHOFLOW: rhoflow-jobs,
 #       the command line with the toy job of tests/jobs/)
 set -eu
 case_name=$1
@@ -338,6 +338,19 @@ EOF
   grep -q '"sum": 250500250000.0' two/out/squares/n=1000_power=3/result.json || fail "the sum of cubes to 1000 on 2 ranks"
   mpi 2 toy --n 10 >toy.txt || fail "toy on 2 ranks failed"
   [ "$(cat toy.txt)" = "S_2(10) = 385 (error <= 5.1e-13)" ] || fail "toy on 2 ranks printed: $(cat toy.txt)"
+  ;;
+atlas_same_bytes)
+  # rhoflow atlas is an experiment: its cells (a map of 2 theta boxes x 2 rows) go to any rank,
+  # and the atlas folder is the same bytes on one process and on 2 ranks. d = 5, L = 20, R = 2
+  # is monotone below theta* in [0.89, 0.93]; L = 40, R = 4 above 0.9.
+  args="atlas --d 5 --L 20,40 --theta-lo 0.6 --theta-hi 1.2 --theta-cells 2 --threshold-width 0 --threads 1 --no-figures"
+  mkdir one two
+  (cd one && "$rhoflow" $args --out a >stdout 2>stderr) || { cat one/stderr >&2; fail "one process failed"; }
+  (cd two && mpi 2 $args --out a >stdout 2>stderr) || { cat two/stderr >&2; fail "2 ranks failed"; }
+  same_run_folder one/a two/a
+  grep -q "| L = 20, R = 2 | fails | fails | fails at θ = 0.9 |" two/a/map/atlas.md || fail "the map on 2 ranks: $(cat two/a/map/atlas.md)"
+  grep -q "| L = 40, R = 4 | holds | fails | holds on \[0.6, 0.9\]; fails at θ = 1.2 |" two/a/map/atlas.md \
+    || fail "the map on 2 ranks: $(cat two/a/map/atlas.md)"
   ;;
 prove_same_bytes)
   # rhoflow prove spreads each batch of cells over the ranks (pool, then broadcast): the

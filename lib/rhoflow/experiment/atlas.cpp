@@ -473,12 +473,14 @@ std::string atlas_experiment(const AtlasParams& p) {
     for (double a : p.alpha)
         for (double l : p.L) Ls.push_back(l), Rs.push_back(std::round(a * l));
     const bool rows = Ls.size() > 1;
+    // The edges, inner ones rounded to 12 digits (0.9, not 0.8999999999999999); each is one text
+    // shared by the boxes it separates, so the boxes meet exactly and cover the range.
+    std::vector<std::string> edges = {format_number(p.theta_lo)};
+    for (int i = 1; i < p.theta_cells; ++i)
+        edges.push_back(fmt::format("{:.12g}", p.theta_lo + (p.theta_hi - p.theta_lo) * i / p.theta_cells));
+    edges.push_back(format_number(p.theta_hi));
     std::string thetas = "[";
-    for (int i = 0; i < p.theta_cells; ++i) {
-        const double a = p.theta_lo + (p.theta_hi - p.theta_lo) * i / p.theta_cells;
-        const double b = i + 1 == p.theta_cells ? p.theta_hi : p.theta_lo + (p.theta_hi - p.theta_lo) * (i + 1) / p.theta_cells;
-        thetas += fmt::format("{}\"{}:{}\"", i ? ", " : "", format_number(a), format_number(b));
-    }
+    for (int i = 0; i < p.theta_cells; ++i) thetas += fmt::format("{}\"{}:{}\"", i ? ", " : "", edges[i], edges[i + 1]);
     thetas += "]";
     const std::string model = fmt::format(
         "d = {}\nL = {}\nR = {}\nsigma = {}\nbeta = {}\nclaim = \"{}\"\nmax-cells = {}\nthreads = {}\n{}",
