@@ -889,6 +889,10 @@ std::vector<Setting> prove_settings() {
                         [](J& j) -> double& { return j.prove.hit_eps; }));
     s.push_back(integer<J, int>("threads", "prove.threads", "threads over cells (0 = all cores); results do not depend on it",
                                 g, [](J& j) -> int& { return j.prove.threads; }));
+    s.push_back(toggle<J>("meanfield", "prove.meanfield",
+                          "prove the claim for the mean-field limit L -> infinity at alpha = R/L (theory.md (5.1); d "
+                          "plays no part), not for the exact field",
+                          g, [](J& j) { j.prove.meanfield = true; }, [](J& j) { return j.prove.meanfield; }));
     const char* c = "Re-checking a certificate";
     s.push_back(text_setting<J>("verify", "verify",
                                 "re-check this certificate file (untrusted input) instead of proving (exit 2 if it does "

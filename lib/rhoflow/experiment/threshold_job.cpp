@@ -48,6 +48,7 @@ struct ThresholdJob {
     double hit = 1e-3;               // hitting-time: level 1 - hit
     int max_steps = 60;              // point proofs at most, 2 ... 200
     int threads = 0;                 // threads over cells (0 = all cores)
+    bool meanfield = false;          // the mean-field limit's claim at alpha = R/L (d plays no part)
 
     // The prover's parameters at the axis value v (validated there).
     ProveParams at(double v) const {
@@ -68,6 +69,7 @@ struct ThresholdJob {
         p.rho0 = rho0;
         p.hit_eps = hit;
         p.threads = threads;
+        p.meanfield = meanfield;
         return p;
     }
 
@@ -94,7 +96,7 @@ struct ThresholdJob {
     }
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ThresholdJob, claim, axis, lo, hi, width, d, L, R, theta, sigma, beta, precision,
-                                   rel_tol, cells, max_depth, max_cells, rho0, hit, max_steps, threads)
+                                   rel_tol, cells, max_depth, max_cells, rho0, hit, max_steps, threads, meanfield)
 
 // One point proof of the bisection.
 struct ThresholdStep {
@@ -174,7 +176,8 @@ ThresholdResult run_threshold(const ThresholdJob& job) {
 }
 
 std::string threshold_text(const ThresholdJob& j, const ThresholdResult& r) {
-    std::string s = fmt::format("Threshold of '{}' in {} (d={}, L={}, R={}{}{}{}):\n", j.claim, j.axis, j.d, j.L, j.R,
+    std::string s = fmt::format("Threshold of '{}'{} in {} (d={}, L={}, R={}{}{}{}):\n", j.claim,
+                                j.meanfield ? " for the mean-field limit at alpha = R/L" : "", j.axis, j.d, j.L, j.R,
                                 j.axis == "theta" ? "" : fmt::format(", theta={}", format_number(j.theta)),
                                 j.axis == "sigma" ? "" : fmt::format(", sigma={}", format_number(j.sigma)),
                                 j.axis == "beta" ? "" : fmt::format(", beta={}", format_number(j.beta)));
@@ -228,7 +231,10 @@ std::vector<Setting> threshold_settings() {
             member_setting("max-cells", "max_cells", "enclosures per point proof, 1 ... 1e7", q, &ThresholdJob::max_cells),
             member_setting("rho0", "rho0", "hitting-time: the start", q, &ThresholdJob::rho0),
             member_setting("hit", "hit", "hitting-time: the level 1 - hit", q, &ThresholdJob::hit),
-            member_setting("threads", "threads", "threads over cells (0 = all cores)", q, &ThresholdJob::threads)};
+            member_setting("threads", "threads", "threads over cells (0 = all cores)", q, &ThresholdJob::threads),
+            member_setting("meanfield", "meanfield",
+                           "the claim for the mean-field limit L -> infinity at alpha = R/L (d plays no part)", m,
+                           &ThresholdJob::meanfield)};
 }
 
 }  // namespace

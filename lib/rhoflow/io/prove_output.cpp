@@ -73,10 +73,17 @@ std::string proof_summary(const ProveParams& params, const ProveResult& r) {
     s += ".\n\nNumbers: every number is read as the double nearest to the decimal written, and the proof covers "
          "exactly those doubles (docs/theory.md section 11)";
     s += inexact.empty() ? "; here each is the decimal itself" : "; where that is not the decimal itself: " + inexact;
-    s += fmt::format(".\n\nMethod: guaranteed enclosures of j', j'' of the exact field (docs/theory.md section 11) in "
-                     "ball arithmetic ({}, {} bits), every truncation and quadrature error bounded; rho and the "
-                     "parameter box subdivided until each cell decides the claim. rhoflow {} (commit {}).\n\n",
-                     arb_version_text(), params.rigorous.precision, version, build_commit());
+    if (params.meanfield)
+        s += fmt::format(".\n\nMethod: the claim is about the **mean-field limit** L -> infinity at alpha = R/L "
+                         "(docs/theory.md (5.1); d plays no part): guaranteed enclosures of its j', j'' in closed form "
+                         "in ball arithmetic ({}, {} bits); rho and the parameter box subdivided until each cell "
+                         "decides the claim. rhoflow {} (commit {}).\n\n",
+                         arb_version_text(), params.rigorous.precision, version, build_commit());
+    else
+        s += fmt::format(".\n\nMethod: guaranteed enclosures of j', j'' of the exact field (docs/theory.md section 11) in "
+                         "ball arithmetic ({}, {} bits), every truncation and quadrature error bounded; rho and the "
+                         "parameter box subdivided until each cell decides the claim. rhoflow {} (commit {}).\n\n",
+                         arb_version_text(), params.rigorous.precision, version, build_commit());
     s += fmt::format("Cells in the proof: {} over {} parameter cell(s); enclosures computed: {}; deepest rho "
                      "bisection: {}; largest relative width of a deciding j' enclosure: {:.3g}.\n\n",
                      r.cells.size(), r.param_cells.size(), r.diagnostics.enclosures, r.diagnostics.max_depth_reached,

@@ -1,4 +1,5 @@
 #include "rhoflow/prove/prove.hpp"
+#include "rhoflow/rigorous/meanfield_enclosure.hpp"
 
 #include <algorithm>
 #include <array>
@@ -35,8 +36,26 @@ ProofVerdict parse_proof_verdict(const std::string& text, const std::string& fie
 void to_json(nlohmann::json& j, const ProofVerdict& v) { j = to_string(v); }
 void from_json(const nlohmann::json& j, ProofVerdict& v) { v = parse_proof_verdict(j.get<std::string>(), "verdict"); }
 
-RHOFLOW_JSON_HOOKS(ProveParams, claim, box, rigorous, initial_cells, max_depth, max_box_depth, max_cells, rho0, hit_eps,
-                   threads)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(params_to_json, params_from_json, ProveParams, claim, box, rigorous, initial_cells, max_depth,
+                         max_box_depth, max_cells, rho0, hit_eps, threads)
+}  // namespace
+
+// "field": "meanfield" only for the mean-field limit, so that every exact-field certificate keeps its bytes.
+void to_json(nlohmann::json& j, const ProveParams& v) {
+    params_to_json(j, v);
+    if (v.meanfield) j["field"] = "meanfield";
+}
+void from_json(const nlohmann::json& j, ProveParams& v) {
+    params_from_json(j, v);
+    v.meanfield = false;
+    if (j.contains("field")) {
+        const std::string f = j.at("field").get<std::string>();
+        if (f != "meanfield" && f != "exact")
+            throw InvalidArgument("field", fmt::format("field = '{}' is not a field of prove (accepted: exact, meanfield)", f));
+        v.meanfield = f == "meanfield";
+    }
+}
 RHOFLOW_JSON_HOOKS(ProofCell, model, enc, role)
 RHOFLOW_JSON_HOOKS(ParamCellResult, model, verdict, attractors, hitting_time, note)
 RHOFLOW_JSON_HOOKS(ProveDiagnostics, seconds, enclosures, threads, ranks, max_depth_reached)
@@ -109,7 +128,7 @@ struct Search {
     // An enclosure, or (when it cannot be computed finitely) the whole line: an undecided cell.
     FieldEnclosure enclose_or_wide(const ModelCell& m, Interval rho) {
         try {
-            return enclose_field(m, rho, p.rigorous, &cache);
+            return p.meanfield ? enclose_meanfield(m, rho, p.rigorous) : enclose_field(m, rho, p.rigorous, &cache);
         } catch (const NumericalError&) {
             FieldEnclosure e;
             e.rho = rho;

@@ -24,6 +24,8 @@
 // same bits however computed, so the cells (and the certificate) depend neither on the thread
 // count nor, under MPI (each batch cut into units that the executor, exec/units.hpp, spreads over the ranks, then
 // broadcast so that every rank takes the same next step), on the rank count.
+// With `meanfield`, every enclosure is the mean-field limit's (rigorous/meanfield_enclosure.hpp;
+// alpha = R/L, d plays no part): the claim is proved for the limit L -> infinity the paper takes.
 // When it fails: InvalidArgument (naming the field) for a bad claim (filtering is not
 // supported), box or parameter; the verdict is `not proved` (with the undecided cells) when a
 // limit is reached, never a guess.
@@ -57,6 +59,7 @@ struct ProveParams {
     double rho0 = 0.05;           ///< hitting-time: start, -1 < rho0 < 1 - hit_eps
     double hit_eps = 1e-3;        ///< hitting-time: level |rho| >= 1 - hit_eps, 1e-12 ... 0.5
     int threads = 0;              ///< threads over cells (0 = all cores); results do not depend on it
+    bool meanfield = false;       ///< the claim about the mean-field limit (5.1) at alpha = R/L, not the exact field
     /// Throws InvalidArgument naming the first field out of range.
     void validate() const;
 };

@@ -15,6 +15,7 @@
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
 #include "rhoflow/rigorous/independent_enclosure.hpp"
+#include "rhoflow/rigorous/meanfield_enclosure.hpp"
 
 namespace rhoflow {
 
@@ -370,11 +371,13 @@ bool read_cell(const nlohmann::json& j, const std::string& path, ProofCell& c, E
 // params: exactly ProveParams' keys with their types (the checker reads claim, box, rigorous,
 // rho0 and hit_eps; the search's own limits are only typed).
 bool check_params_schema(const nlohmann::json& p, Errors& err) {
-    if (!only_keys(p, {"claim", "box", "rigorous", "initial_cells", "max_depth", "max_box_depth", "max_cells", "rho0",
-                       "hit_eps", "threads"},
-                   "params", err))
-        return false;
+    // "field" ("meanfield") is present only for the mean-field limit's proofs.
+    std::set<std::string> keys = {"claim", "box", "rigorous", "initial_cells", "max_depth", "max_box_depth", "max_cells",
+                                  "rho0", "hit_eps", "threads"};
+    if (p.is_object() && p.contains("field")) keys.insert("field");
+    if (!only_keys(p, keys, "params", err)) return false;
     bool ok = true;
+    if (p.contains("field") && p["field"] != "meanfield") ok = (err.add("params.field: must be \"meanfield\" when present"), false);
     if (!p["claim"].is_string()) ok = (err.add("params.claim: must be a string"), false);
     if (only_keys(p["box"], {"d", "L", "R", "theta", "sigma", "beta"}, "params.box", err)) {
         for (int a = 0; a < axis_count; ++a) {
@@ -457,11 +460,17 @@ void from_json(const nlohmann::json& j, Recomputed& r) {
 }
 
 // The independent method bisects the cell where its enclosure does not fit the recorded one.
-Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache, VerifyMethod method) {
+// The mean-field limit's: the prover's closed form (fast) or Taylor series (independent).
+Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, EnclosureCache& cache, VerifyMethod method,
+                         bool meanfield) {
     Recomputed r;
     try {
-        r.enc = method == VerifyMethod::fast ? enclose_field(c.model, c.enc.rho, rig, &cache)
-                                             : enclose_field_independent_within(c.model, c.enc.rho, rig, c.enc);
+        if (meanfield)
+            r.enc = method == VerifyMethod::fast ? enclose_meanfield(c.model, c.enc.rho, rig)
+                                                 : enclose_meanfield_series_within(c.model, c.enc.rho, rig, c.enc);
+        else
+            r.enc = method == VerifyMethod::fast ? enclose_field(c.model, c.enc.rho, rig, &cache)
+                                                 : enclose_field_independent_within(c.model, c.enc.rho, rig, c.enc);
     } catch (const NumericalError& ex) {
         r.error = ex.what();
         r.numerical = true;
@@ -474,10 +483,10 @@ Recomputed recompute_one(const ProofCell& c, const RigorousParams& rig, Enclosur
 // Every cell's enclosure recomputed: in units for the executor (over the MPI team under
 // Execution::team, each unit's cells on the threads); every rank gets all of them.
 std::vector<Recomputed> recompute(const std::vector<ProofCell*>& all, const RigorousParams& rig, int threads,
-                                  Execution ex, VerifyMethod method) {
+                                  Execution ex, VerifyMethod method, bool meanfield) {
     EnclosureCache cache;  // changes no bit of an enclosure
     return map_indices<Recomputed>(ex, "recompute", static_cast<std::int64_t>(all.size()), threads, [&](std::int64_t k) {
-        return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache, method);
+        return recompute_one(*all[static_cast<std::size_t>(k)], rig, cache, method, meanfield);
     });
 }
 
@@ -673,6 +682,7 @@ struct CheckedParams {
     ParamBox box;
     RigorousParams rig;
     double rho0 = 0, hit_eps = 0;
+    bool meanfield = false;  // the mean-field limit's field, not the exact one
 };
 
 // The checked parameters from `p` (its schema already checked), or false with an error.
@@ -686,6 +696,7 @@ bool read_params(const nlohmann::json& p, CheckedParams& out, Errors& err) {
         out.box.validate();
         out.rig = p.at("rigorous").get<RigorousParams>();
         out.rig.validate();
+        out.meanfield = p.contains("field");
         if (integer_combinations(out.box) > max_integer_combinations)  // before any loop over them
             throw InvalidArgument("params.box", fmt::format("params.box: {} integer combinations, more than {}",
                                                             combinations_text(out.box), max_integer_combinations));
@@ -823,7 +834,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
 
     // 1. Every cell's enclosure, recomputed, lies inside the recorded one, and the role follows.
     const CellList listed = list_cells(cc);
-    const std::vector<Recomputed> again = recompute(listed.all, params.rig, threads, ex, method);
+    const std::vector<Recomputed> again = recompute(listed.all, params.rig, threads, ex, method, params.meanfield);
     for (std::size_t k = 0; k < listed.all.size(); ++k) {
         const std::string e = cell_error(*listed.all[k], again[k], params.claim, listed.paths[k]);
         if (!e.empty()) err.add(e);

@@ -1,0 +1,128 @@
+// The mean-field limit proved (rigorous/meanfield_enclosure.hpp, prove's `meanfield`): the two
+// enclosures contain the autodiff evaluation of (5.1) (field/meanfield.cpp, a third
+// implementation) at every sample of a cell; the limit's sign threshold theta*_inf is bracketed
+// around the root of the closed-form sign of j'_inf(-1); a certificate checks by the series
+// method and fails when read as a proof about the exact field.
+#include <doctest/doctest.h>
+
+#include <boost/math/tools/toms748_solve.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "rhoflow/field/meanfield.hpp"
+#include "rhoflow/prove/prove.hpp"
+#include "rhoflow/prove/verify.hpp"
+#include "rhoflow/rigorous/meanfield_enclosure.hpp"
+
+using namespace rhoflow;
+
+namespace {
+
+ModelParams model_at(const ModelCell& c, double theta, double sigma, double beta) {
+    ModelParams m;
+    m.d = c.d;
+    m.L = c.L;
+    m.R = c.R;
+    m.theta = theta;
+    m.sigma = sigma;
+    m.beta = beta;
+    return m;
+}
+
+// The sign of j'_inf(-1) at alpha, sigma = beta = 1: theta^2 w (1 - w) + 1 - theta (1 - w), w = w(-1)
+// (j'_inf(-1) = 2 theta beta w times it; docs/theory.md section 5), written out here alone.
+double sign_at_minus_one(double alpha, double theta) {
+    const double e = alpha * std::exp(-theta), w = e / (e + 1 - alpha);
+    return theta * theta * w * (1 - w) + 1 - theta * (1 - w);
+}
+
+}  // namespace
+
+TEST_CASE("meanfield enclosures: both methods contain the autodiff values of (5.1) everywhere in a cell") {
+    ModelCell c;
+    c.d = 50, c.L = 1000, c.R = 100;
+    c.theta = {0.7, 0.8};
+    c.sigma = {0.9, 1.1};
+    c.beta = {0.5, 0.6};
+    const Interval rho{-0.9, -0.7};
+    const FieldEnclosure a = enclose_meanfield(c, rho), b = enclose_meanfield_series(c, rho);
+    int samples = 0;
+    for (double t : {0.7, 0.75, 0.8})
+        for (double s : {0.9, 1.1})
+            for (double be : {0.5, 0.6})
+                for (double r : {-0.9, -0.8, -0.7}) {
+                    const ModelParams m = model_at(c, t, s, be);
+                    const FieldPoint f = meanfield_field(m, r);
+                    const double d2 = meanfield_d2j(m, r);
+                    for (const FieldEnclosure* e : {&a, &b}) {
+                        CHECK(e->j.contains(f.j));
+                        CHECK(e->dj.contains(f.dj));
+                        CHECK(e->d2j.contains(d2));
+                        CHECK(e->mass.contains(f.mass_informative));
+                    }
+                    ++samples;
+                }
+    CHECK(samples == 36);
+    // At a point the enclosures are tight (rounding only) and agree.
+    ModelCell p = c;
+    p.theta = {0.75, 0.75}, p.sigma = {1, 1}, p.beta = {0.5, 0.5};
+    const FieldEnclosure x = enclose_meanfield(p, {-0.8, -0.8}), y = enclose_meanfield_series(p, {-0.8, -0.8});
+    const FieldPoint f = meanfield_field(model_at(p, 0.75, 1, 0.5), -0.8);
+    CHECK(x.dj.width() < 1e-14);
+    CHECK(y.dj.width() < 1e-14);
+    CHECK(x.dj.lo == doctest::Approx(f.dj).epsilon(1e-13));
+    CHECK(y.d2j.lo == doctest::Approx(x.d2j.lo).epsilon(1e-13));
+}
+
+TEST_CASE("meanfield prove: theta*_inf at alpha = 0.1 is bracketed around the root of the sign of j'_inf(-1)") {
+    // The root by TOMS 748 on the closed-form sign (about 1.0801441, docs/verification.md section 11).
+    std::uintmax_t iters = 100;
+    const auto root = boost::math::tools::toms748_solve([](double t) { return sign_at_minus_one(0.1, t); }, 1.0, 1.2,
+                                                        boost::math::tools::eps_tolerance<double>(50), iters);
+    const double theta_star = 0.5 * (root.first + root.second);
+    CHECK(theta_star == doctest::Approx(1.0801441).epsilon(1e-7));
+    ProveParams p;
+    p.claim = parse_claim("monotone");
+    p.meanfield = true;
+    p.box.d = ParamRange(50), p.box.L = ParamRange(1000), p.box.R = ParamRange(100);
+    p.max_depth = 30;
+    p.threads = 1;
+    p.box.theta = ParamRange(theta_star - 1e-6);
+    const ProveResult below = run_prove(p);
+    CHECK(below.verdict == ProofVerdict::proved);
+    p.box.theta = ParamRange(theta_star + 1e-6);
+    CHECK(run_prove(p).verdict == ProofVerdict::disproved);
+    // The exact field at L = 1000 is not monotone there (its theta* is 0.99224): the flag matters.
+    p.meanfield = false;
+    p.box.theta = ParamRange(theta_star - 1e-6);
+    p.max_depth = 16;
+    CHECK(run_prove(p).verdict == ProofVerdict::disproved);
+    // The limit depends on alpha alone: L = 10, R = 1 proves the same.
+    p.meanfield = true;
+    p.max_depth = 30;
+    p.box.L = ParamRange(10), p.box.R = ParamRange(1);
+    CHECK(run_prove(p).verdict == ProofVerdict::proved);
+}
+
+TEST_CASE("meanfield prove: a certificate checks by the series method, and not as one about the exact field") {
+    ProveParams p;
+    p.claim = parse_claim("attractors=2");
+    p.meanfield = true;
+    p.box.theta = ParamRange(1.2, 1.4);  // above theta*_inf: -1 attracts too
+    p.threads = 1;
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    nlohmann::json cert = certificate(p, r);
+    CHECK(cert.at("params").at("field") == "meanfield");
+    const VerifyReport v = verify_certificate(cert, 1, Execution::local, VerifyMethod::independent);
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::proved);
+    // Read as a proof about the exact field (the key removed), its enclosures do not check.
+    cert["params"].erase("field");
+    CHECK(!verify_certificate(cert, 1, Execution::local, VerifyMethod::fast).valid);
+    // The params round-trip, and an exact-field proof writes no "field" key (its bytes as before).
+    CHECK(nlohmann::json(p).at("field") == "meanfield");
+    CHECK(nlohmann::json(p).get<ProveParams>().meanfield);
+    p.meanfield = false;
+    CHECK(!nlohmann::json(p).contains("field"));
+}
