@@ -404,17 +404,18 @@ std::string to_latex(const PaperTable& t) {
     };
     if (t.latex.size() > t.long_rows) {
         // A longtable breaks across pages, in one-column documents only; in two columns no float
-        // may, so the table is floats of long_rows rows each, the later ones marked "continued".
+        // may, so the table is floats of 30 rows each, the later ones marked "continued".
         std::string lt = fmt::format("\\begin{{longtable}}{{{}}}\n\\rhoflowtablecaption\\\\\n{}\\endfirsthead\n", spec, head);
         lt += fmt::format("\\multicolumn{{{}}}{{l}}{{Table~\\ref{{{}}}, continued}}\\\\\n{}\\endhead\n"
                           "\\bottomrule\n\\endfoot\n",
                           t.headers_latex.size(), t.label, head);
         for (const auto& r : t.latex) lt += row_text(r);
         lt += "\\end{longtable}\n";
-        std::string floats = float_body(tabular(0, t.long_rows), t.page);
+        const std::size_t part = 30;  // rows per float: with the caption, within a column's height
+        std::string floats = float_body(tabular(0, part), t.page);
         const std::string more = fmt::format("\\def\\rhoflowtablecaption{{Table~\\ref{{{}}}, continued.\\par\\smallskip}}%\n", t.label);
-        for (std::size_t from = t.long_rows; from < t.latex.size(); from += t.long_rows)
-            floats += more + float_body(tabular(from, std::min(t.latex.size(), from + t.long_rows)), t.page);
+        for (std::size_t from = part; from < t.latex.size(); from += part)
+            floats += more + float_body(tabular(from, std::min(t.latex.size(), from + part)), t.page);
         return s + caption_macro(t.caption_latex, t.label) + "\\ifdim\\columnwidth<\\textwidth\n" + floats +
                "\\else\n\\small\\setlength{\\tabcolsep}{4pt}%\n" + lt + "\\fi\n\\endgroup\n";
     }

@@ -72,7 +72,7 @@ struct PaperTable {
     std::vector<std::string> headers_markdown;  ///< column headers, Markdown
     std::vector<std::vector<std::string>> latex;     ///< rows of LaTeX cells
     std::vector<std::vector<std::string>> markdown;  ///< rows of Markdown cells
-    std::size_t long_rows = 40;             ///< more rows: a longtable (one column), floats of this many rows (two)
+    std::size_t long_rows = 40;             ///< more rows: a longtable (one column), floats of 30 rows (two)
     bool page = false;                      ///< a table* across both columns (TableWidth::page)
 };
 
