@@ -356,7 +356,8 @@ std::string caption_math(const std::string& s) {
 // One caption: what the table shows, of which runs, and what each column is.
 std::string part_caption(const Experiment& e, const ExperimentTask& t, std::size_t runs, int part,
                          const std::vector<PaperColumn>& cols, bool any_error) {
-    static const char* const what[] = {"Final alignment", "Hitting times", "Results"};
+    const bool final_step = t.command == "compare" || t.command == "sga";  // else a law or a field, not a run's end
+    const char* const what[] = {final_step ? "Final alignment" : "Alignment", "Hitting times", "Results"};
     std::string ranged;
     for (const auto& x : t.settings)
         if (x.values.size() > 1) ranged += fmt::format("{}{}", ranged.empty() ? "" : ", ", human_header(x.key).second);
