@@ -307,7 +307,8 @@ std::string short_header(const std::string& k) {
 std::string fixed_sentence(const ExperimentTask& t) {
     static const std::map<std::string, std::string> symbols = {
         {"d", "d"}, {"L", "L"}, {"R", "R"}, {"theta", "\\theta"}, {"sigma", "\\sigma"}, {"beta", "\\beta"},
-        {"eta0", "\\eta_0"}, {"k0", "k_0"}, {"eta", "\\eta"}, {"trials", "\\mathrm{trials}"}, {"steps", "\\mathrm{steps}"}};
+        {"eta0", "\\eta_0"}, {"k0", "k_0"}, {"eta", "\\eta"}, {"trials", "\\mathrm{trials}"},
+        {"steps", "\\mathrm{steps}"}};
     std::string s;
     for (const auto& x : t.settings) {
         const auto it = symbols.find(x.key);
@@ -438,7 +439,8 @@ std::vector<PaperTable> summary_paper_tables(const Experiment& e, std::size_t ta
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto [md, tex] = human_header(all[i].key);
         const std::string brief = short_header(all[i].key);
-        value_cols[i] = {all[i].key, md, brief.empty() ? tex : brief, all[i].key, "", "", "", i < swept ? 6 : 4, -1, i >= swept};
+        value_cols[i] = {all[i].key, md,          brief.empty() ? tex : brief, all[i].key, "", "", "",
+                         i < swept ? 6 : 4, -1, i >= swept};
         if (all[i].key == "max_abs_z") value_cols[i].decimals = 2;
         if (all[i].key == "abs_rho_ode_final" || all[i].key == "plain_ode") value_cols[i].decimals = 4;  // exact: 1.0000
         // the nuisance masses stay in summary.csv: a paper's summary shows alignment and times
@@ -464,9 +466,11 @@ std::vector<PaperTable> summary_paper_tables(const Experiment& e, std::size_t ta
     std::vector<PaperColumn> keys(value_cols.begin(), value_cols.begin() + static_cast<std::ptrdiff_t>(swept));
     std::vector<std::vector<PaperColumn>> parts(3);
     for (std::size_t i = swept; i < all.size(); ++i)
-        if (!is_error[i] && !(times_in_sweep && part_of(all[i].key) == 1)) parts[static_cast<std::size_t>(part_of(all[i].key))].push_back(value_cols[i]);
+        if (!is_error[i] && !(times_in_sweep && part_of(all[i].key) == 1))
+            parts[static_cast<std::size_t>(part_of(all[i].key))].push_back(value_cols[i]);
     for (auto& p : parts)
-        std::stable_sort(p.begin(), p.end(), [](const PaperColumn& a, const PaperColumn& b) { return rank_of(a.key) < rank_of(b.key); });
+        std::stable_sort(p.begin(), p.end(),
+                         [](const PaperColumn& a, const PaperColumn& b) { return rank_of(a.key) < rank_of(b.key); });
     return summary_parts(e, task, source, keys, parts, width, runs);
 }
 }  // namespace rhoflow
