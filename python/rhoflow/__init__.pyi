@@ -472,6 +472,7 @@ def compare(model: Model = ...,
             effective_paths: int = 4000,
             alpha: float = 0.05,
             figure_size: str = 'column',
+            table_width: str = 'column',
             progress: Callable[[int, int], None] | None = None,
             max_memory: int | str | None = None) -> CompareResult:
     """
@@ -576,6 +577,9 @@ def compare(model: Model = ...,
     figure_size : str, default 'column'
         figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
         [figure.size]
+    table_width : str, default 'column'
+        width of the LaTeX tables: column (one column of a two-column paper) | page (a table* across both) | LENGTH with its unit, 2 ... 10 in (e.g. 3.33in)
+        [tables.width]
     progress : callable(done, total) or a tqdm-like bar, optional
         called from the calling thread about every 50 ms with the SGA steps done and their total
     max_memory : int (bytes) or str ('512M', '8G'), optional
@@ -610,7 +614,8 @@ def compare_ensemble(ensemble: SgaResult,
                      effective_samples: int = 2000,
                      effective_paths: int = 4000,
                      alpha: float = 0.05,
-                     figure_size: str = 'column') -> CompareResult:
+                     figure_size: str = 'column',
+                     table_width: str = 'column') -> CompareResult:
     """
     The comparison of an ensemble one already has (an SgaResult, e.g. from rhoflow.sga or
     rhoflow.load) with the ODE and the effective dynamics, without running it again: compare()'s
@@ -656,6 +661,8 @@ def compare_ensemble(ensemble: SgaResult,
         family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
     figure_size : str, default 'column'
         figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
+    table_width : str, default 'column'
+        width of the LaTeX tables: column (one column of a two-column paper) | page (a table* across both) | LENGTH with its unit, 2 ... 10 in (e.g. 3.33in)
 
     Returns
     -------
@@ -688,6 +695,7 @@ def stationary(model: Model = ...,
                field: str = 'exact',
                table_tol: float = 1e-12,
                table_points: int = 1025,
+               table_width: str = 'column',
                max_memory: int | str | None = None) -> StationaryResult:
     """
     The predicted stationary law of the constant-step chain at each effective attractor: the
@@ -752,6 +760,9 @@ def stationary(model: Model = ...,
     table_points : int, default 1025
         largest Chebyshev grid for the exact field, 33 ... 8193
         [stationary.table.max_points] largest Lobatto grid (points) before giving up on the target
+    table_width : str, default 'column'
+        width of the LaTeX tables: column (one column of a two-column paper) | page (a table* across both) | LENGTH with its unit, 2 ... 10 in (e.g. 3.33in)
+        [tables.width]
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -793,6 +804,7 @@ def check(claim: str,
           inner_resolution: float = 0.25,
           x_axis: str = '',
           figure_size: str = 'column',
+          table_width: str = 'column',
           max_memory: int | str | None = None) -> CheckResult:
     """
     Decides a claim (monotone, positive-drift, attractors=N, filtering, hitting-time<=T) over a
@@ -875,6 +887,9 @@ def check(claim: str,
     figure_size : str, default 'column'
         figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
         [figure.size]
+    table_width : str, default 'column'
+        width of the LaTeX tables: column (one column of a two-column paper) | page (a table* across both) | LENGTH with its unit, 2 ... 10 in (e.g. 3.33in)
+        [tables.width]
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 

@@ -112,6 +112,7 @@ void SgaJob::validate() const {
 void CompareJob::validate() const {
     compare.validate();  // field paths as in CompareParams
     validate_member("figure", [&] { figure.validate(); });
+    validate_member("tables", [&] { tables.validate(); });
 }
 
 void StationaryJob::validate() const {
@@ -121,12 +122,14 @@ void StationaryJob::validate() const {
     validate_member("model", [&] { require_signal_for_stationary_law(model); });
     if (stationary.field == DriftMethod::exact)
         validate_member("model", [&] { validate_exact_field(model, stationary.table.exact); });
+    validate_member("tables", [&] { tables.validate(); });
 }
 
 void CheckJob::validate() const {
     validate_member("check", [&] { check.validate(); });  // a range's scale: the scale setting routes it
     x_axis_index();
     validate_member("figure", [&] { figure.validate(); });
+    validate_member("tables", [&] { tables.validate(); });
 }
 
 void ProveJob::validate() const {
@@ -434,7 +437,10 @@ json document(const Job& job, const JobResult& result, const Provenance& provena
         d.update(keys);
         return d;
     }();
-    if (const auto* c = std::get_if<CompareJob>(&job)) doc["params"]["figure"] = c->figure;  // the result's params lack it
+    if (const auto* c = std::get_if<CompareJob>(&job)) {  // the result's params lack them
+        doc["params"]["figure"] = c->figure;
+        doc["params"]["tables"] = c->tables;
+    }
     ensure_finite(doc);
     return doc;
 }
@@ -733,9 +739,17 @@ void from_json(const json& j, PhaseJobResult& v) {
     j.get_to(v.portrait);
     j.at("field").get_to(v.field);
 }
+namespace {
+// The table width of a document's params; documents written before the widths have none (column).
+TableParams tables_of(const json& params) {
+    return params.is_object() && params.contains("tables") ? params.at("tables").get<TableParams>() : TableParams{};
+}
+}  // namespace
+
 void to_json(json& j, const CompareJob& v) {
     j = v.compare;
     j["figure"] = v.figure;
+    j["tables"] = v.tables;
 }
 void from_json(const json& j, CompareJob& v) {
     json params = j;
@@ -743,17 +757,30 @@ void from_json(const json& j, CompareJob& v) {
         params.at("figure").get_to(v.figure);
         params.erase("figure");
     }
+    v.tables = tables_of(params);
+    if (params.is_object()) params.erase("tables");
     params.get_to(v.compare);
 }
-RHOFLOW_JSON_HOOKS(StationaryJob, model, eta, update, stationary)
+void to_json(json& j, const StationaryJob& v) {
+    j = {{"model", v.model}, {"eta", v.eta}, {"update", v.update}, {"stationary", v.stationary}, {"tables", v.tables}};
+}
+void from_json(const json& j, StationaryJob& v) {
+    j.at("model").get_to(v.model);
+    j.at("eta").get_to(v.eta);
+    j.at("update").get_to(v.update);
+    j.at("stationary").get_to(v.stationary);
+    v.tables = tables_of(j);
+}
 void to_json(json& j, const CheckJob& v) {
-    j = {{"check", v.check}, {"scale", to_string(v.scale)}, {"x_axis", v.x_axis}, {"figure", v.figure}};
+    j = {{"check", v.check}, {"scale", to_string(v.scale)}, {"x_axis", v.x_axis}, {"figure", v.figure},
+         {"tables", v.tables}};
 }
 void from_json(const json& j, CheckJob& v) {
     j.at("check").get_to(v.check);
     v.scale = parse_box_scales(j.at("scale").get<std::string>(), "scale");
     j.at("x_axis").get_to(v.x_axis);
     j.at("figure").get_to(v.figure);
+    v.tables = tables_of(j);
 }
 
 void to_json(json& j, const RegisteredJob& v) { j = v.kind->ops.params_json(v); }
@@ -790,7 +817,8 @@ std::vector<std::string> write_compare_outputs(const Job& job, const JobResult& 
                                                bool render, const Provenance& p, const std::string& stem,
                                                bool citation) {
     const auto& c = std::get<CompareJob>(job);
-    std::vector<std::string> lines = write_compare(std::get<CompareResult>(result), dir, render, p, c.figure, stem);
+    std::vector<std::string> lines =
+        write_compare(std::get<CompareResult>(result), dir, render, p, c.figure, stem, c.tables);
     if (citation) lines.push_back("CITATION.bib");
     return lines;
 }
@@ -799,7 +827,8 @@ std::vector<std::string> write_stationary_outputs(const Job& job, const JobResul
                                                   const std::filesystem::path& dir, bool, const Provenance& p,
                                                   const std::string& stem, bool citation) {
     const auto& s = std::get<StationaryJob>(job);
-    write_stationary(s.model, std::get<StationaryLaw>(result), document(job, result, p), dir, document_file(job), p, stem);
+    write_stationary(s.model, std::get<StationaryLaw>(result), document(job, result, p), dir, document_file(job), p, stem,
+                     s.tables);
     return {document_file(job) + "; " + (citation ? "CITATION.bib; " : "") + "stationary.{md,tex}"};
 }
 
@@ -808,7 +837,7 @@ std::vector<std::string> write_check_outputs(const Job& job, const JobResult& re
                                              bool citation) {
     const auto& c = std::get<CheckJob>(job);
     return write_check(c.check, std::get<CheckResult>(result), document(job, result, p), dir, render, p,
-                       c.x_axis_index(), c.figure, stem, citation);
+                       c.x_axis_index(), c.figure, stem, citation, c.tables);
 }
 
 std::vector<std::string> write_document_output(const Job& job, const JobResult& result, const std::filesystem::path& dir,

@@ -116,6 +116,7 @@ struct SgaJobResult {
 struct CompareJob {
     CompareParams compare = default_compare_params();  ///< everything the comparison needs
     FigureParams figure;                               ///< size of its figures (outputs only)
+    TableParams tables;                                ///< width of its paper tables (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
 };
@@ -126,6 +127,7 @@ struct StationaryJob {
     double eta = 0.01;                           ///< the constant step, 0 < eta <= 1e100
     UpdateRule update = UpdateRule::normalized;  ///< the update rule
     StationaryParams stationary;                 ///< moment table, field, quadrature, bootstrap
+    TableParams tables;                          ///< width of its paper table (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
 };
@@ -136,6 +138,7 @@ struct CheckJob {
     BoxScales scale;            ///< spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
     std::string x_axis;         ///< the phase diagram's horizontal axis ("" = the first ranged parameter)
     FigureParams figure;        ///< size of the phase diagram (outputs only)
+    TableParams tables;         ///< width of its paper table (outputs only)
     /// Throws InvalidArgument naming the field (path) out of range.
     void validate() const;
     /// The x_axis as an Axis index, -1 for the first ranged one (InvalidArgument if not ranged).

@@ -170,11 +170,18 @@ ExperimentResult run_experiment(const Experiment& e, const ExperimentOptions& op
 /// The summary table of one task from its cells' results.
 Table summary_table(const Experiment& e, std::size_t task, const std::vector<JobResult>& results);
 
-/// The compact summary for a paper (summary.tex, summary.md): the swept parameters, then each
-/// headline number with its error (a column "X_err"/"X_se", or "ci95_lo"/"ci95_hi" after it, is
-/// the error of X, or of the column before it when there is no X), human headers; label
-/// paper_label("<run folder>-<task>", "summary").
-PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Table& summary);
+/// The width of a task's paper tables: its jobs' --table-width (column for a job without one).
+TableWidth task_table_width(const Experiment& e, std::size_t task);
+
+/// The compact summary for a paper (summary.tex, summary.md), as the tables a paper shows: the
+/// final alignment, the hitting times (a compare sweep's are sweep.tex's) and the rest, each
+/// table the swept parameters and as many of the part's columns as fit `width`, each number with
+/// its error (a column "X_err"/"X_se", or "ci95_lo"/"ci95_hi" after it, is the error of X, or of
+/// the column before it when there is no X; standard errors printed as 95% half-widths), short
+/// headers and a caption that says what each column is; labels paper_label("<run folder>-<task>",
+/// "summary"), then "summary-2", ...
+std::vector<PaperTable> summary_paper_tables(const Experiment& e, std::size_t task, const Table& summary,
+                                             const TableWidth& width = {});
 
 /// The sibling folder where a run into `out` is built: .NAME.partial next to it.
 std::filesystem::path partial_folder(const std::filesystem::path& out);

@@ -623,6 +623,16 @@ Setting figure_size_setting() {
                      [](J& j) { return j.figure.size; });
 }
 
+// --table-width of a job type J with a TableParams member `tables`.
+template <class J>
+Setting table_width_setting() {
+    return text_setting<J>("table-width", "tables.width",
+                           "width of the LaTeX tables: column (one column of a two-column paper) | page (a table* "
+                           "across both) | LENGTH with its unit, 2 ... 10 in (e.g. 3.33in)",
+                           "Output", "TEXT", [](J& j, const std::string& t) { j.tables.width = t; },
+                           [](J& j) { return j.tables.width; });
+}
+
 std::vector<Setting> compare_settings() {
     using J = CompareJob;
     std::vector<Setting> s = model_settings();
@@ -685,6 +695,7 @@ std::vector<Setting> compare_settings() {
                         "family-wise false-alarm rate of the verdict, 1e-6 ... 0.5", e,
                         [](J& j) -> double& { return j.compare.effective.alpha; }));
     s.push_back(figure_size_setting<J>());
+    s.push_back(table_width_setting<J>());
     return s;
 }
 
@@ -737,6 +748,7 @@ std::vector<Setting> stationary_settings() {
                         [](J& j) -> double& { return j.stationary.chain.hit_eps; }));
     add_drift_settings<J>(s, g, [](J& j) -> DriftMethod& { return j.stationary.field; },
                           [](J& j) -> FieldTableParams& { return j.stationary.table; }, "stationary.");
+    s.push_back(table_width_setting<J>());
     return s;
 }
 
@@ -846,6 +858,7 @@ std::vector<Setting> check_settings() {
     s.push_back(text_setting<J>("x-axis", "x_axis", "ranged parameter on the phase diagram's horizontal axis", "Output",
                           "TEXT", [](J& j, const std::string& t) { j.x_axis = t; }, [](J& j) { return j.x_axis; }));
     s.push_back(figure_size_setting<J>());
+    s.push_back(table_width_setting<J>());
     return s;
 }
 

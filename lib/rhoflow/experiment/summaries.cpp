@@ -3,11 +3,14 @@
 #include "rhoflow/experiment/runner.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 #include "rhoflow/core/number_text.hpp"
 #include "rhoflow/experiment/detail/strings.hpp"
+#include "rhoflow/io/uncertain.hpp"
 #include "rhoflow/version.hpp"
 
 namespace rhoflow {
@@ -245,16 +248,187 @@ using detail::ends_with;
 
 }  // namespace
 
-PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Table& summary) {
-    const ExperimentTask& t = e.tasks[task];
-    std::vector<PaperColumn> cols;
-    std::size_t swept = 0;
+TableWidth task_table_width(const Experiment& e, std::size_t task) {
     for (const auto& c : e.cells)
-        if (c.task == task) {
-            swept = c.swept.size();
-            break;
+        if (c.task == task)
+            return std::visit(
+                [](const auto& j) {
+                    if constexpr (requires { j.tables; }) return table_width(j.tables);
+                    else return TableWidth{};
+                },
+                c.job);
+    return {};
+}
+
+namespace {
+
+// The errors that are standard errors (or one-sigma errors): a paper table prints 1.96 of them,
+// a 95% half-width, as every other table does. Other *_err columns are numerical error estimates.
+bool standard_error(const std::string& key) {
+    static const char* const keys[] = {"pred_err", "time_avg_se", "mean_err", "sd_err", "rho_star_err",
+                                       "chain_mean_err", "chain_q999_err", "chain_tail_err"};
+    return std::any_of(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; });
+}
+
+// Which table of a summary a headline column goes to: 0 alignment, 1 hitting times, 2 the rest.
+int part_of(const std::string& key) {
+    static const char* const alignment[] = {"mean_abs_rho_final", "pred_abs_rho_final", "abs_rho_ode_final",
+                                            "time_avg_abs_rho", "mean_abs_rho", "sd", "rho_star", "plain_ode",
+                                            "chain_mean_abs_rho", "chain_q999", "chain_tail", "rho_end"};
+    for (std::size_t i = 0; i < std::size(alignment); ++i)
+        if (key == alignment[i]) return 0;
+    return key.rfind("hit_time", 0) == 0 ? 1 : 2;
+}
+
+// The rank of a column within its part (alignment: SGA, prediction, ODE; then file order).
+int rank_of(const std::string& key) {
+    static const char* const order[] = {"mean_abs_rho_final", "hit_time_sga", "pred_abs_rho_final", "hit_time_pred",
+                                        "abs_rho_ode_final", "hit_time_ode"};
+    for (std::size_t i = 0; i < std::size(order); ++i)
+        if (key == order[i]) return static_cast<int>(i);
+    return 100;
+}
+
+// A short LaTeX header for a paper table (the caption gives the long name); "" for human_header's.
+std::string short_header(const std::string& k) {
+    static const std::map<std::string, std::string> known = {
+        {"mean_abs_rho_final", "SGA"}, {"pred_abs_rho_final", "pred."}, {"abs_rho_ode_final", "ODE"},
+        {"hit_time_sga", "SGA"},       {"hit_time_pred", "pred."},      {"hit_time_ode", "ODE"},
+        {"max_abs_z", "$\\max |z|$"},  {"failed_parts", "failed"},      {"outcomes", "basins"},
+        {"param_cells", "boxes"},      {"enclosures", "encl."},         {"max_dj_width_rel", "$w_{j'}$"},
+        {"time_avg_abs_rho", "avg."},  {"mean_abs_rho", "$\\mathrm{E}\\,|\\rho|$"}, {"plain_ode", "ODE"},
+        {"chain_mean_abs_rho", "chain"}, {"chain_q999", "$q_{0.999}$"}, {"chain_tail", "tail"},
+        {"attractors", "attr."},       {"min_margin", "margin"},        {"undecided", "undec."}};
+    const auto it = known.find(k);
+    return it == known.end() ? "" : it->second;
+}
+
+// The model settings a caption states in symbols; the rest stay in the comments and summary.csv.
+std::string fixed_sentence(const ExperimentTask& t) {
+    static const std::map<std::string, std::string> symbols = {
+        {"d", "d"}, {"L", "L"}, {"R", "R"}, {"theta", "\\theta"}, {"sigma", "\\sigma"}, {"beta", "\\beta"},
+        {"eta0", "\\eta_0"}, {"k0", "k_0"}, {"eta", "\\eta"}, {"trials", "\\mathrm{trials}"},
+        {"steps", "\\mathrm{steps}"}};
+    std::string s;
+    for (const auto& x : t.settings) {
+        const auto it = symbols.find(x.key);
+        const auto v = x.values.size() == 1 ? parse_number(x.values[0]) : std::nullopt;
+        if (it == symbols.end() || !v) continue;
+        const std::string n = format_exact(*v, 6, UncertainStyle::latex);
+        s += fmt::format("{}${} = {}$", s.empty() ? "" : ", ", it->second, n.substr(1, n.size() - 2));
+    }
+    return s;
+}
+
+// What headline column `key` of a `command` job is, in words (its note), for a caption.
+std::string description_of(const std::string& command, const std::string& key) {
+    const auto& own = job_notes(command);
+    if (const auto it = own.find(key); it != own.end()) return it->second.description;
+    if (const auto c = common_notes().find(key); c != common_notes().end()) return c->second.description;
+    return "as the job defines it";
+}
+
+// A note's plain words as caption LaTeX: |rho|, rho, |z| and 1 - A_I in math (a bare '|' is a
+// dash in a text font).
+// Whether s[i, i + n) is a whole word (no letter before or after it).
+bool word_at(const std::string& s, std::size_t i, std::size_t n) {
+    const auto letter = [&](std::size_t k) { return k < s.size() && std::isalpha(static_cast<unsigned char>(s[k])); };
+    return !(i > 0 && letter(i - 1)) && !letter(i + n);
+}
+
+std::string caption_math(const std::string& s) {
+    static const std::pair<std::string, std::string> words[] = {
+        {"|rho|", "$|\\rho|$"}, {"|z|", "$|z|$"}, {"1 - A\\_I", "$1 - A_I$"}, {"E[A\\_I]", "$\\mathrm{E}[A_I]$"},
+        {"rho", "$\\rho$"}, {"|", "$|$"}};
+    std::string out;
+    for (std::size_t i = 0; i < s.size();) {  // left to right: a replacement is never read again
+        bool done = false;
+        for (const auto& [from, to] : words)
+            if (s.compare(i, from.size(), from) == 0 && (!std::isalpha(static_cast<unsigned char>(from[0])) ||
+                                                         word_at(s, i, from.size()))) {
+                out += to, i += from.size(), done = true;
+                break;
+            }
+        if (!done) out += s[i++];
+    }
+    return out;
+}
+
+// One caption: what the table shows, of which runs, and what each column is.
+std::string part_caption(const Experiment& e, const ExperimentTask& t, std::size_t runs, int part,
+                         const std::vector<PaperColumn>& cols, bool any_error) {
+    const bool final_step = t.command == "compare" || t.command == "sga";  // else a law or a field, not a run's end
+    const char* const what[] = {final_step ? "Final alignment" : "Alignment", "Hitting times", "Results"};
+    std::string ranged;
+    for (const auto& x : t.settings)
+        if (x.values.size() > 1) ranged += fmt::format("{}{}", ranged.empty() ? "" : ", ", human_header(x.key).second);
+    const std::string title = e.title.empty() ? fs::path(e.file).filename().string() : e.title;
+    const std::string fixed = fixed_sentence(t);
+    std::string columns;
+    for (const auto& c : cols) {
+        if (std::find_if(t.settings.begin(), t.settings.end(), [&](const TaskSetting& x) { return x.key == c.key; }) !=
+            t.settings.end())
+            continue;  // a swept setting: its symbol says it
+        std::string d = caption_math(latex_escape(description_of(t.command, c.key)));
+        if (!c.error.empty() || !c.lo.empty()) d += ", $\\pm$ its 95\\% confidence half-width";
+        if (c.key == "abs_rho_ode_final" || c.key == "plain_ode") d += " (exact: no error)";
+        columns += fmt::format("{}{}: {}", columns.empty() ? "" : "; ", c.latex, d);
+    }
+    return fmt::format("{}: {} in the {} run{} of task \\texttt{{{}}} (rhoflow {}{}{}){}{}. Columns: {}.{}",
+                       latex_escape(title), what[part], runs, runs == 1 ? "" : "s", latex_escape(t.name), t.command,
+                       ranged.empty() ? "" : " over ", ranged, fixed.empty() ? "" : "; ", fixed, columns,
+                       any_error ? " Every $\\pm$ is a 95\\% confidence half-width (1.96 standard errors)." : "");
+}
+
+// The tables of a summary: each part's columns after the swept keys, as many per table as fit `width`.
+std::vector<PaperTable> summary_parts(const Experiment& e, std::size_t task, const Table& source,
+                                      const std::vector<PaperColumn>& keys,
+                                      const std::vector<std::vector<PaperColumn>>& parts, const TableWidth& width,
+                                      std::size_t runs) {
+    const ExperimentTask& t = e.tasks[task];
+    const std::string stem = e.out.lexically_normal().filename().string() + "-" + t.name;
+    std::vector<PaperTable> out;
+    auto add = [&](int part, const std::vector<PaperColumn>& cols) {
+        const bool any_error = std::any_of(cols.begin(), cols.end(),
+                                           [](const PaperColumn& c) { return !c.error.empty() || !c.lo.empty(); });
+        const std::string tex = part_caption(e, t, runs, part, cols, any_error);
+        const std::string what = out.empty() ? "summary" : fmt::format("summary-{}", out.size() + 1);
+        PaperTable p = paper_table(source, cols, tex, latex_to_markdown(tex), paper_label(stem, what));
+        p.page = width.page || !fits(p, width);
+        out.push_back(std::move(p));
+    };
+    for (std::size_t part = 0; part < parts.size(); ++part) {
+        std::vector<PaperColumn> cols = keys;
+        for (const auto& c : parts[part]) {
+            std::vector<PaperColumn> more = cols;
+            more.push_back(c);
+            if (cols.size() > keys.size() && !fits(paper_table(source, more, "", "", ""), width)) {
+                add(static_cast<int>(part), cols);
+                more = keys;
+                more.push_back(c);
+            }
+            cols = std::move(more);
         }
-    const auto& all = summary.columns;
+        if (cols.size() > keys.size()) add(static_cast<int>(part), cols);
+    }
+    if (out.empty()) add(2, keys);  // a task without headline numbers: its cells alone
+    return out;
+}
+
+}  // namespace
+
+std::vector<PaperTable> summary_paper_tables(const Experiment& e, std::size_t task, const Table& summary,
+                                             const TableWidth& width) {
+    const ExperimentTask& t = e.tasks[task];
+    std::size_t swept = 0, runs = 0;
+    for (const auto& c : e.cells)
+        if (c.task == task) swept = c.swept.size(), ++runs;
+    Table source = summary;  // standard errors as 95% half-widths
+    for (std::size_t i = 0; i < source.columns.size(); ++i)
+        if (standard_error(source.columns[i].key))
+            for (auto& row : source.rows)
+                if (auto* x = std::get_if<double>(&row[i])) *x *= 1.959963984540054;
+    const auto& all = source.columns;
     auto index_of = [&](const std::string& key) -> std::ptrdiff_t {
         for (std::size_t i = 0; i < all.size(); ++i)
             if (all[i].key == key) return static_cast<std::ptrdiff_t>(i);
@@ -264,8 +438,11 @@ PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Tabl
     std::vector<PaperColumn> value_cols(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto [md, tex] = human_header(all[i].key);
-        value_cols[i] = {all[i].key, md, tex, all[i].key, "", "", "", i < swept ? 6 : 4, -1, i >= swept};
+        const std::string brief = short_header(all[i].key);
+        value_cols[i] = {all[i].key, md,          brief.empty() ? tex : brief, all[i].key, "", "", "",
+                         i < swept ? 6 : 4, -1, i >= swept};
         if (all[i].key == "max_abs_z") value_cols[i].decimals = 2;
+        if (all[i].key == "abs_rho_ode_final" || all[i].key == "plain_ode") value_cols[i].decimals = 4;  // exact: 1.0000
         // the nuisance masses stay in summary.csv: a paper's summary shows alignment and times
         if (i >= swept && all[i].key.rfind("nuisance_mass", 0) == 0) is_error[i] = true;
     }
@@ -284,26 +461,16 @@ PaperTable summary_paper_table(const Experiment& e, std::size_t task, const Tabl
         }
         if (target >= 0) is_error[i] = true;
     }
-    for (std::size_t i = 0; i < all.size(); ++i)
-        if (!is_error[i]) cols.push_back(value_cols[i]);
-    std::size_t runs = 0;
-    for (const auto& c : e.cells) runs += c.task == task;
-    std::string fixed, ranged;
-    for (const auto& s : t.settings) {
-        if (s.values.size() == 1) fixed += fmt::format("{}{} = {}", fixed.empty() ? "" : ", ", s.key, s.values[0]);
-        else ranged += fmt::format("{}{}", ranged.empty() ? "" : ", ", s.key);
-    }
-    const std::string title = e.title.empty() ? fs::path(e.file).filename().string() : e.title;
-    const std::string sentence = fmt::format(
-        "{}: task '{}', {} run{} of rhoflow {}{}{}; {}. Each number with its error as rhoflow reports it (95% "
-        "confidence half-width when the run gives a CI).",
-        title, t.name, runs, runs == 1 ? "" : "s", t.command, ranged.empty() ? "" : " over ", ranged,
-        fixed.empty() ? "every other parameter at its default" : "fixed " + fixed);
-    std::string tex = latex_escape(sentence);
-    const std::string pct = "95\\%";
-    if (const auto at = tex.find("95%"); at != std::string::npos) tex.replace(at, 3, pct);
-    const std::string stem = e.out.lexically_normal().filename().string() + "-" + t.name;
-    return paper_table(summary, cols, tex, sentence, paper_label(stem, "summary"));
+    // Hitting times of a compare sweep are sweep.tex's, with their confidence intervals.
+    const bool times_in_sweep = t.command == "compare" && swept > 0;
+    std::vector<PaperColumn> keys(value_cols.begin(), value_cols.begin() + static_cast<std::ptrdiff_t>(swept));
+    std::vector<std::vector<PaperColumn>> parts(3);
+    for (std::size_t i = swept; i < all.size(); ++i)
+        if (!is_error[i] && !(times_in_sweep && part_of(all[i].key) == 1))
+            parts[static_cast<std::size_t>(part_of(all[i].key))].push_back(value_cols[i]);
+    for (auto& p : parts)
+        std::stable_sort(p.begin(), p.end(),
+                         [](const PaperColumn& a, const PaperColumn& b) { return rank_of(a.key) < rank_of(b.key); });
+    return summary_parts(e, task, source, keys, parts, width, runs);
 }
-
 }  // namespace rhoflow

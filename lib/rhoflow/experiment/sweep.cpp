@@ -26,6 +26,9 @@ struct CellValues {
     std::optional<double> hit_pred;
     double eta_final = 0;                 // the last step size
     std::optional<double> rho_star, rho_star_err;  // effective attractor at eta_final
+    std::optional<MeanCI> hit_pred_ci;    // the effective chain's hitting time over its paths that hit
+    double level = 0, t_final = 0;        // the hitting level and the run's last ODE time
+    std::int64_t trials = 0;              // SGA trials of the cell
 };
 
 std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& result) {
@@ -37,10 +40,12 @@ std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& re
         v.hit_sga = r->hitting_time.sga;
         v.hit_ode = r->hitting_time.ode;
         v.eta_final = s.schedule.eta(s.steps);
+        v.level = r->hitting_time.level, v.t_final = r->t_final, v.trials = s.trials;
         if (r->effective && r->verdict) {
             const EffectiveSummary& e = *r->effective;
             v.pred = e.abs_rho_final.mean;
             v.pred_err = std::hypot(e.abs_rho_final.se, e.abs_rho_final_err);
+            v.hit_pred_ci = e.hit_time;
             if (e.hit_time) v.hit_pred = e.hit_time->mean;
             const PlateauPoint* best = nullptr;  // the tabulated step size nearest eta_final
             for (const auto& p : e.plateau)
@@ -247,99 +252,114 @@ std::string sweep_body(const std::string& file, const std::vector<Group>& groups
     return b + plot;
 }
 
-// value +- 95% half-width, rounded to it; "" when there is none.
-std::string pm(double value, double half, UncertainStyle style) {
-    if (!std::isfinite(value) || !std::isfinite(half) || half < 0) return "";
-    return format_uncertain(value, half, style);
-}
-
-std::string table_cell(const std::optional<MeanCI>& m, UncertainStyle style) {
-    if (!m) return style == UncertainStyle::latex ? "---" : "–";
-    return pm(m->mean, std::max(0.0, (m->hi - m->lo) / 2), style);
-}
-
-// sweep.tex / sweep.md: one row per cell.
-std::string sweep_table(const Experiment& e, const ExperimentTask& t, const std::vector<CellValues>& cells,
-                        const std::vector<std::string>& keys, bool compare, bool latex) {
-    const UncertainStyle st = latex ? UncertainStyle::latex : UncertainStyle::markdown;
-    std::vector<std::string> head;
-    for (const auto& k : keys) head.push_back(latex ? symbol(k, true) : symbol(k, false));
-    if (latex) {
-        head.push_back("$|\\rho_{\\mathrm{final}}|$ SGA");
-        if (compare) {
-            head.insert(head.end(), {"predicted", "ODE", "$t_{\\mathrm{hit}}$ SGA", "$t_{\\mathrm{hit}}$ ODE"});
-        }
-    } else {
-        head.push_back("\\|ρ_final\\| SGA");
-        if (compare) head.insert(head.end(), {"predicted", "ODE", "t_hit SGA", "t_hit ODE"});
-    }
-    std::vector<std::vector<std::string>> rows;
+// The source of sweep.tex/.md: per cell the swept values, then each quantity with its 95% CI.
+Table sweep_source(const Experiment& e, const std::vector<CellValues>& cells, const std::vector<std::string>& keys) {
+    Table t;
+    for (const auto& k : keys) t.columns.push_back({k, "", "", "{}"});
+    for (const char* c : {"sga", "sga_lo", "sga_hi", "pred", "pred_hw", "ode", "hit_sga", "hit_sga_lo", "hit_sga_hi",
+                          "hit_pred", "hit_pred_lo", "hit_pred_hi", "hit_ode", "hit_ode_lo", "hit_ode_hi"})
+        t.columns.push_back({c, "", "", "{}"});
+    auto opt = [](const std::optional<double>& x) { return x ? TableCell(*x) : TableCell(); };
     for (const auto& v : cells) {
-        const ExperimentCell& c = e.cells[v.cell];
-        std::vector<std::string> row;
+        std::vector<TableCell> row;
         for (const auto& k : keys) {
             std::string text;
-            for (const auto& [kk, vv] : c.swept)
+            for (const auto& [kk, vv] : e.cells[v.cell].swept)
                 if (kk == k) text = vv;
             const auto x = number(text);
-            row.push_back(x ? format_exact(*x, 6, st) : (latex ? "\\texttt{" + text + "}" : text));
+            row.push_back(x ? TableCell(*x) : TableCell(text));
         }
-        row.push_back(table_cell(v.final, st));
-        if (compare) {
-            row.push_back(v.pred && v.pred_err ? pm(*v.pred, 1.96 * *v.pred_err, st) : (latex ? "---" : "–"));
-            row.push_back(v.ode_final ? format_exact(*v.ode_final, 5, st) : (latex ? "---" : "–"));
-            row.push_back(table_cell(v.hit_sga, st));
-            row.push_back(table_cell(v.hit_ode, st));
+        row.insert(row.end(), {v.final.mean, v.final.lo, v.final.hi, opt(v.pred),
+                               v.pred_err ? TableCell(1.959963984540054 * *v.pred_err) : TableCell(), opt(v.ode_final)});
+        for (const auto* m : {&v.hit_sga, &v.hit_pred_ci, &v.hit_ode}) {
+            if (*m) row.insert(row.end(), {(*m)->mean, (*m)->lo, (*m)->hi});
+            else row.insert(row.end(), 3, TableCell());
         }
-        rows.push_back(row);
+        t.rows.push_back(std::move(row));
     }
-    const std::string what = fmt::format(
-        "Across the {} cells of task `{}`: the SGA mean of $|\\rho|$ after the last step{}; every value $\\pm$ half "
-        "the width of its 95\\,\\% confidence interval, rounded to it",
-        cells.size(), t.name,
-        compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of $|\\rho| \\ge "
-                  "1 - \\varepsilon$ in ODE time (SGA: over trials that hit; ODE: from the trials' starts; --- where none "
-                  "reached the level by the run's last step). An SGA hitting time is when its finite-step plateau, "
-                  "below the ODE's, crosses the level: it measures that bias as much as the speed of recovery"
-                : "");
-    if (latex) {
-        std::string s = "% rhoflow table; packages: booktabs, graphicx\n% the sweep summary across the cells\n";
-        // The label names the run folder too, so that two runs' sweep tables in one paper differ.
-        const std::string label = paper_label(sweep_stem(e, t), "sweep");
-        std::string task_tex = t.name;
-        for (std::size_t i = 0; i < task_tex.size(); ++i)
-            if (task_tex[i] == '_') task_tex.insert(i++, "\\");
-        std::string cap = what;
-        const auto at = cap.find("`" + t.name + "`");
-        if (at != std::string::npos) cap.replace(at, t.name.size() + 2, "\\texttt{" + task_tex + "}");
-        std::string tab = fmt::format("\\begin{{tabular}}{{{}}}\n\\toprule\n", std::string(head.size(), 'c'));
-        for (std::size_t i = 0; i < head.size(); ++i) tab += (i ? " & " : "") + head[i];
-        tab += " \\\\\n\\midrule\n";
-        for (const auto& r : rows) {
-            for (std::size_t i = 0; i < r.size(); ++i) tab += (i ? " & " : "") + r[i];
-            tab += " \\\\\n";
-        }
-        return s + fitted_table_float(tab + "\\bottomrule\n\\end{tabular}\n", cap + ".", label);
+    return t;
+}
+
+// "$t = 231$" or "$t$ from 9.9 to 231": the cells' last ODE times (or levels).
+std::string span(const std::vector<CellValues>& cells, double CellValues::*of, const std::string& symbol) {
+    double lo = cells.front().*of, hi = lo;
+    for (const auto& v : cells) lo = std::min(lo, v.*of), hi = std::max(hi, v.*of);
+    const auto n = [](double x) {
+        const std::string s = format_exact(x, 4, UncertainStyle::latex);
+        return s.substr(1, s.size() - 2);
+    };
+    return lo == hi ? fmt::format("${} = {}$", symbol, n(lo)) : fmt::format("${}$ from ${}$ to ${}$", symbol, n(lo), n(hi));
+}
+
+// The captions of sweep.tex: what the task swept, then each table's columns and conventions.
+std::string sweep_what(const ExperimentTask& t, const std::vector<CellValues>& cells, const std::vector<std::string>& keys) {
+    std::string task = t.name, over;
+    for (std::size_t i = 0; i < task.size(); ++i)
+        if (task[i] == '_') task.insert(i++, "\\");
+    for (const auto& k : keys) over += (over.empty() ? "" : ", ") + symbol(k, true);
+    return fmt::format("the {} cells of task \\texttt{{{}}} (over {}; {} SGA trials each)", cells.size(), task, over,
+                       cells.front().trials);
+}
+
+std::string alignment_caption(const ExperimentTask& t, const std::vector<CellValues>& cells,
+                              const std::vector<std::string>& keys, bool compare) {
+    return fmt::format("Final alignment $|\\rho|$ after the last step in {}: SGA, the mean over the trials{}. Every "
+                       "$\\pm$ is a 95\\% confidence half-width{}.",
+                       sweep_what(t, cells, keys),
+                       compare ? "; pred., the effective (finite-step) dynamics' prediction of that mean; ODE, the "
+                                 "mean-field ODE from the trials' starts (exact: no error)"
+                               : "",
+                       compare ? " (the prediction's: 1.96 predicted standard errors, where the SGA mean should fall)"
+                               : "");
+}
+
+std::string hitting_caption(const ExperimentTask& t, const std::vector<CellValues>& cells,
+                            const std::vector<std::string>& keys) {
+    return fmt::format(
+        "Hitting times in {}: the ODE time at which $|\\rho|$ first reaches the level {} (the runs end at {}); SGA, "
+        "the mean over the trials that hit; pred., the effective chain's mean over its paths that hit; ODE, the "
+        "mean over the trials' starts of the mean-field ODE's. Every $\\pm$ is a 95\\% confidence half-width; --- "
+        "means that no trial (or path) reached the level by the run's end. The mean-field ODE tends to 1, but SGA "
+        "with a finite step settles on a plateau below it: an SGA hitting time is when that plateau, rising as the "
+        "step size shrinks, crosses the level. It measures the finite-step bias as much as the speed of recovery, "
+        "which the ODE's time gives.",
+        sweep_what(t, cells, keys), span(cells, &CellValues::level, "1 - \\varepsilon"),
+        span(cells, &CellValues::t_final, "t"));
+}
+
+// sweep.tex / sweep.md: the final alignment and the hitting times, one row per cell, two tables
+// for `width` (table* when made for the page or wider than a column).
+std::vector<PaperTable> sweep_tables(const Experiment& e, const ExperimentTask& t, const std::vector<CellValues>& cells,
+                                     const std::vector<std::string>& keys, bool compare, const TableWidth& width) {
+    const Table source = sweep_source(e, cells, keys);
+    std::vector<PaperColumn> head;
+    for (const auto& k : keys) head.push_back({k, symbol(k, false), symbol(k, true), k, "", "", "", 6, -1, false});
+    auto plus = [&](std::vector<PaperColumn> cols) {
+        cols.insert(cols.begin(), head.begin(), head.end());
+        return cols;
+    };
+    const std::vector<PaperColumn> final_cols = {
+        {"sga", "SGA", "SGA", "sga", "", "sga_lo", "sga_hi", 4, -1, false},
+        {"pred", "pred.", "pred.", "pred", "pred_hw", "", "", 4, -1, false},
+        {"ode", "ODE", "ODE", "ode", "", "", "", 4, 4, false}};
+    const std::vector<PaperColumn> hit_cols = {
+        {"hit_sga", "SGA", "SGA", "hit_sga", "", "hit_sga_lo", "hit_sga_hi", 4, -1, false},
+        {"hit_pred", "pred.", "pred.", "hit_pred", "", "hit_pred_lo", "hit_pred_hi", 4, -1, false},
+        {"hit_ode", "ODE", "ODE", "hit_ode", "", "hit_ode_lo", "hit_ode_hi", 4, -1, false}};
+    const std::string label = paper_label(sweep_stem(e, t), "sweep");
+    std::vector<PaperTable> out;
+    auto add = [&](const std::vector<PaperColumn>& cols, const std::string& tex, const std::string& what) {
+        PaperTable p = paper_table(source, cols, tex, latex_to_markdown(tex), what.empty() ? label : label + "-" + what);
+        p.page = width.page || !fits(p, width);
+        out.push_back(std::move(p));
+    };
+    if (!compare) {
+        add(plus({final_cols.front()}), alignment_caption(t, cells, keys, false), "");
+        return out;
     }
-    std::string md = fmt::format(
-        "Across the {} cells of task `{}`: the SGA mean of |ρ| after the last step{}; every value ± half the width of "
-        "its 95% confidence interval, rounded to it.\n\n|",
-        cells.size(), t.name,
-        compare ? ", the effective dynamics' prediction, the mean-field ODE, and the hitting times of |ρ| ≥ 1 − ε "
-                  "in ODE time (SGA: over trials that hit; ODE: from the trials' starts; – where none reached the level "
-                  "by the run's last step). An SGA hitting time is when its finite-step plateau, below the ODE's, "
-                  "crosses the level: it measures that bias as much as the speed of recovery"
-                : "");
-    for (const auto& h : head) md += " " + h + " |";
-    md += "\n|";
-    for (std::size_t i = 0; i < head.size(); ++i) md += " ---: |";
-    md += "\n";
-    for (const auto& r : rows) {
-        md += "|";
-        for (const auto& x : r) md += " " + x + " |";
-        md += "\n";
-    }
-    return md;
+    add(plus(final_cols), alignment_caption(t, cells, keys, true), "");
+    add(plus(hit_cols), hitting_caption(t, cells, keys), "hit");
+    return out;
 }
 
 }  // namespace
@@ -452,8 +472,9 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
                                 run_text);
         out.figures.push_back(p);
     }
-    out.files.push_back({"sweep.tex", sweep_table(e, t, cells, keys, compare, true)});
-    out.files.push_back({"sweep.md", sweep_table(e, t, cells, keys, compare, false)});
+    const auto tables = sweep_tables(e, t, cells, keys, compare, task_table_width(e, task));
+    out.files.push_back({"sweep.tex", to_latex(tables)});
+    out.files.push_back({"sweep.md", to_markdown(tables)});
     return out;
 }
 

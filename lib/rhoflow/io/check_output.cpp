@@ -123,7 +123,8 @@ Table check_table(const CheckParams& params, const CheckResult& result) {
     return t;
 }
 
-PaperTable check_paper_table(const CheckParams& params, const CheckResult& result, const std::string& stem) {
+PaperTable check_paper_table(const CheckParams& params, const CheckResult& result, const std::string& stem,
+                             const TableWidth& width) {
     static const char* const latex_names[axis_count] = {"$d$", "$L$", "$R$", "$\\theta$", "$\\sigma$", "$\\beta$"};
     static const char* const md_names[axis_count] = {"d", "L", "R", "θ", "σ", "β"};
     std::vector<PaperColumn> cols;
@@ -152,7 +153,7 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
         }
     }
     cols.push_back({"verdict", "verdict", "verdict", "verdict", "", "", "", 6, -1, false});
-    cols.push_back({"margin", "margin ± est. error", "margin $\\pm$ est.\\ error", "margin", "error", "", "", 3, -1, false});
+    cols.push_back({"margin", "margin ± est. error", "margin", "margin", "error", "", "", 3, -1, false, 6});
     cols.push_back({"where", "at ρ", "at $\\rho$", "where", "", "", "", 4, -1, false});
     if (params.claim.kind == ClaimKind::attractors)
         cols.push_back({"attractors", "attractors", "attractors", "attractors", "", "", "", 6, -1, false});
@@ -164,14 +165,23 @@ PaperTable check_paper_table(const CheckParams& params, const CheckResult& resul
             "Each point's verdict is verified to estimated tolerances, not proved: the margin is signed and relative "
             "(docs/cli.md, rhoflow check) and the error after it is an estimate (the field table's error and, where a "
             "derivative comes from the table, the {} estimate), not a bound; a point holds when the margin exceeds "
-            "its estimated error. Between the points the result is sampled, not proved.",
+            "its estimated error ({}: that estimate, not a confidence interval; a margin without one has it below its sixth "
+            "digit). Between the points the result is "
+            "sampled, not proved.",
             latex ? latex_escape(to_string(params.claim)) : to_string(params.claim), result.points.size(), result.holds,
             result.fails, result.undecided, to_string(result.verdict),
             latex ? ranged_tex : ranged_md, (latex ? ranged_tex : ranged_md).empty() ? "" : " with ",
             latex ? fixed_tex : fixed_md, params.noise == NoiseConvention::per_norm ? " (sigma per norm)" : "",
-            latex ? "$n^2\\varepsilon$" : "n²ε");
+            latex ? "$n^2\\varepsilon$" : "n²ε", latex ? "$\\pm$" : "±");
     };
-    return paper_table(check_table(params, result), cols, caption(true), caption(false), paper_label(stem, "check"));
+    const Table full = check_table(params, result);
+    PaperTable t = paper_table(full, cols, caption(true), caption(false), paper_label(stem, "check"));
+    if (!fits(t, width) && cols.size() > 1) {  // where the margin is decided: in points.csv
+        cols.erase(std::find_if(cols.begin(), cols.end(), [](const PaperColumn& c) { return c.key == "where"; }));
+        t = paper_table(full, cols, caption(true), caption(false), paper_label(stem, "check"));
+    }
+    t.page = width.page || !fits(t, width);
+    return t;
 }
 
 namespace {
@@ -424,12 +434,13 @@ std::string check_text(const CheckParams& params, const CheckResult& r) {
 
 std::vector<std::string> write_check(const CheckParams& params, const CheckResult& result, const nlohmann::json& certificate,
                                      const std::filesystem::path& dir, bool render, const Provenance& provenance, int x_axis,
-                                     const FigureParams& figure, const std::string& stem, bool citation) {
+                                     const FigureParams& figure, const std::string& stem, bool citation,
+                                     const TableParams& tables) {
     const std::string cite_line = citation ? "CITATION.bib; " : "";
     write_file_atomic(dir / "check.json", certificate.dump(2) + "\n");
     Table points = check_table(params, result);
     set_json_paths(points, "points", {{"sigma", "sigma_input"}});  // the box's sigma as given (per norm or per coordinate)
-    const PaperTable paper = check_paper_table(params, result, stem);
+    const PaperTable paper = check_paper_table(params, result, stem, table_width(tables));
     write_table_files(points, dir, "points", provenance, &paper);
     std::vector<std::string> lines = {"check.json; " + cite_line + "points.{csv,md,tex}"};
     const CheckFigures figs = check_figures(params, result, x_axis, figure);

@@ -36,7 +36,8 @@ Table check_table(const CheckParams& params, const CheckResult& result);
 /// The compact per-point table for a paper (points.tex, points.md): the ranged parameters,
 /// verdict, margin +- error (rounded to the error), where (and attractors or hitting time); a
 /// longtable past 40 points; label paper_label(stem, "check").
-PaperTable check_paper_table(const CheckParams& params, const CheckResult& result, const std::string& stem);
+PaperTable check_paper_table(const CheckParams& params, const CheckResult& result, const std::string& stem,
+                             const TableWidth& width = {});
 
 /// Figures of a check and the data files they read.
 struct CheckFigures {
@@ -58,13 +59,13 @@ CheckFigures check_figures(const CheckParams& params, const CheckResult& result,
 std::string check_text(const CheckParams& params, const CheckResult& result);
 
 /// Writes a check's outputs into `dir`: check.json (the document `certificate`),
-/// points.{csv,md,tex} and the phase diagram's data and scripts (check_figures with `x_axis` and
+/// points.{csv,md,tex} (the table for `tables`'s width) and the phase diagram's data and scripts (check_figures with `x_axis` and
 /// `figure`, rendered when `render`), each recording `provenance`; `stem` makes the LaTeX labels
 /// unique. Returns a line per file group written (`citation`: the first also names the
 /// CITATION.bib the caller wrote).
 std::vector<std::string> write_check(const CheckParams& params, const CheckResult& result,
                                      const nlohmann::json& certificate, const std::filesystem::path& dir, bool render,
                                      const Provenance& provenance, int x_axis, const FigureParams& figure,
-                                     const std::string& stem, bool citation);
+                                     const std::string& stem, bool citation, const TableParams& tables = {});
 
 }  // namespace rhoflow

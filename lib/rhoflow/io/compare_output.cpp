@@ -1,5 +1,6 @@
 #include "rhoflow/io/compare_output.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -216,77 +217,133 @@ std::string compare_parameters_sentence(const CompareParams& p, bool latex) {
                        eq("\\sigma", "σ", m.sigma, latex), eq("\\beta", "β", m.beta, latex));
 }
 
-PaperTable compare_paper_table(const CompareResult& r, const std::string& stem) {
+namespace {
+// What a column of the compare table shows, for its caption ("" for none).
+std::string column_meaning(const std::string& key, const CompareResult& r, bool latex) {
+    const std::string trials = std::to_string(r.params.sga.trials);
+    if (key == "step") return latex ? "$k$: the SGA step" : "k: the SGA step";
+    if (key == "t") return latex ? "$t$: the ODE time $t_k = \\sum_{i<k} \\eta_i$" : "t: the ODE time t_k = Σ_{i<k} η_i";
+    if (key == "rho_ode") return "ODE: the mean-field ODE's $\\rho$ (exact: no error)";
+    if (key == "rho_eff") return "eff.: the effective (finite-step) ODE";
+    if (key == "pred")
+        return "pred.: the effective dynamics' prediction of the SGA mean ($\\pm$ where the SGA mean should fall)";
+    if (key == "sga") return "SGA: the mean $\\rho$ of " + trials + " SGA trials";
+    if (key == "median") return "med.: their median";
+    if (key == "z") return "$z$: the SGA mean's residual from the prediction in predicted standard errors";
+    if (key == "z_ode") return "$z_{\\mathrm{ODE}}$: its residual from the mean-field ODE in its own standard errors";
+    if (key == "gap_mean") return "$\\bar D_T$: the mean gap $D_T$ over the trials";
+    if (key == "nuisance") return "$1 - A_I$: the SGA's attention mass on the nuisance tokens";
+    return "";
+}
+
+// The caption's list of the shown columns: "t: the ODE time ...; ODE the ...".
+std::string column_meanings(const std::vector<PaperColumn>& cols, const CompareResult& r, bool latex) {
+    std::string s;
+    for (const auto& c : cols) {
+        std::string m = column_meaning(c.key, r, latex);
+        if (!latex) {  // the Markdown caption: the same words without TeX
+            for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+                     {"$\\pm$", "±"}, {"$\\rho$", "ρ"}, {"\\ ", " "}, {"$z_{\\mathrm{ODE}}$", "z_ODE"}, {"$z$", "z"},
+                     {"$k$", "k"}, {"$\\bar D_T$", "mean D_T"}, {"$D_T$", "D_T"}, {"$1 - A_I$", "1 − A_I"}})
+                for (auto at = m.find(from); at != std::string::npos; at = m.find(from, at + to.size()))
+                    m.replace(at, from.size(), to);
+        }
+        if (!m.empty()) s += (s.empty() ? "" : "; ") + m;
+    }
+    return s;
+}
+
+}  // namespace
+
+PaperTable compare_paper_table(const CompareResult& r, const std::string& stem, const TableWidth* width) {
     const std::vector<PaperColumn> all = {
         {"step", "step k", "$k$", "step", "", "", "", 17, -1, false},
-        {"t", "t_k", "$t_k$", "t", "", "", "", 4, -1, false},
-        {"rho_ode", "ρ ODE", "$\\rho_{\\mathrm{ODE}}$", "rho_ode", "", "", "", 5, 4, false},
-        {"rho_eff", "ρ effective ODE", "$\\rho_{\\mathrm{eff}}$", "rho_eff_ode", "", "", "", 5, 4, false},
-        {"pred", "predicted mean", "predicted $\\bar\\rho$", "pred_mean", "pred_hw", "", "", 5, -1, false},
-        {"sga", "SGA mean", "SGA $\\bar\\rho$", "rho_sga_mean", "", "rho_sga_ci95_lo", "rho_sga_ci95_hi", 5, -1, false},
-        {"median", "SGA median", "SGA median", "rho_sga_q50", "", "", "", 4, 4, true},
+        {"t", "t_k", "$t$", "t", "", "", "", 4, -1, false},
+        {"rho_ode", "ρ ODE", "ODE", "rho_ode", "", "", "", 5, 4, false},
+        {"rho_eff", "ρ effective ODE", "eff.", "rho_eff_ode", "", "", "", 5, 4, false},
+        {"pred", "predicted mean", "pred.", "pred_mean", "pred_hw", "", "", 5, 4, false},
+        {"sga", "SGA mean", "SGA", "rho_sga_mean", "", "rho_sga_ci95_lo", "rho_sga_ci95_hi", 5, 4, false},
+        {"median", "SGA median", "med.", "rho_sga_q50", "", "", "", 4, 4, true},
         {"z", "z", "$z$", "residual_z", "", "", "", 3, 2, false},
         {"z_ode", "z ODE", "$z_{\\mathrm{ODE}}$", "ode_z", "", "", "", 3, 2, false},
-        {"gap_mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
+        {"gap_mean", "mean D_T", "$\\bar D_T$", "gap_mean", "", "", "", 3, -1, true},
         {"nuisance", "nuisance mass", "$1 - A_I$", "nuisance_mass_sga", "", "", "", 4, -1, true},
     };
-    std::vector<std::string> defaults = {"t", "rho_ode", "pred", "sga", "z"};
-    if (!r.verdict) defaults = {"t", "rho_ode", "sga"};
-    const auto cols = select_columns(all, r.params.table_columns, defaults, "table_columns");
+    const Table source = compare_source(r);
+    std::vector<PaperColumn> cols;
+    if (!r.params.table_columns.empty() || !width) {  // the user's columns, or the terminal's
+        const std::vector<std::string> terminal =
+            r.verdict ? std::vector<std::string>{"t", "rho_ode", "pred", "sga", "z"} : std::vector<std::string>{"t", "rho_ode", "sga"};
+        cols = select_columns(all, r.params.table_columns, terminal, "table_columns");
+        if (!width)  // the terminal prints an exact mean as before ("0.1"; the paper: "0.1000", as the ODE's)
+            for (auto& c : cols) c.decimals = c.key == "sga" || c.key == "pred" ? -1 : c.decimals;
+    } else if (r.verdict) {
+        cols = fitting_columns(all, width->page ? std::vector<std::vector<std::string>>{{"t", "rho_ode", "rho_eff", "pred", "sga", "z", "z_ode"}}
+                                            : std::vector<std::vector<std::string>>{{"t", "rho_ode", "sga", "z", "z_ode"},
+                                                                                    {"t", "rho_ode", "sga", "z_ode"}},
+                           source, *width);
+    } else {
+        cols = fitting_columns(all, width->page ? std::vector<std::vector<std::string>>{{"t", "rho_ode", "sga", "median", "z_ode"}}
+                                            : std::vector<std::vector<std::string>>{{"t", "rho_ode", "sga", "z_ode"}},
+                           source, *width);
+    }
+    const bool predicted = std::any_of(cols.begin(), cols.end(), [](const PaperColumn& c) {
+        return c.key == "pred" || c.key == "rho_eff" || c.key == "z";
+    });
     auto caption = [&](bool latex) {
-        const std::string pm = latex ? "$\\pm$" : "±";
-        return fmt::format(
-            "Alignment {} at ODE time {}: the mean-field ODE{}, and the mean of {}. Errors ({}) are 95{} confidence "
-            "half-widths{}.",
-            latex ? "$\\rho$" : "ρ", latex ? "$t_k = \\sum_{i<k} \\eta_i$" : "t_k = Σ_{i<k} η_i",
-            r.verdict ? ", the effective (finite-step) prediction" : "", compare_parameters_sentence(r.params, latex), pm,
-            latex ? "\\%" : "%",
-            r.verdict ? fmt::format("; the prediction's is where the SGA mean should fall; {} is the SGA mean's residual "
-                                    "from the prediction in predicted standard errors",
-                                    latex ? "$z$" : "z")
-                      : "") +
+        return fmt::format("Alignment {} at ODE times {}: the mean-field ODE{} and the mean of {}. Columns: {}. Every "
+                           "{} is a 95{} confidence half-width.",
+                           latex ? "$\\rho$" : "ρ", latex ? "$t_k$" : "t_k",
+                           predicted ? ", the effective (finite-step) prediction" : "",
+                           compare_parameters_sentence(r.params, latex), column_meanings(cols, r, latex),
+                           latex ? "$\\pm$" : "±", latex ? "\\%" : "%") +
                ode_agreement_sentence(r, latex);
     };
-    return paper_table(compare_source(r), cols, caption(true), caption(false), paper_label(stem, "compare"));
+    PaperTable t = paper_table(source, cols, caption(true), caption(false), paper_label(stem, "compare"));
+    t.page = width && (width->page || !fits(t, *width));
+    return t;
 }
 
-PaperTable gap_paper_table(const CompareResult& r, const std::string& stem) {
-    const std::vector<PaperColumn> cols = {
+PaperTable gap_paper_table(const CompareResult& r, const std::string& stem, const TableWidth& width) {
+    std::vector<PaperColumn> cols = {
         {"t", "t", "$t$", "t", "", "", "", 4, -1, false},
         {"eta", "η(t)", "$\\eta(t)$", "eta", "", "", "", 3, -1, true},
-        {"mean", "mean D_T", "mean $D_T$", "gap_mean", "", "", "", 3, -1, true},
-        {"median", "median D_T", "median $D_T$", "gap_median", "", "", "", 3, -1, true},
-        {"q90", "90% quantile of D_T", "$D_T$, 90\\% quantile", "gap_q90", "", "", "", 3, -1, true},
-        {"max", "max D_T", "max $D_T$", "gap_max", "", "", "", 3, -1, true},
+        {"mean", "mean D_T", "mean", "gap_mean", "", "", "", 3, -1, true},
+        {"median", "median D_T", "median", "gap_median", "", "", "", 3, -1, true},
+        {"q90", "90% quantile of D_T", "90\\%", "gap_q90", "", "", "", 3, -1, true},
+        {"max", "max D_T", "max", "gap_max", "", "", "", 3, -1, true},
     };
     auto caption = [&](bool latex) {
-        return fmt::format("Asymptotic-pseudotrajectory gap {} over windows of ODE time {}, across the trials "
-                           "(mean, median, 90{} quantile and largest over trials, 3 significant digits): {}.",
-                           latex ? "$D_T(t)$" : "D_T(t)", eq("T", "T", r.params.horizon, latex), latex ? "\\%" : "%",
-                           compare_parameters_sentence(r.params, latex));
+        return fmt::format("Asymptotic-pseudotrajectory gap {} over windows of ODE time {} from ODE time {}, across the "
+                           "trials: its mean, median, 90{} quantile and largest value over the trials (3 significant "
+                           "digits; statistics of the trials, no error), beside the step size {}; {}.",
+                           latex ? "$D_T(t)$" : "D_T(t)", eq("T", "T", r.params.horizon, latex), latex ? "$t$" : "t",
+                           latex ? "\\%" : "%", latex ? "$\\eta(t)$" : "η(t)", compare_parameters_sentence(r.params, latex));
     };
-    return paper_table(gap_table(r), cols, caption(true), caption(false), paper_label(stem, "gap"));
+    PaperTable t = paper_table(gap_table(r), cols, caption(true), caption(false), paper_label(stem, "gap"));
+    t.page = width.page || !fits(t, width);
+    return t;
 }
 
-PaperTable study_paper_table(const CompareResult& r, const std::string& stem) {
+PaperTable study_paper_table(const CompareResult& r, const std::string& stem, const TableWidth& width) {
     const std::vector<PaperColumn> cols = {
         {"eta0", "η0", "$\\eta_0$", "eta0", "", "", "", 4, -1, false},
         {"k0", "k0", "$k_0$", "k0", "", "", "", 4, -1, false},
         {"steps", "steps", "steps", "steps", "", "", "", 17, -1, false},
-        {"sup", "mean sup error", "mean $\\sup_k |\\rho_k - \\rho_{\\mathrm{ODE}}(t_k)|$", "sup_err_mean", "",
-         "sup_err_ci95_lo", "sup_err_ci95_hi", 4, -1},
-        {"median", "median", "median", "sup_err_median", "", "", "", 3, -1, true},
+        {"sup", "mean sup error", "mean $S$", "sup_err_mean", "", "sup_err_ci95_lo", "sup_err_ci95_hi", 4, -1},
+        {"median", "median", "median $S$", "sup_err_median", "", "", "", 3, -1, true},
     };
     const StepSizeStudy& s = *r.study;
     const auto& m = r.params.model;
     auto caption = [&](bool latex) {
-        const std::string fit = latex ? format_uncertain(s.fit.slope, s.fit.slope_se, UncertainStyle::latex)
-                                      : format_uncertain(s.fit.slope, s.fit.slope_se, UncertainStyle::markdown);
+        const double hw = 1.959963984540054 * s.fit.slope_se;
+        const std::string fit = format_uncertain(s.fit.slope, hw, latex ? UncertainStyle::latex : UncertainStyle::markdown);
         return fmt::format(
             "Step-size study: the largest distance {} between an SGA trial and the ODE over {}, from {}, for step "
-            "sizes {} with {} fixed; mean of {} trials per {} {} the 95{} confidence half-width, and the median; "
-            "{}, {}, {}, {}, {}, {}. Fitted log-log slope against {}: {} (standard error).",
-            latex ? "$\\sup_k |\\rho_k - \\rho_{\\mathrm{ODE}}(t_k)|$" : "sup_k |ρ_k − ρ_ODE(t_k)|",
+            "sizes {} with {} fixed; mean of {} trials per {} {} the 95{} confidence half-width, and the "
+            "median; {}, {}, {}, {}, {}, {}. Fitted log-log slope against {}: {} ({} the 95{} confidence half-width, "
+            "1.96 standard errors).",
+            latex ? "$S = \\sup_k |\\rho_k - \\rho_{\\mathrm{ODE}}(t_k)|$" : "S = sup_k |ρ_k − ρ_ODE(t_k)|",
             latex ? fmt::format("$[0, {}]$", math(s.horizon, 4))
                   : fmt::format("[0, {}]", format_exact(s.horizon, 4, UncertainStyle::markdown)),
             eq("\\rho_0", "ρ0", s.rho0, latex), latex ? "$\\eta_k = \\eta_0/(1 + k/k_0)$" : "η_k = η0/(1 + k/k0)",
@@ -294,10 +351,11 @@ PaperTable study_paper_table(const CompareResult& r, const std::string& stem) {
             latex ? "\\%" : "%", eq("d", "d", static_cast<double>(m.d), latex),
             eq("L", "L", static_cast<double>(m.L), latex), eq("R", "R", static_cast<double>(m.R), latex),
             eq("\\theta", "θ", m.theta, latex), eq("\\sigma", "σ", m.sigma, latex), eq("\\beta", "β", m.beta, latex),
-            latex ? "$\\eta_0$" : "η0", fit);
+            latex ? "$\\eta_0$" : "η0", fit, latex ? "$\\pm$" : "±", latex ? "\\%" : "%");
     };
-    Table full = study_table(r);
-    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "study"));
+    PaperTable t = paper_table(study_table(r), cols, caption(true), caption(false), paper_label(stem, "study"));
+    t.page = width.page || !fits(t, width);
+    return t;
 }
 
 json compare_document(const CompareResult& r, const Provenance& provenance) {
@@ -487,10 +545,13 @@ std::string compare_markdown(const CompareResult& r) {
 }
 
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
-                                       const Provenance& provenance, const FigureParams& figure, const std::string& stem) {
+                                       const Provenance& provenance, const FigureParams& figure, const std::string& stem,
+                                       const TableParams& tables) {
     std::vector<std::string> lines;
     json doc = compare_document(r, provenance);
     doc["params"]["figure"] = figure;  // as the job's document has it (experiment/jobs.hpp)
+    doc["params"]["tables"] = tables;
+    const TableWidth width = table_width(tables);
     write_file_atomic(dir / "compare.json", doc.dump(2) + "\n");
     // CSV: every column, for machines; Markdown and LaTeX: the compact table for a paper.
     auto write_table = [&](Table t, const PaperTable& paper, const std::string& name, const std::string& rows,
@@ -499,14 +560,14 @@ std::vector<std::string> write_compare(const CompareResult& r, const std::filesy
         write_table_files(t, dir, name, provenance, &paper);
     };
     // CSV columns named otherwise than their key in compare.json (docs/cli.md, "Loading the CSV files").
-    write_table(compare_table(r), compare_paper_table(r, stem), "table", "table",
+    write_table(compare_table(r), compare_paper_table(r, stem, &width), "table", "table",
                 {{"rho_sga_mean", "rho_sga.mean"}, {"rho_sga_ci95_lo", "rho_sga.lo"}, {"rho_sga_ci95_hi", "rho_sga.hi"},
                  {"rho_sga_q50", "rho_sga_median"}, {"nuisance_mass_sga", "nuisance_mass_sga.mean"}});
-    write_table(gap_table(r), gap_paper_table(r, stem), "gap", "gap",
+    write_table(gap_table(r), gap_paper_table(r, stem, width), "gap", "gap",
                 {{"gap_mean", "mean"}, {"gap_median", "median"}, {"gap_q90", "q90"}, {"gap_max", "max"}});
     lines.push_back("compare.json; table.{csv,md,tex}; gap.{csv,md,tex}");
     if (r.study) {
-        write_table(study_table(r), study_paper_table(r, stem), "study", "study.rows",
+        write_table(study_table(r), study_paper_table(r, stem, width), "study", "study.rows",
                     {{"sup_err_mean", "sup_err.mean"}, {"sup_err_ci95_lo", "sup_err.lo"}, {"sup_err_ci95_hi", "sup_err.hi"}});
         lines.push_back("study.{csv,md,tex}");
     }

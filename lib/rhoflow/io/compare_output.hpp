@@ -30,13 +30,16 @@ Table gap_table(const CompareResult& r);
 Table study_table(const CompareResult& r);
 
 /// The compact ODE-vs-SGA table for a paper (table.tex, table.md): the columns of
-/// CompareParams::table_columns (default t, rho_ode, pred, sga, z), values +- 95% half-widths
-/// rounded to their errors; label paper_label(stem, "compare").
-PaperTable compare_paper_table(const CompareResult& r, const std::string& stem);
-/// The compact D_T table (gap.tex, gap.md); label paper_label(stem, "gap").
-PaperTable gap_paper_table(const CompareResult& r, const std::string& stem);
-/// The compact step-size study (study.tex, study.md); label paper_label(stem, "study"). Needs r.study.
-PaperTable study_paper_table(const CompareResult& r, const std::string& stem);
+/// CompareParams::table_columns, else those for `width` (column: t, rho_ode, sga, z, z_ode; page:
+/// t, rho_ode, rho_eff, pred, sga, z, z_ode; no width: the terminal's t, rho_ode, pred, sga, z),
+/// values +- 95% half-widths rounded to their errors, a table* when wider than a column;
+/// label paper_label(stem, "compare").
+PaperTable compare_paper_table(const CompareResult& r, const std::string& stem, const TableWidth* width = nullptr);
+/// The compact D_T table (gap.tex, gap.md) for `width`; label paper_label(stem, "gap").
+PaperTable gap_paper_table(const CompareResult& r, const std::string& stem, const TableWidth& width = {});
+/// The compact step-size study (study.tex, study.md) for `width`; label paper_label(stem,
+/// "study"). Needs r.study.
+PaperTable study_paper_table(const CompareResult& r, const std::string& stem, const TableWidth& width = {});
 /// The model and ensemble as a sentence for a caption, in LaTeX (`latex`) or Markdown.
 std::string compare_parameters_sentence(const CompareParams& p, bool latex);
 
@@ -68,10 +71,10 @@ struct CompareFigures {
 CompareFigures compare_figures(const CompareResult& r, const FigureParams& size = {});
 
 /// Writes every output into `dir` (each recording `provenance`; CITATION.bib is write_citation's) and renders the
-/// figures at `figure`'s size when `render` and gnuplot is available. Returns a line per file
+/// figures at `figure`'s size when `render` and gnuplot is available, the tables for `tables`'s width. Returns a line per file
 /// group written. `stem` names the output in the tables' and figures' LaTeX labels (the output
 /// folder's or the sweep cell's name; "" = the folder's name).
 std::vector<std::string> write_compare(const CompareResult& r, const std::filesystem::path& dir, bool render,
                                        const Provenance& provenance, const FigureParams& figure = {},
-                                       const std::string& stem = "");
+                                       const std::string& stem = "", const TableParams& tables = {});
 }  // namespace rhoflow

@@ -4,9 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 #include <stdexcept>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
+#include "rhoflow/core/number_text.hpp"
 #include "rhoflow/io/uncertain.hpp"
 
 namespace rhoflow {
@@ -59,6 +62,11 @@ std::string cell(const std::vector<TableCell>& row, const Table& full, const Pap
             has_error = true;
         }
     }
+    if (has_error && err > 0 && c.max_digits > 0 && err < std::fabs(*x) * std::pow(10.0, 1 - c.max_digits)) {
+        UncertainOptions o;  // its error is below its last digit: 1.00000
+        o.trailing_zeros = true;
+        return format_exact(*x, c.max_digits, style, o);
+    }
     if (has_error && err > 0) return format_uncertain(*x, err, style);
     if (c.decimals >= 0) return fixed(*x, c.decimals, style);
     UncertainOptions o;
@@ -79,6 +87,205 @@ std::string row_text(const std::vector<std::string>& cells) {
 }
 
 }  // namespace
+
+namespace {
+
+constexpr double kColumnPt = 229.5;  // one column of LaTeX's two-column article (10 pt, letter paper)
+constexpr double kPagePt = 469.0;    // its text width, across both columns
+constexpr double kPtPerIn = 72.27;
+
+// A LENGTH ("3.33in") in TeX points; nullopt unless a number and a known unit.
+std::optional<double> length_pt(const std::string& text) {
+    static const std::pair<const char*, double> units[] = {
+        {"pt", 1.0}, {"bp", kPtPerIn / 72}, {"in", kPtPerIn}, {"cm", kPtPerIn / 2.54}, {"mm", kPtPerIn / 25.4}};
+    for (const auto& [unit, scale] : units) {
+        const std::string u(unit);
+        if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0) continue;
+        const auto x = parse_number(text.substr(0, text.size() - u.size()));
+        if (x && std::isfinite(*x)) return *x * scale;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+void TableParams::validate() const {
+    if (width == "column" || width == "page") return;
+    const auto pt = length_pt(width);
+    if (!pt || !(*pt >= 2 * kPtPerIn && *pt <= 10 * kPtPerIn))
+        throw InvalidArgument("width", fmt::format("width = '{}' is not column, page or a length of 2 ... 10 in with its "
+                                                   "unit pt, bp, in, cm or mm (e.g. 3.33in)",
+                                                   width));
+}
+
+RHOFLOW_JSON_HOOKS(TableParams, width)
+
+TableWidth table_width(const TableParams& p) {
+    p.validate();
+    if (p.width == "column") return {kColumnPt, false};
+    if (p.width == "page") return {kPagePt, true};
+    const double pt = *length_pt(p.width);
+    return {pt, pt > 3.5 * kPtPerIn};
+}
+
+namespace {
+
+// Widths at \small (9 pt Computer Modern), measured with pdflatex.
+constexpr double kDigit = 4.625, kDot = 2.569, kLower = 4.54, kUpper = 6.62, kSpace = 3.083;
+constexpr double kMathLower = 4.78, kMathUpper = 7.2, kBinary = 11.3, kRelation = 12.33, kUnary = 7.19;
+constexpr double kScript = 0.78;  // a sub- or superscript's glyphs (6 pt fonts are relatively wider)
+
+// The width of one command's glyph (\pm, \rho, ...) in math or text; -1: a command that sets no glyph.
+double command_width(const std::string& name, bool math) {
+    static const char* const binary[] = {"pm", "times", "mp", "cdot"};
+    static const char* const relation[] = {"ge", "le", "geq", "leq", "approx", "in", "to", "sim"};
+    static const char* const silent[] = {"mathrm", "mathit", "mathbf", "text", "textit", "texttt", "bar", "hat",
+                                         "tilde", "left", "right", "small", "emph", "textbf", "ensuremath"};
+    for (const char* b : binary)
+        if (name == b) return kBinary;
+    for (const char* r : relation)
+        if (name == r) return kRelation;
+    for (const char* q : silent)
+        if (name == q) return -1;
+    if (name == ",") return 1.54;
+    if (name == "!") return -1.54;
+    if (name == "%" || name == "quad") return name == "%" ? 7.71 : 9.25;
+    if (name == "sum") return 9.6;
+    if (name == "sup" || name == "max" || name == "min") return 13.0;
+    if (name == "infty") return 9.25;
+    if (name == "dots" || name == "ldots") return 12.3;
+    if (name == "_" || name == "&" || name == "#") return math ? 5.0 : 6.9;
+    if (name.size() == 1) return kSpace;  // "\ ", "\{", ...
+    return kMathLower;                    // a Greek letter or another symbol
+}
+
+// Width model of latex_width: a walk over the text, tracking math mode, upright groups and the
+// size of sub- and superscripts.
+struct WidthWalk {
+    const std::string& s;
+    std::size_t i = 0;
+    bool math = false;
+    bool operand = false;  // the last thing set in math was an operand: a '-' after it is binary
+
+    double glyph(char c, bool upright) {
+        const bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+        const bool alpha = std::isalpha(static_cast<unsigned char>(c)) != 0;
+        if (digit) return kDigit;
+        if (alpha) {
+            const bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
+            if (!math || upright) return upper ? kUpper : kLower;
+            return upper ? kMathUpper : kMathLower;
+        }
+        switch (c) {
+            case '.': case ',': case ':': case ';': case '|': case '\'': return kDot;
+            case '(': case ')': case '[': case ']': return 3.6;
+            case ' ': case '~': return math ? 0 : kSpace;
+            case '=': case '<': case '>': return math ? kRelation : kDigit * 1.55;
+            case '+': return math ? (operand ? kBinary : kUnary) : kUnary;
+            default: return kDigit;  // '*', '/', '!' and the rest: about a digit
+        }
+    }
+
+    // A text dash run: --- em, -- en, - hyphen; in math a minus, binary after an operand.
+    double dash() {
+        if (math) {
+            ++i;
+            return operand ? kBinary : kUnary;
+        }
+        std::size_t n = 0;
+        while (i < s.size() && s[i] == '-' && n < 3) ++i, ++n;
+        return n == 3 ? 2 * kDigit : n == 2 ? kDigit : kSpace;
+    }
+
+    // Up to the end of the text or of the current group (a '}' at depth 0).
+    double run(double scale, bool upright) {
+        double w = 0;
+        while (i < s.size()) {
+            const char c = s[i];
+            if (c == '}') {
+                ++i;
+                return w;
+            }
+            if (c == '{') {
+                ++i;
+                w += run(scale, upright);
+            } else if (c == '$') {
+                ++i;
+                math = !math;
+                operand = false;
+            } else if (c == '\\') {
+                w += command(scale, upright);
+            } else if (c == '^' || c == '_') {
+                ++i;
+                w += script(std::max(0.6, scale * kScript), upright) + 0.5 * scale;
+                operand = true;
+            } else if (c == '-') {
+                w += scale * dash();
+                operand = false;
+            } else {
+                ++i;
+                w += scale * glyph(c, upright);
+                if (c != ' ') operand = c != '(' && c != '=' && c != '<' && c != '>' && c != '+';
+            }
+        }
+        return w;
+    }
+
+    // A sub- or superscript: a group, a command or one character.
+    double script(double scale, bool upright) {
+        if (i >= s.size()) return 0;
+        operand = false;  // a minus opening a script is unary: 10^{-4}
+        if (s[i] == '{') {
+            ++i;
+            return run(scale, upright);
+        }
+        if (s[i] == '\\') return command(scale, upright);
+        return scale * glyph(s[i++], upright);
+    }
+
+    // A command at s[i] == '\\': its glyph, or the group it takes (\mathrm{...} upright).
+    double command(double scale, bool upright) {
+        std::size_t j = i + 1;
+        while (j < s.size() && std::isalpha(static_cast<unsigned char>(s[j]))) ++j;
+        if (j == i + 1 && j < s.size()) ++j;  // a one-character command
+        const std::string name = s.substr(i + 1, j - i - 1);
+        i = j;
+        while (name.size() > 1 && i < s.size() && s[i] == ' ') ++i;  // spaces after a control word
+        const double w = command_width(name, math);
+        const bool roman = name == "mathrm" || name == "text" || name == "texttt" || name == "textbf";
+        if (w < 0) {  // takes its argument (or nothing, \small)
+            if (i < s.size() && s[i] == '{') {
+                ++i;
+                return run(scale, upright || roman);
+            }
+            return 0;
+        }
+        operand = w != kBinary && w != kRelation;
+        return scale * w;
+    }
+};
+
+}  // namespace
+
+double latex_width(const std::string& s) {
+    WidthWalk walk{s};
+    double w = 0;
+    while (walk.i < s.size()) w += walk.run(1, false);  // a stray '}' ends a run: go on after it
+    return w;
+}
+
+double latex_table_width(const PaperTable& t) {
+    double total = 0;
+    for (std::size_t c = 0; c < t.headers_latex.size(); ++c) {
+        double widest = latex_width(t.headers_latex[c]);
+        for (const auto& row : t.latex)
+            if (c < row.size()) widest = std::max(widest, latex_width(row[c]));
+        total += widest + 8;  // \tabcolsep (4 pt) on both sides
+    }
+    return total;
+}
+
+bool fits(const PaperTable& t, const TableWidth& w) { return latex_table_width(t) <= 0.98 * w.pt; }
 
 PaperTable paper_table(const Table& full, const std::vector<PaperColumn>& columns, std::string caption_latex,
                        std::string caption_markdown, std::string label) {
@@ -122,6 +329,30 @@ std::vector<PaperColumn> select_columns(const std::vector<PaperColumn>& availabl
     return out;
 }
 
+std::vector<PaperColumn> fitting_columns(const std::vector<PaperColumn>& available,
+                                         const std::vector<std::vector<std::string>>& lists, const Table& source,
+                                         const TableWidth& width) {
+    std::vector<PaperColumn> cols;
+    for (const auto& keys : lists) {
+        cols = select_columns(available, keys, keys, "columns");
+        if (fits(paper_table(source, cols, "", "", ""), width)) break;
+    }
+    return cols;
+}
+
+std::string latex_to_markdown(std::string s) {
+    static const std::pair<const char*, const char*> words[] = {
+        {"$\\pm$", "±"}, {"\\pm", "±"}, {"\\%", "%"}, {"\\texttt{", ""}, {"\\_", "_"}, {"\\theta", "θ"},
+        {"\\sigma", "σ"}, {"\\beta", "β"}, {"\\eta", "η"}, {"\\rho", "ρ"}, {"\\varepsilon", "ε"},
+        {"\\mathrm{E}\\,", "E "}, {"\\max ", "max "}, {"\\mathrm{", ""}, {"\\ge", "≥"}, {"---", "—"},
+        {" - ", " − "}, {"\\,", ""}, {"$", ""}, {"}", ""}, {"{", ""}, {"\\", ""}};
+    for (const auto& [from, to] : words) {
+        const std::string f(from), t(to);
+        for (auto at = s.find(f); at != std::string::npos; at = s.find(f, at + t.size())) s.replace(at, f.size(), t);
+    }
+    return s;
+}
+
 std::string paper_label(const std::string& stem, const std::string& what) {
     std::string s;
     for (char ch : stem) {
@@ -141,43 +372,21 @@ std::vector<std::string> paper_packages(const PaperTable& t) {
 }
 
 namespace {
-// The body of fitted_table_float, with \rhoflowtablecaption already defined.
-std::string fitted_float_body(const std::string& tabular, const std::string& label) {
-    return fmt::format(R"(\ifdefined\rhoflowtablebox\else\newsavebox{{\rhoflowtablebox}}\fi
-\small\setlength{{\tabcolsep}}{{4pt}}%
-\sbox{{\rhoflowtablebox}}{{%
-{0}}}%
-\ifdim\wd\rhoflowtablebox>\columnwidth
-\begin{{table*}}[htbp]
-\centering
-\rhoflowtablecaption
-\ifdim\wd\rhoflowtablebox>\textwidth
-\typeout{{rhoflow: table {1} scaled down to the text width (fewer columns: --table-columns)}}%
-\resizebox{{\textwidth}}{{!}}{{\usebox{{\rhoflowtablebox}}}}
-\else
-\usebox{{\rhoflowtablebox}}
-\fi
-\end{{table*}}
-\else
-\begin{{table}}[htbp]
-\centering
-\rhoflowtablecaption
-\usebox{{\rhoflowtablebox}}
-\end{{table}}
-\fi
-)",
-                       tabular, label);
-}
-
-// \begingroup and the caption macro: the caption and label written once for both branches.
+// \begingroup and the caption macro: the caption and label written once for a float and a longtable.
 std::string caption_macro(const std::string& caption, const std::string& label) {
     return fmt::format("\\begingroup\n\\def\\rhoflowtablecaption{{\\caption{{{}}}\\label{{{}}}}}%\n", caption, label);
 }
+// The float around `tabular`, its caption from \rhoflowtablecaption.
+std::string float_body(const std::string& tabular, bool page) {
+    const char* env = page ? "table*" : "table";
+    return fmt::format("\\begin{{{0}}}[htbp]\n\\centering\n\\small\\setlength{{\\tabcolsep}}{{4pt}}%\n"
+                       "\\rhoflowtablecaption\n{1}\\end{{{0}}}\n",
+                       env, tabular);
+}
 }  // namespace
 
-std::string fitted_table_float(const std::string& tabular, const std::string& caption, const std::string& label) {
-    // One savebox for every rhoflow table of a document, allocated by the first.
-    return caption_macro(caption, label) + fitted_float_body(tabular, label) + "\\endgroup\n";
+std::string table_float(const std::string& tabular, const std::string& caption, const std::string& label, bool page) {
+    return caption_macro(caption, label) + float_body(tabular, page) + "\\endgroup\n";
 }
 
 std::string to_latex(const PaperTable& t) {
@@ -187,22 +396,58 @@ std::string to_latex(const PaperTable& t) {
     for (const auto& m : t.provenance) s += fmt::format("% {}\n", m);
     const std::string spec(t.headers_latex.size(), 'r');
     const std::string head = fmt::format("\\toprule\n{}\\midrule\n", row_text(t.headers_latex));
-    std::string tabular = fmt::format("\\begin{{tabular}}{{{}}}\n{}", spec, head);
-    for (const auto& r : t.latex) tabular += row_text(r);
-    tabular += "\\bottomrule\n\\end{tabular}\n";
+    // The tabular of rows [from, to).
+    auto tabular = [&](std::size_t from, std::size_t to) {
+        std::string tab = fmt::format("\\begin{{tabular}}{{{}}}\n{}", spec, head);
+        for (std::size_t i = from; i < to; ++i) tab += row_text(t.latex[i]);
+        return tab + "\\bottomrule\n\\end{tabular}\n";
+    };
     if (t.latex.size() > t.long_rows) {
-        // A longtable breaks across pages, in one-column documents only; in two columns the
-        // table is a float across both (as wide as it must be, like the others).
+        // A longtable breaks across pages, in one-column documents only; in two columns no float
+        // may, so the table is floats of 30 rows each, the later ones marked "continued".
         std::string lt = fmt::format("\\begin{{longtable}}{{{}}}\n\\rhoflowtablecaption\\\\\n{}\\endfirsthead\n", spec, head);
         lt += fmt::format("\\multicolumn{{{}}}{{l}}{{Table~\\ref{{{}}}, continued}}\\\\\n{}\\endhead\n"
                           "\\bottomrule\n\\endfoot\n",
                           t.headers_latex.size(), t.label, head);
         for (const auto& r : t.latex) lt += row_text(r);
         lt += "\\end{longtable}\n";
-        return s + caption_macro(t.caption_latex, t.label) + "\\ifdim\\columnwidth<\\textwidth\n" +
-               fitted_float_body(tabular, t.label) + "\\else\n" + lt + "\\fi\n\\endgroup\n";
+        const std::size_t part = 30;  // rows per float: with the caption, within a column's height
+        std::string floats = float_body(tabular(0, part), t.page);
+        const std::string more = fmt::format("\\def\\rhoflowtablecaption{{Table~\\ref{{{}}}, continued.\\par\\smallskip}}%\n", t.label);
+        for (std::size_t from = part; from < t.latex.size(); from += part)
+            floats += more + float_body(tabular(from, std::min(t.latex.size(), from + part)), t.page);
+        return s + caption_macro(t.caption_latex, t.label) + "\\ifdim\\columnwidth<\\textwidth\n" + floats +
+               "\\else\n\\small\\setlength{\\tabcolsep}{4pt}%\n" + lt + "\\fi\n\\endgroup\n";
     }
-    return s + fitted_table_float(tabular, t.caption_latex, t.label);
+    return s + table_float(tabular(0, t.latex.size()), t.caption_latex, t.label, t.page);
+}
+
+std::string to_latex(const std::vector<PaperTable>& tables) {
+    std::vector<std::string> packages;
+    for (const auto& t : tables)
+        for (const auto& p : paper_packages(t))
+            if (std::find(packages.begin(), packages.end(), p) == packages.end()) packages.push_back(p);
+    std::string s = "% rhoflow table; packages: ";
+    for (std::size_t i = 0; i < packages.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", packages[i]);
+    s += "\n";
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+        PaperTable t = tables[i];
+        if (i) t.provenance.clear();  // once, with the first
+        const std::string one = to_latex(t);
+        s += one.substr(one.find('\n') + 1);  // without its own packages line
+    }
+    return s;
+}
+
+std::string to_markdown(const std::vector<PaperTable>& tables) {
+    std::string s;
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+        PaperTable t = tables[i];
+        if (i + 1 < tables.size()) t.provenance.clear();  // once, at the end
+        if (i) s += "\n";
+        s += to_markdown(t);
+    }
+    return s;
 }
 
 std::string to_markdown(const PaperTable& t) {

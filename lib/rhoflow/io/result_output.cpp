@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/atomic_file.hpp"
@@ -324,80 +325,113 @@ std::string stationary_parameters(const ModelParams& m, const StationaryLaw& law
                        eq("\\theta", "θ", m.theta), eq("\\sigma", "σ", m.sigma), eq("\\beta", "β", m.beta));
 }
 
+constexpr double kHalf95 = 1.959963984540054;  // a standard error's multiple: the 95% half-width
+
 // One row per attractor: the chain's law (mean, sd, the 0.1% and 99.9% quantiles, the tail) and
 // (9.5)'s mean beside it.
-PaperTable stationary_chain_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem) {
+PaperTable stationary_chain_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem,
+                                  const TableWidth& width) {
     Table full;
     full.meta = {fmt::format("rhoflow {} stationary", version), describe(model), law.method};
     for (const char* c : {"eta", "rho_star", "rho_star_err", "mean", "mean_err", "sd", "sd_err", "q001", "q001_err",
                           "q999", "q999_err", "tail", "tail_err", "diffusion_mean", "diffusion_mean_err", "plain_ode"})
         full.columns.push_back({c, "", "", "{}"});
     for (const AttractorLaw& a : law.attractors)
-        full.rows.push_back({law.eta, a.attractor, a.attractor_err, a.mean.value, a.mean.err, a.sd.value, a.sd.err,
-                             a.quantiles.front().value, a.quantiles.front().err, a.quantiles.back().value,
-                             a.quantiles.back().err, a.tail.value, a.tail.err, a.diffusion_mean,
-                             a.diffusion_mean_err, a.plain_ode});
+        full.rows.push_back({law.eta, a.attractor, kHalf95 * a.attractor_err, a.mean.value, kHalf95 * a.mean.err,
+                             a.sd.value, kHalf95 * a.sd.err, a.quantiles.front().value,
+                             kHalf95 * a.quantiles.front().err, a.quantiles.back().value,
+                             kHalf95 * a.quantiles.back().err, a.tail.value, kHalf95 * a.tail.err, a.diffusion_mean,
+                             kHalf95 * a.diffusion_mean_err, a.plain_ode});
     const double tail_level = law.attractors.back().tail_level;
-    const std::vector<PaperColumn> cols = {
-        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
+    const std::vector<PaperColumn> all = {
+        {"rho_star", "ρ*(η)", "$\\rho^*$", "rho_star", "rho_star_err", "", "", 6, -1, false},
         {"mean", "E ρ", "$\\mathrm{E}\\,\\rho$", "mean", "mean_err", "", "", 6, -1, false},
-        {"sd", "sd of ρ", "sd of $\\rho$", "sd", "sd_err", "", "", 6, -1, false},
-        {"q001", "0.1% quantile", "0.1\\% quantile", "q001", "q001_err", "", "", 6, -1, false},
-        {"q999", "99.9% quantile", "99.9\\% quantile", "q999", "q999_err", "", "", 6, -1, false},
-        {"tail", fmt::format("P(|ρ| ≥ {:.6g})", tail_level),
-         fmt::format("$P(|\\rho| \\ge {:.6g})$", tail_level), "tail", "tail_err", "", "", 6, -1, false},
-        {"diffusion_mean", "E ρ by (9.5)", "$\\mathrm{E}\\,\\rho$ by (9.5)", "diffusion_mean", "diffusion_mean_err", "",
-         "", 6, -1, false},
-        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
+        {"sd", "sd of ρ", "sd", "sd", "sd_err", "", "", 6, -1, false},
+        {"q001", "0.1% quantile", "$q_{0.001}$", "q001", "q001_err", "", "", 6, -1, false},
+        {"q999", "99.9% quantile", "$q_{0.999}$", "q999", "q999_err", "", "", 6, -1, false},
+        {"tail", fmt::format("P(|ρ| ≥ {:.6g})", tail_level), "tail", "tail", "tail_err", "", "", 6, -1, false},
+        {"diffusion_mean", "E ρ by (9.5)", "(9.5)", "diffusion_mean", "diffusion_mean_err", "", "", 6, -1, false},
+        {"plain_ode", "ODE attractor", "ODE", "plain_ode", "", "", "", 6, -1, false},
     };
+    const auto cols = fitting_columns(
+        all,
+        width.page ? std::vector<std::vector<std::string>>{{"rho_star", "mean", "sd", "q001", "q999", "tail", "diffusion_mean", "plain_ode"},
+                                                           {"rho_star", "mean", "sd", "q001", "q999", "diffusion_mean", "plain_ode"},
+                                                           {"rho_star", "mean", "sd", "q999", "plain_ode"}}
+                   : std::vector<std::vector<std::string>>{{"rho_star", "mean", "sd", "q999", "plain_ode"},
+                                                           {"rho_star", "mean", "sd", "plain_ode"},
+                                                           {"rho_star", "mean", "sd"}},
+        full, width);
+    static const std::map<std::string, std::pair<std::string, std::string>> meaning = {
+        {"rho_star", {"$\\rho^*$: the effective attractor $\\rho^*(\\eta)$", "ρ*(η) the effective attractor"}},
+        {"mean", {"$\\mathrm{E}\\,\\rho$: the chain's mean", "E ρ the chain's mean"}},
+        {"sd", {"sd: its standard deviation", "its standard deviation"}},
+        {"q001", {"$q_{0.001}$: its 0.1\\% quantile", "its 0.1% quantile"}},
+        {"q999", {"$q_{0.999}$: its 99.9\\% quantile", "its 99.9% quantile"}},
+        {"tail", {"tail: its probability of $|\\rho| \\ge " + fmt::format("{:.6g}", tail_level) + "$", "its tail"}},
+        {"diffusion_mean", {"(9.5): the mean of the diffusion approximation (9.5)", "the mean of (9.5)"}},
+        {"plain_ode", {"ODE: the mean-field ODE's attractor (exact: no error)", "the mean-field ODE's attractor (exact)"}},
+    };
+    std::string shown_tex, shown_md;  // the caption's key to the columns shown
+    for (const auto& c : cols) {
+        const auto& [tex, md] = meaning.at(c.key);
+        shown_tex += (shown_tex.empty() ? "" : "; ") + tex;
+        shown_md += (shown_md.empty() ? "" : "; ") + c.header + ": " + md;
+    }
     auto caption = [&](bool latex) {
         return fmt::format(
-            "Stationary law of {} for the {} update at a constant step, near each effective attractor {} within its "
-            "basin: from the resampled chain (mean, standard deviation, quantiles and tail, each with its error: the "
-            "chain's batch means and the bootstrap replicas of its bank of gradient draws), beside the mean of the "
-            "diffusion approximation (9.5) and the mean-field ODE's attractor; {}.",
-            latex ? "$\\rho$" : "ρ", to_string(law.rule), latex ? "$\\rho^*(\\eta)$" : "ρ*(η)",
-            stationary_parameters(model, law, latex));
+            "Stationary law of {} for the {} update at a constant step, near each effective attractor within its "
+            "basin, from the resampled chain; {}. Columns: {}. Every {} is a 95{} confidence half-width: 1.96 times "
+            "the error (the chain's batch means and the bootstrap replicas of its bank of gradient draws).",
+            latex ? "$\\rho$" : "ρ", to_string(law.rule), stationary_parameters(model, law, latex),
+            latex ? shown_tex : shown_md, latex ? "$\\pm$" : "±", latex ? "\\%" : "%");
     };
-    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
+    PaperTable t = paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
+    t.page = width.page || !fits(t, width);
+    return t;
 }
 }  // namespace
 
-PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem) {
+PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem,
+                                  const TableWidth& width) {
     const bool chain = !law.attractors.empty() &&
                        std::all_of(law.attractors.begin(), law.attractors.end(), [](const auto& a) { return a.chain_ran; });
-    if (chain) return stationary_chain_table(model, law, stem);
+    if (chain) return stationary_chain_table(model, law, stem, width);
     // Without the chain (--no-chain, or a document written before it): (9.5) near +1.
     Table full;
     full.meta = {fmt::format("rhoflow {} stationary", version), describe(model), law.method};
     full.columns = {{"eta", "", "", "{}"},   {"mean", "", "", "{}"},      {"mean_err", "", "", "{}"},
                     {"sd", "", "", "{}"},    {"sd_err", "", "", "{}"},    {"rho_star", "", "", "{}"},
                     {"rho_star_err", "", "", "{}"}, {"plain_ode", "", "", "{}"}};
-    full.rows = {{law.eta, law.mean, law.mean_err, law.sd, law.sd_err, law.attractor, law.attractor_err, law.plain_ode}};
+    full.rows = {{law.eta, law.mean, kHalf95 * law.mean_err, law.sd, kHalf95 * law.sd_err, law.attractor,
+                  kHalf95 * law.attractor_err, law.plain_ode}};
     const std::vector<PaperColumn> cols = {
         {"eta", "η", "$\\eta$", "eta", "", "", "", 6, -1, false},
         {"mean", "E|ρ|", "$\\mathrm{E}\\,|\\rho|$", "mean", "mean_err", "", "", 6, -1, false},
-        {"sd", "sd of |ρ|", "sd of $|\\rho|$", "sd", "sd_err", "", "", 6, -1, false},
-        {"rho_star", "ρ*(η)", "$\\rho^*(\\eta)$", "rho_star", "rho_star_err", "", "", 6, -1, false},
-        {"plain_ode", "ODE attractor", "ODE attractor", "plain_ode", "", "", "", 6, -1, false},
+        {"sd", "sd of |ρ|", "sd", "sd", "sd_err", "", "", 6, -1, false},
+        {"rho_star", "ρ*(η)", "$\\rho^*$", "rho_star", "rho_star_err", "", "", 6, -1, false},
+        {"plain_ode", "ODE attractor", "ODE", "plain_ode", "", "", "", 6, -1, false},
     };
     auto caption = [&](bool latex) {
         return fmt::format(
             "Stationary law of {} for the {} update at a constant step, in the basin ({}, 1] of the attractor nearest "
             "+1, by the diffusion approximation (9.5): its mean and standard deviation, the effective attractor {} "
-            "(root of the effective drift a), each with its error (bootstrap of the one-step moment table and "
-            "quadrature), and the mean-field ODE's attractor; {}.",
+            "(root of the effective drift a), and the mean-field ODE's attractor (ODE, exact); {}. Every {} is a 95{} "
+            "confidence half-width: 1.96 times the error (bootstrap of the one-step moment table and quadrature).",
             latex ? "$|\\rho|$" : "|ρ|", to_string(law.rule),
             format_exact(law.basin_from, 6, latex ? UncertainStyle::latex : UncertainStyle::markdown),
-            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", stationary_parameters(model, law, latex));
+            latex ? "$\\rho^*(\\eta)$" : "ρ*(η)", stationary_parameters(model, law, latex), latex ? "$\\pm$" : "±",
+            latex ? "\\%" : "%");
     };
-    return paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
+    PaperTable t = paper_table(full, cols, caption(true), caption(false), paper_label(stem, "stationary"));
+    t.page = width.page || !fits(t, width);
+    return t;
 }
 
 void write_stationary(const ModelParams& model, const StationaryLaw& law, const json& doc,
                       const std::filesystem::path& dir, const std::string& file, const Provenance& provenance,
-                      const std::string& stem) {
-    PaperTable t = stationary_paper_table(model, law, stem);
+                      const std::string& stem, const TableParams& tables) {
+    PaperTable t = stationary_paper_table(model, law, stem, table_width(tables));
     for (auto& l : provenance_lines(provenance)) t.provenance.push_back(l);
     write_file_atomic(dir / file, doc.dump(2) + "\n");
     write_file_atomic(dir / "stationary.md", to_markdown(t));

@@ -87,12 +87,14 @@ nlohmann::json result_document(const Provenance& provenance, const ModelParams& 
 /// The compact table of a stationary law for a paper (stationary.tex, stationary.md): one row per
 /// effective attractor with the chain's mean, sd, 0.1% and 99.9% quantiles and tail, (9.5)'s mean
 /// and the plain ODE's attractor; without the chain (--no-chain, older documents) E|rho| and its sd
-/// by (9.5) near +1 as before; label paper_label(stem, "stationary").
-PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem);
+/// by (9.5) near +1 as before; the columns that fit `width`, errors as 95% half-widths (1.96 x
+/// the law's errors); label paper_label(stem, "stationary").
+PaperTable stationary_paper_table(const ModelParams& model, const StationaryLaw& law, const std::string& stem,
+                                  const TableWidth& width = {});
 /// Writes DIR/FILE (the document `doc`), DIR/stationary.md and DIR/stationary.tex (each
-/// recording `provenance`).
+/// recording `provenance`; the table for `tables`'s width).
 void write_stationary(const ModelParams& model, const StationaryLaw& law, const nlohmann::json& doc,
                       const std::filesystem::path& dir, const std::string& file, const Provenance& provenance,
-                      const std::string& stem);
+                      const std::string& stem, const TableParams& tables = {});
 
 }  // namespace rhoflow

@@ -137,7 +137,7 @@ std::string to_latex(const Table& t) {
         tab += " \\\\\n";
     }
     tab += "\\bottomrule\n\\end{tabular}\n";
-    return s + fitted_table_float(tab, caption, t.label);
+    return s + table_float(tab, caption, t.label, true);  // every column of a full table: across the page
 }
 
 }  // namespace rhoflow

@@ -50,6 +50,18 @@ void write_table_files(Table t, const std::filesystem::path& dir, const std::str
     write_file_atomic(dir / (stem + ".tex"), to_latex(p));
 }
 
+void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
+                       const std::vector<PaperTable>& papers) {
+    if (papers.size() == 1) return write_table_files(std::move(t), dir, stem, provenance, &papers.front());
+    t.provenance = provenance_lines(provenance);
+    write_file_atomic(dir / (stem + ".csv"), to_csv(t));
+    write_file_atomic(dir / (stem + ".csv.meta.json"), csv_sidecar(t, provenance));
+    std::vector<PaperTable> with = papers;
+    for (auto& p : with) p.provenance.insert(p.provenance.end(), t.provenance.begin(), t.provenance.end());
+    write_file_atomic(dir / (stem + ".md"), to_markdown(with));
+    write_file_atomic(dir / (stem + ".tex"), to_latex(with));
+}
+
 void write_citation(const std::filesystem::path& dir, const Provenance& provenance) {
     write_file_atomic(dir / kCitationFile, citation_bib(provenance));
 }

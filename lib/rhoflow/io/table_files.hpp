@@ -28,6 +28,10 @@ void set_json_paths(Table& t, const std::string& rows, const std::vector<std::pa
 /// carrying `provenance`.
 void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
                        const PaperTable* paper = nullptr);
+/// The same with several paper tables in STEM.md and STEM.tex (one after the other; the .tex's
+/// first line names the packages all of them need).
+void write_table_files(Table t, const std::filesystem::path& dir, const std::string& stem, const Provenance& provenance,
+                       const std::vector<PaperTable>& papers);
 /// The name of an output folder's citation file.
 inline constexpr const char* kCitationFile = "CITATION.bib";
 /// Writes DIR/CITATION.bib (io/json.hpp, citation_bib).

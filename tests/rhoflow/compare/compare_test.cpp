@@ -383,6 +383,23 @@ TEST_CASE("compare: paper tables show x +- e rounded to the error, the chosen co
     const std::string study = study_paper_table(r, "cell-a").caption_latex;
     CHECK(study.find("mean of 20 trials per") != std::string::npos);
     CHECK(study.find("16 trials") == std::string::npos);
+    // without chosen columns, those that fit the width: one column of a two-column paper, or the
+    // page (a table*) with the effective ODE and the prediction too
+    const TableWidth column;
+    const PaperTable c = compare_paper_table(r, "cell-a", &column);
+    CHECK(c.headers_markdown == std::vector<std::string>{"t_k", "ρ ODE", "SGA mean", "z", "z ODE"});
+    CHECK(fits(c, column));
+    CHECK_FALSE(c.page);
+    const TableWidth page{469, true};
+    const PaperTable wide = compare_paper_table(r, "cell-a", &page);
+    CHECK(wide.headers_latex.size() == 7);
+    CHECK(fits(wide, page));
+    CHECK(wide.page);
+    CHECK(c.caption_latex.find("$z_{\\mathrm{ODE}}$: its residual from the mean-field ODE") != std::string::npos);
+    CHECK(c.caption_latex.find("pred.: the effective") == std::string::npos);  // only shown columns are described
+    CHECK(wide.caption_latex.find("pred.: the effective") != std::string::npos);
+    CHECK(fits(gap_paper_table(r, "cell-a", column), column));
+    CHECK(fits(study_paper_table(r, "cell-a", column), column));
     // chosen columns, in the order given; an unknown one is refused naming the field
     CompareResult picked = r;
     picked.params.table_columns = {"z", "step", "nuisance"};

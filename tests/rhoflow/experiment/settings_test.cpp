@@ -47,8 +47,8 @@ std::string sample_value(const std::string& command, const Setting& s) {
     if (s.is_switch()) return "true";
     static const std::map<std::string, std::string> text = {
         {"method", "montecarlo"}, {"field", "meanfield"}, {"sampler", "full"}, {"update", "tangent"},
-        {"rho0", "-0.30000000000000004"}, {"figure-size", "5x3.5"}, {"derivative", "estimate"},
-        {"effective-chain", "gaussian"}};
+        {"rho0", "-0.30000000000000004"}, {"figure-size", "5x3.5"}, {"table-width", "3.33in"},
+        {"derivative", "estimate"},         {"effective-chain", "gaussian"}};
     if (const auto it = text.find(s.key); it != text.end()) {
         if (s.key == "rho0" && command == "ode") return "-0.30000000000000004";
         return it->second;

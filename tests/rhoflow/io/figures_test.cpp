@@ -75,6 +75,13 @@ void regenerates_alone(const fs::path& dir, const std::string& name, const fs::p
 
 }  // namespace
 
+// How often `what` occurs in `s`.
+std::size_t count_of(const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
+    return n;
+}
+
 TEST_CASE("figures: sizes are column, page or WxH inches, anything else names figure.size's field") {
     FigureParams p;
     CHECK(figure_geometry(p).width == 3.4);
@@ -246,13 +253,20 @@ no-effective = true
     for (const auto& f : s.figures) names.push_back(f.name);
     CHECK(names == std::vector<std::string>{"fig_final_L", "fig_hit_L", "fig_final_theta", "fig_hit_theta"});
     const std::string md = files["sweep.md"];
-    CHECK(std::count(md.begin(), md.end(), '\n') == 2 + 2 + 4);  // sentence, blank, header, rule, 4 rows
+    // two tables (final alignment, hitting times): sentence, blank, header, rule, 4 rows; a blank
+    // line between them
+    CHECK(std::count(md.begin(), md.end(), '\n') == 2 * (2 + 2 + 4) + 1);
     CHECK(files["sweep.tex"].find("e-0") == std::string::npos);
-    // The captions say what a missing hitting time means and what an SGA hitting time measures.
+    CHECK(count_of(files["sweep.tex"], "\\begin{table}") == 2);  // each fits one column
+    // The captions say the level, the run's end, what a missing hitting time means and what an
+    // SGA hitting time measures; every error is a 95% half-width.
     for (const char* f : {"sweep.md", "sweep.tex"}) {
         CAPTURE(f);
-        CHECK(files[f].find("where none reached the level by the run's last step") != std::string::npos);
-        CHECK(files[f].find("finite-step plateau, below the ODE's, crosses the level") != std::string::npos);
+        CHECK(files[f].find("first reaches the level") != std::string::npos);
+        CHECK(files[f].find("the runs end at") != std::string::npos);
+        CHECK(files[f].find("no trial (or path) reached the level by the run's end") != std::string::npos);
+        CHECK(files[f].find("measures the finite-step bias as much as the speed of recovery") != std::string::npos);
+        CHECK(files[f].find("is a 95") != std::string::npos);
     }
     if (!gnuplot_available() || !have_program("pdflatex")) {
         MESSAGE("gnuplot or pdflatex not installed: the sweep figures not compiled");

@@ -571,10 +571,14 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     c.compare = small_compare();
     c.compare.sga = odd_sga();
     c.figure.size = "5x3.5";
-    check_round_trip(c, with(kCompareParamsKeys, {"figure"}));
+    c.tables.width = "3.33in";
+    check_round_trip(c, with(kCompareParamsKeys, {"figure", "tables"}));
     FigureParams fp{"page"};
     check_round_trip(fp, {"size"});
     check_header_members(fp, "io/plot.hpp", "FigureParams");
+    TableParams tp{"page"};
+    check_round_trip(tp, {"width"});
+    check_header_members(tp, "io/paper_table.hpp", "TableParams");
 
     // Real results of small jobs; document -> result_from_document -> document is identical.
     FieldJob fe;
@@ -606,7 +610,8 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     tj.stationary.bootstrap = 10;
     tj.stationary.chain.steps = 2000;
     tj.stationary.chain.replicas = 4;
-    check_round_trip(tj, {"model", "eta", "update", "stationary"});
+    tj.tables.width = "page";
+    check_round_trip(tj, {"model", "eta", "update", "stationary", "tables"});
     check_header_members(tj, "experiment/jobs.hpp", "StationaryJob");
     CheckJob kj;
     kj.check.box.theta = ParamRange{0.25, 1.0};
@@ -614,7 +619,8 @@ TEST_CASE("json round trip: jobs and job results, and a result read back from it
     kj.check.refine = 0;
     kj.x_axis = "theta";
     kj.figure.size = "page";
-    check_round_trip(kj, {"check", "scale", "x_axis", "figure"});
+    kj.tables.width = "page";
+    check_round_trip(kj, {"check", "scale", "x_axis", "figure", "tables"});
     check_header_members(kj, "experiment/jobs.hpp", "CheckJob");
     ProveJob vj;
     vj.prove.claim = parse_claim("attractors=3");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rhoflow/core/errors.hpp"
+#include "test_util.hpp"
 
 using namespace rhoflow;
 
@@ -55,10 +56,14 @@ TEST_CASE("paper table: values with their errors, a CI's larger half-width, fixe
     CHECK(tex.rfind("% rhoflow table; packages: booktabs, graphicx\n", 0) == 0);
     CHECK(tex.find("% d = 50, line break\n") != std::string::npos);  // provenance stays on its comment line
     CHECK(count(tex, "\\label{tab:a-b}") == 1);
-    // One float or the other, whichever fits (the document decides): both written, one label.
+    // One column (a table) unless made for the page (a table*); never scaled.
     CHECK(tex.find("\\begin{table}") != std::string::npos);
-    CHECK(tex.find("\\begin{table*}") != std::string::npos);
-    CHECK(tex.find("\\ifdim\\wd\\rhoflowtablebox>\\columnwidth") != std::string::npos);
+    CHECK(tex.find("\\begin{table*}") == std::string::npos);
+    CHECK(tex.find("resizebox") == std::string::npos);
+    PaperTable wide = p;
+    wide.page = true;
+    CHECK(to_latex(wide).find("\\begin{table*}") != std::string::npos);
+    CHECK(to_latex(wide).find("\\begin{table}") == std::string::npos);
     CHECK(tex.find("longtable") == std::string::npos);
     CHECK(tex.find("e-0") == std::string::npos);
 }
@@ -126,4 +131,39 @@ TEST_CASE("paper table: a statistic column keeps its significant zeros, counts a
     CHECK(p.latex[1][0] == "$0.0626$");
     CHECK(p.latex[2][0] == "$5$");
     CHECK(p.latex[0][1] == "$0.061$");
+}
+
+TEST_CASE("paper table: estimated widths match pdflatex's at \\small to 3% (measured with pdflatex 2025, article)") {
+    // \setbox0\hbox{\small ...}\the\wd0 in a 10 pt article
+    const std::pair<const char*, double> measured[] = {
+        {"$0.9841 \\pm 0.0019$", 62.69403}, {"$0.99591 \\pm 0.00034$", 71.94397}, {"$-0.39$", 23.63873},
+        {"SGA median", 51.71144},            {"$\\rho_{\\mathrm{ODE}}$", 21.28139},  {"$0 = 0$", 21.58319},
+        {"---", 9.24994},                   {"$\\eta_0$", 8.78534},                  {"$D_T$", 13.48656},
+        {"ABCDEFGHIJKLMNOPQRSTUVWXYZ", 172.19441}};
+    for (const auto& [text, pt] : measured) {
+        CAPTURE(text);
+        CHECK(latex_width(text) == doctest::Approx(pt).epsilon(0.03));
+    }
+    // a table: the widest cell of each column plus 8 pt of column separation
+    PaperTable t;
+    t.headers_latex = {"$t$", "SGA"};
+    t.latex = {{"$0.01$", "$0.9841 \\pm 0.0019$"}, {"$14.5$", "$-0.39$"}};
+    CHECK(latex_table_width(t) == doctest::Approx(latex_width("$14.5$") + latex_width("$0.9841 \\pm 0.0019$") + 16));
+    CHECK(fits(t, TableWidth{100, false}));
+    CHECK_FALSE(fits(t, TableWidth{90, false}));
+}
+
+TEST_CASE("paper table: --table-width is column, page or a length with its unit, anything else names width") {
+    CHECK(table_width(TableParams{}).pt == 229.5);
+    CHECK_FALSE(table_width(TableParams{}).page);
+    CHECK(table_width(TableParams{"page"}).pt == 469.0);
+    CHECK(table_width(TableParams{"page"}).page);
+    CHECK(table_width(TableParams{"3.33in"}).pt == doctest::Approx(3.33 * 72.27));
+    CHECK_FALSE(table_width(TableParams{"3.33in"}).page);  // a column (ACM's)
+    CHECK(table_width(TableParams{"17cm"}).page);           // beyond 3.5 in: across the page
+    CHECK(table_width(TableParams{"240pt"}).pt == 240.0);
+    for (const char* bad : {"wide", "3.3", "1in", "11in", "in", "-3in", "nanpt"}) {
+        CAPTURE(bad);
+        CHECK(test::invalid_param([&] { TableParams{bad}.validate(); }) == "width");
+    }
 }

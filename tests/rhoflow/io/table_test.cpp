@@ -95,8 +95,8 @@ TEST_CASE("table: numbers print in the shortest form that reads back to the same
 
 TEST_CASE("table: LaTeX has balanced environments, booktabs rules and escaped specials") {
     const std::string tex = to_latex(sample());
-    CHECK(count(tex, "\\begin{table}") == 1);
-    CHECK(count(tex, "\\end{table}") == 1);
+    CHECK(count(tex, "\\begin{table*}") == 1);  // every column of a full table: across the page
+    CHECK(count(tex, "\\end{table*}") == 1);
     CHECK(count(tex, "\\begin{tabular}{rrrr}") == 1);
     CHECK(count(tex, "\\end{tabular}") == 1);
     CHECK(count(tex, "\\toprule") == 1);

@@ -401,8 +401,7 @@ void write_index(const Experiment& e, const fs::path& partial, const json& execu
     for (std::size_t t = 0; t < e.tasks.size(); ++t) {
         const fs::path dir = partial / e.tasks[t].name;
         const Table table = summary_table(e, t, out.results);
-        const PaperTable paper = summary_paper_table(e, t, table);
-        write_table_files(table, dir, "summary", provenance, &paper);
+        write_table_files(table, dir, "summary", provenance, summary_paper_tables(e, t, table, task_table_width(e, t)));
         out.summaries[e.tasks[t].name] = table;
         // Across the cells: figures and compact tables of a sweep (experiment/sweep.hpp).
         const SweepSummary sweep = sweep_summary(e, t, out.results);
