@@ -179,32 +179,23 @@ def field(model: Model = ...,
     model : Model
         the model (d, L, R, theta, sigma, beta)
     rho : list[float], default [0.0]
-        comma-separated alignments rho = <q, xi> in [-1, 1]
-        [rho] alignments in [-1, 1]
+        alignments in [-1, 1]
     method : str, default 'exact'
-        exact | meanfield | montecarlo
-        [method] how the field is computed
+        how the field is computed
     samples : int, default 100000
-        montecarlo: number of samples X, 2 ... 2^40
-        [montecarlo.samples] number of independent samples X, >= 2
+        number of independent samples X, >= 2
     seed : int, default 1
-        montecarlo: master seed; chunk c draws from the stream (seed, montecarlo_field, c)
-        [montecarlo.seed] master seed
+        master seed
     threads : int, default 0
-        montecarlo: threads (0 = all cores); results do not depend on it
-        [montecarlo.threads] worker threads (0 = all cores)
+        worker threads (0 = all cores)
     rel_tol : float, default 1e-12
-        exact: target error relative to each integral's L1 norm, 1e-15 ... 1e-2
-        [exact.rel_tol] target error of each integral relative to its L1 norm
+        target error of each integral relative to its L1 norm
     inner_resolution : float, default 0.165
-        exact: inner trapezoid step is min(0.25, this / (beta sigma)), 0.01 ... 0.5
-        [exact.inner_resolution] inner trapezoid step is min(0.25, this / tau)
+        inner trapezoid step is min(0.25, this / tau)
     rigorous : bool, default False
-        guaranteed enclosures [lo, hi] of j, j', j'', E[A_I] in ball arithmetic (exact field; docs/theory.md section 11) instead of estimates
-        [rigorous] guaranteed enclosures of the exact field (ball arithmetic) instead of estimates
+        guaranteed enclosures of the exact field (ball arithmetic) instead of estimates
     precision : int, default 128
-        with --rigorous: working precision of the balls in bits, 64 ... 1024 (raise it when an enclosure comes out wider than the field: large beta theta)
-        [rigorous_params.precision] working precision of the balls, bits (64 ... 1024)
+        working precision of the balls, bits (64 ... 1024)
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -237,8 +228,8 @@ def ode(model: Model = ...,
         threads: int = 0,
         max_memory: int | str | None = None) -> OdeResult:
     """
-    The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the
-    others' solutions under 'others') on an even grid of `points` times up to t_end (or t_log
+    The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (several starts: rho of shape
+    (starts, times), like solve_ivp's y) on an even grid of `points` times up to t_end (or t_log
     log-spaced ones, or the given times t), with rho_err (integration and field error) and the
     hitting time of |rho| >= 1 - hit.
 
@@ -247,44 +238,31 @@ def ode(model: Model = ...,
     model : Model
         the model (d, L, R, theta, sigma, beta)
     rho0 : list[float], default [0.05]
-        initial alignments in [-1, 1], comma-separated: one solution each (1 ... 1000)
-        [rho0] initial alignments, one solution each (1 ... 1000 values)
+        initial alignments, one solution each (1 ... 1000 values)
     t_end : float, default 50.0
-        final time (ODE time t = sum of step sizes), > 0
-        [t_end] final ODE time (of the even and the log-spaced grid)
+        final ODE time (of the even and the log-spaced grid)
     points : int, default 101
-        output times, evenly spaced on [0, t-end], 2 ... 1e7
-        [points] output times, evenly spaced on [0, t_end] (unless t_log or times)
+        output times, evenly spaced on [0, t_end] (unless t_log or times)
     t_log : int, default 0
-        N > 0: output at t = 0 and N times log-spaced on [t-end/1e4, t-end] instead of --points
-        [t_log] > 0: t = 0 and t_log times log-spaced on [t_end / 1e4, t_end] instead
+        > 0: t = 0 and t_log times log-spaced on [t_end / 1e4, t_end] instead
     t : list[float], default []
-        output at these times (comma-separated, ascending, >= 0) instead of a grid
-        [times] given output times (ascending, >= 0) instead of a grid; empty: a grid
+        given output times (ascending, >= 0) instead of a grid; empty: a grid
     rtol : float, default 1e-10
-        relative tolerance per step, 1e-14 ... 0.1
-        [ode.rtol] relative tolerance per step
+        relative tolerance per step
     atol : float, default 1e-12
-        absolute tolerance per step, 1e-16 ... 0.1
-        [ode.atol] absolute tolerance per step
+        absolute tolerance per step
     hit : float, default 0.01
-        hitting level EPS, 1e-16 <= EPS < 1 - |rho0|: first t with |rho| >= 1 - EPS
-        [ode.hit_eps] hitting level: first t with |rho| >= 1 - hit_eps
+        hitting level: first t with |rho| >= 1 - hit_eps
     no_error_estimate : bool, default False
-        skip the tol/100 and perturbed-field solves that give rho_err
-        [ode.error_estimate] also solve at tol/100 and with the field perturbed by its error
+        also solve at tol/100 and with the field perturbed by its error
     field : str, default 'exact'
-        the field driving the ODE: exact | meanfield
-        [field] the field driving the ODE
+        the field driving the ODE
     table_tol : float, default 1e-12
-        Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3
-        [table.tol] Chebyshev tail target relative to the largest coefficient of j'
+        Chebyshev tail target relative to the largest coefficient of j'
     table_points : int, default 1025
-        largest Chebyshev grid for the exact field, 33 ... 8193
-        [table.max_points] largest Lobatto grid (points) before giving up on the target
+        largest Lobatto grid (points) before giving up on the target
     threads : int, default 0
-        threads tabulating the exact field (0 = all cores)
-        [table.threads] threads sampling the exact field (0 = all cores)
+        threads sampling the exact field (0 = all cores)
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -317,20 +295,15 @@ def phase(model: Model = ...,
     model : Model
         the model (d, L, R, theta, sigma, beta)
     scan : int, default 4096
-        cells of the uniform scan of [-1, 1], 16 ... 1e7
-        [phase.scan_cells] uniform cells of [-1, 1] scanned for sign changes of j'
+        uniform cells of [-1, 1] scanned for sign changes of j'
     field : str, default 'exact'
-        the field driving the ODE: exact | meanfield
-        [field] the field
+        the field
     table_tol : float, default 1e-12
-        Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3
-        [table.tol] Chebyshev tail target relative to the largest coefficient of j'
+        Chebyshev tail target relative to the largest coefficient of j'
     table_points : int, default 1025
-        largest Chebyshev grid for the exact field, 33 ... 8193
-        [table.max_points] largest Lobatto grid (points) before giving up on the target
+        largest Lobatto grid (points) before giving up on the target
     threads : int, default 0
-        threads tabulating the exact field (0 = all cores)
-        [table.threads] threads sampling the exact field (0 = all cores)
+        threads sampling the exact field (0 = all cores)
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -373,47 +346,33 @@ def sga(model: Model = ...,
     model : Model
         the model (d, L, R, theta, sigma, beta)
     steps : int, default 10000
-        SGA steps per trial, 1 ... 2^40
-        [sga.steps] SGA steps per trial, >= 1
+        SGA steps per trial, >= 1
     trials : int, default 30
-        independent trials, 1 ... 1e7
-        [sga.trials] independent trials, >= 1
+        independent trials, >= 1
     seed : int, default 1
-        master seed: trial k draws from the stream (seed, sga_trial, k)
-        [sga.seed] master seed
+        master seed
     sampler : str, default 'reduced'
-        reduced (exact O(L) law of rho) | full (d-dimensional)
-        [sga.sampler] simulator
+        simulator
     eta0 : float, default 0.5
-        initial step size, 0 < eta0 <= 1e100
-        [sga.schedule.eta0] initial step, 0 < eta0 <= 1e100
+        initial step, 0 < eta0 <= 1e100
     k0 : float, default 100.0
-        decay onset in steps, > 0
-        [sga.schedule.k0] decay onset (steps), k0 > 0
+        decay onset (steps), k0 > 0
     gamma : float, default 1.0
-        decay exponent in [0, 1]; Robbins-Monro needs 1/2 < gamma <= 1 (0 = constant step)
-        [sga.schedule.gamma] decay exponent, 0 <= gamma <= 1
+        decay exponent, 0 <= gamma <= 1
     update : str, default 'normalized'
-        normalized: q <- (q + eta g)/|.|; tangent: q <- normalise(q + eta (I - qq^T) g)
-        [sga.update] projection to the sphere
+        projection to the sphere
     rho0 : float | None, default None
-        initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)
-        [sga.rho0] initial alignment; empty: query uniform on the sphere
+        initial alignment; empty: query uniform on the sphere
     hit : float, default 0.01
-        hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS
-        [sga.hit_eps] hit: first step with |rho| >= 1 - hit_eps
+        hit: first step with |rho| >= 1 - hit_eps
     threads : int, default 0
-        worker threads (0 = all cores); results do not depend on it
-        [sga.threads] worker threads (0 = all cores)
+        worker threads (0 = all cores)
     first_trial : int, default 0
-        stream index of the first trial (rerun trial k alone), >= 0
-        [sga.first_trial] stream index of the first trial (rerun one trial alone)
+        stream index of the first trial (rerun one trial alone)
     record : list[int], default []
-        extra steps at which to record rho (comma-separated)
-        [sga.record_steps] extra steps at which to record rho
+        extra steps at which to record rho
     records_per_decade : int, default 20
-        log-spaced record steps per decade, 1 ... 1000
-        [sga.records_per_decade] log-spaced record steps per decade of k
+        log-spaced record steps per decade of k
     progress : callable(done, total) or a tqdm-like bar, optional
         called from the calling thread about every 50 ms with the SGA steps done and their total
     max_memory : int (bytes) or str ('512M', '8G'), optional
@@ -476,98 +435,67 @@ def compare(model: Model = ...,
     model : Model
         the model (d, L, R, theta, sigma, beta)
     steps : int, default 20000
-        SGA steps per trial, 1 ... 2^40
-        [sga.steps] SGA steps per trial, >= 1
+        SGA steps per trial, >= 1
     trials : int, default 30
-        independent trials, 2 ... 1e7
-        [sga.trials] independent trials, >= 1
+        independent trials, >= 1
     seed : int, default 1
-        master seed: trial k draws from the stream (seed, sga_trial, k)
-        [sga.seed] master seed
+        master seed
     sampler : str, default 'reduced'
-        reduced (exact O(L) law of rho) | full (d-dimensional)
-        [sga.sampler] simulator
+        simulator
     eta0 : float, default 0.01
-        initial step size, 0 < eta0 <= 1e100
-        [sga.schedule.eta0] initial step, 0 < eta0 <= 1e100
+        initial step, 0 < eta0 <= 1e100
     k0 : float, default 5000.0
-        decay onset in steps, > 0
-        [sga.schedule.k0] decay onset (steps), k0 > 0
+        decay onset (steps), k0 > 0
     gamma : float, default 1.0
-        decay exponent in [0, 1]; Robbins-Monro needs 1/2 < gamma <= 1 (0 = constant step)
-        [sga.schedule.gamma] decay exponent, 0 <= gamma <= 1
+        decay exponent, 0 <= gamma <= 1
     update : str, default 'normalized'
-        normalized: q <- (q + eta g)/|.|; tangent: q <- normalise(q + eta (I - qq^T) g)
-        [sga.update] projection to the sphere
+        projection to the sphere
     rho0 : float | None, default 0.1
-        initial alignment in [-1, 1], or 'uniform' (query uniform on the sphere)
-        [sga.rho0] initial alignment; empty: query uniform on the sphere
+        initial alignment; empty: query uniform on the sphere
     hit : float, default 0.01
-        hitting level EPS, 1e-16 <= EPS < 1: |rho| >= 1 - EPS
-        [sga.hit_eps] hit: first step with |rho| >= 1 - hit_eps
+        hit: first step with |rho| >= 1 - hit_eps
     threads : int, default 0
-        worker threads (0 = all cores); results do not depend on it
-        [sga.threads] worker threads (0 = all cores)
+        worker threads (0 = all cores)
     field : str, default 'exact'
-        the field driving the ODE: exact | meanfield
-        [field] the field driving the ODE
+        the field driving the ODE
     table_tol : float, default 1e-12
-        Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3
-        [table.tol] Chebyshev tail target relative to the largest coefficient of j'
+        Chebyshev tail target relative to the largest coefficient of j'
     table_points : int, default 1025
-        largest Chebyshev grid for the exact field, 33 ... 8193
-        [table.max_points] largest Lobatto grid (points) before giving up on the target
+        largest Lobatto grid (points) before giving up on the target
     horizon : float, default 10.0
-        T of the gap D_T, in ODE time, 0 < T < the run's t_final
-        [horizon] T of D_T, in ODE time
+        T of D_T, in ODE time
     anchors : int, default 24
-        anchors of D_T, geometric in t, 3 ... 10000
-        [anchors] anchors, geometric in t over [eta0, t_final - T]
+        anchors, geometric in t over [eta0, t_final - T]
     rows : int, default 14
-        rows of the ODE-vs-SGA table, 3 ... 1000
-        [rows] rows of the ODE-vs-SGA table
+        rows of the ODE-vs-SGA table
     table_columns : list[str], default []
-        columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)
-        [table_columns] output only: columns of table.tex/.md (empty: t, rho_ode, pred, sga, z)
+        output only: columns of table.tex/.md (empty: t, rho_ode, pred, sga, z)
     study_eta0 : list[float], default [0.08, 0.04, 0.02, 0.01, 0.005, 0.0025]
-        eta0 values of the step-size study (comma-separated, >= 3)
-        [study_eta0] step-size study (empty: none)
+        step-size study (empty: none)
     no_study : bool, default False
-        skip the step-size study
-        [study_eta0] step-size study (empty: none)
+        step-size study (empty: none)
     study_trials : int, default 100
-        trials per eta0 in the study, 2 ... 1e6
-        [study_trials] trials per eta0 in the study
+        trials per eta0 in the study
     study_horizon : float, default 0.0
-        ODE time of the study runs (0 = 3 x the ODE hitting time, >= 5)
-        [study_horizon] t_study; 0 = 3 x the ODE hitting time, at least 5
+        t_study; 0 = 3 x the ODE hitting time, at least 5
     field_scale : float, default 1.0
-        multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
-        [field_scale] the theory's field is multiplied by this (1: as computed)
+        the theory's field is multiplied by this (1: as computed)
     diffusion_scale : float, default 1.0
-        multiply the effective chain's fluctuations about its one-step mean by this (a deliberately wrong diffusion: the verdict's spread and outcome parts must catch it), 0 < D <= 10
-        [effective.prediction.diffusion_scale] the chain's fluctuations about its one-step mean are multiplied by this (1: as measured; a deliberately wrong diffusion), 0 < D <= 10
+        the chain's fluctuations about its one-step mean are multiplied by this (1: as measured; a deliberately wrong diffusion), 0 < D <= 10
     no_effective : bool, default False
-        skip the effective-dynamics prediction and the verdict (plain ODE comparison only)
-        [effective.enabled] predict and give a verdict (false: the plain ODE comparison only)
+        predict and give a verdict (false: the plain ODE comparison only)
     effective_chain : str, default 'resampled'
-        the chain that predicts the ensemble: resampled (the real chain's one-step law, tails included) | gaussian (one-step mean and variance only)
-        [effective.chain] the chain that predicts the ensemble (documents without this key: gaussian, what they were computed with)
+        the chain that predicts the ensemble (documents without this key: gaussian, what they were computed with)
     effective_ratio : float, default 1.5
         largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
-        [effective.level_ratio] largest ratio of consecutive tabulated step sizes (geometric from eta_0 to the last eta), 1.05 ... 10
     effective_samples : int, default 2000
-        Monte Carlo samples per node of each one-step moment table, 40 ... 1e8
-        [effective.moments.samples] Monte Carlo samples per node, 40 ... 1e8 (a multiple of 20 is used)
+        Monte Carlo samples per node, 40 ... 1e8 (a multiple of 20 is used)
     effective_paths : int, default 4000
-        paths of the effective chain, 100 ... 1e7
-        [effective.prediction.paths] independent paths, 100 ... 1e7
+        independent paths, 100 ... 1e7
     alpha : float, default 0.05
         family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
-        [effective.alpha] family-wise false-alarm rate of the verdict, 1e-6 ... 0.5
     figure_size : str, default 'column'
         figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
-        [figure.size]
     progress : callable(done, total) or a tqdm-like bar, optional
         called from the calling thread about every 50 ms with the SGA steps done and their total
     max_memory : int (bytes) or str ('512M', '8G'), optional
@@ -691,59 +619,41 @@ def stationary(model: Model = ...,
     model : Model
         the model (d, L, R, theta, sigma, beta)
     eta : float, default 0.01
-        the constant step size, 0 < eta <= 1e100
-        [eta] the constant step, 0 < eta <= 1e100
+        the constant step, 0 < eta <= 1e100
     update : str, default 'normalized'
-        normalized | tangent
-        [update] the update rule
+        the update rule
     nodes : int, default 32
-        Chebyshev-Lobatto degree of the one-step moment table (nodes + 1 points), 8 ... 256
-        [stationary.moments.nodes] Chebyshev-Lobatto degree n: n + 1 nodes in rho on [-1, 1], 8 ... 256
+        Chebyshev-Lobatto degree n: n + 1 nodes in rho on [-1, 1], 8 ... 256
     samples : int, default 4000
-        Monte Carlo samples per node, 40 ... 1e8
-        [stationary.moments.samples] Monte Carlo samples per node, 40 ... 1e8 (a multiple of 20 is used)
+        Monte Carlo samples per node, 40 ... 1e8 (a multiple of 20 is used)
     seed : int, default 1
-        master seed: node i draws from the stream (seed, one_step_moments, i)
-        [stationary.moments.seed] master seed (stream purpose one_step_moments, index = node)
+        master seed (stream purpose one_step_moments, index = node)
     threads : int, default 0
-        threads (0 = all cores); results do not depend on it
-        [stationary.moments.threads] worker threads (0 = all cores); results do not depend on it
+        worker threads (0 = all cores); results do not depend on it
     cells : int, default 2000
         quadrature cells on the basin, 100 ... 1e6
-        [stationary.cells] quadrature cells on the basin, 100 ... 1e6
     bootstrap : int, default 40
         bootstrap replicas for the Monte Carlo error, 10 ... 10000
-        [stationary.bootstrap] bootstrap replicas for the Monte Carlo error, 10 ... 10000
     no_chain : bool, default False
-        skip the resampled chain: the diffusion approximation (9.5) only
-        [stationary.chain.enabled] run the chain (false: the diffusion approximation (9.5) only)
+        run the chain (false: the diffusion approximation (9.5) only)
     chain_replicas : int, default 8
-        bootstrap replicas of the bank the chain runs on (its error), 4 ... 1000
-        [stationary.chain.replicas] bootstrap replicas of the bank (its sampling error), 4 ... 1000
+        bootstrap replicas of the bank (its sampling error), 4 ... 1000
     chain_paths : int, default 4
-        independent chain paths per replica and attractor, 1 ... 100000
-        [stationary.chain.paths] independent paths per replica and attractor, 1 ... 100000
+        independent paths per replica and attractor, 1 ... 100000
     chain_steps : int, default 100000
-        chain steps kept per path after the burn-in, 1000 ... 1e9
-        [stationary.chain.steps] steps kept per path, 1000 ... 1e9
+        steps kept per path, 1000 ... 1e9
     chain_burn_in : int, default 2000
-        least steps discarded per path (at least 10 relaxation times), 0 ... 1e9
-        [stationary.chain.burn_in] least steps discarded first (at least 10 relaxation times 1/(eta |a'|)), 0 ... 1e9
+        least steps discarded first (at least 10 relaxation times 1/(eta |a'|)), 0 ... 1e9
     chain_batches : int, default 10
-        most batches per path for the chain's batch-means error (fewer when a batch would be shorter than 20 autocorrelation times), 2 ... 1000
-        [stationary.chain.batches] batches per path for the batch means, 2 ... 1000 (steps / batches >= 100)
+        batches per path for the batch means, 2 ... 1000 (steps / batches >= 100)
     hit : float, default 0.01
-        tail level EPS, 0 < EPS < 1: the law's P(|rho| >= 1 - EPS)
-        [stationary.chain.hit_eps] the tail: P(|rho| >= 1 - hit_eps), 0 < hit_eps < 1
+        the tail: P(|rho| >= 1 - hit_eps), 0 < hit_eps < 1
     field : str, default 'exact'
-        the field driving the ODE: exact | meanfield
-        [stationary.field] the theory's field F (the control variate's mean)
+        the theory's field F (the control variate's mean)
     table_tol : float, default 1e-12
-        Chebyshev table target relative to max |j'|, 1e-15 ... 1e-3
-        [stationary.table.tol] Chebyshev tail target relative to the largest coefficient of j'
+        Chebyshev tail target relative to the largest coefficient of j'
     table_points : int, default 1025
-        largest Chebyshev grid for the exact field, 33 ... 8193
-        [stationary.table.max_points] largest Lobatto grid (points) before giving up on the target
+        largest Lobatto grid (points) before giving up on the target
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -793,80 +703,55 @@ def check(claim: str,
     Parameters
     ----------
     claim : str, required
-        monotone | positive-drift | attractors=N | filtering | hitting-time<=T
-        [check.claim] the property checked at every point (default: monotone)
+        the property checked at every point (default: monotone)
     d : float | tuple[float, float], default 50
-        ambient dimension, integers >= 2
-        [check.box.d] ambient dimension: integers 2 <= LO <= HI <= 1e9
+        ambient dimension: integers 2 <= LO <= HI <= 1e9
     L : float | tuple[float, float], default 1000
-        number of tokens, integers >= 1
-        [check.box.L] tokens: integers 1 <= LO <= HI <= 1e12
+        tokens: integers 1 <= LO <= HI <= 1e12
     R : float | tuple[float, float], default 100
-        informative tokens, integers 0 <= R <= L (R's HI <= L's LO)
-        [check.box.R] informative tokens: integers 0 <= LO <= HI <= L's LO
+        informative tokens: integers 0 <= LO <= HI <= L's LO
     theta : float | tuple[float, float], default 1.0
-        signal strength, >= 0
-        [check.box.theta] signal strength: 0 <= LO <= HI, finite
+        signal strength: 0 <= LO <= HI, finite
     sigma : float | tuple[float, float], default 1.0
-        noise per coordinate (see --sigma-per-norm), > 0
-        [check.box.sigma] noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
+        noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
     beta : float | tuple[float, float], default 1.0
-        inverse temperature, > 0
-        [check.box.beta] inverse temperature: 0 < LO <= HI, finite
+        inverse temperature: 0 < LO <= HI, finite
     sigma_per_norm : bool, default False
-        read --sigma as the noise norm (sigma/sqrt(d) per coordinate)
-        [check.noise] per_norm: sigma/sqrt(d) per coordinate
+        per_norm: sigma/sqrt(d) per coordinate
     scale : str, default 'auto'
-        log | linear | auto (every range), or a list like theta=linear,R=log
-        [scale] spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
+        spacing of the ranges: log | linear | auto, or per parameter (theta=linear,R=log)
     grid : int, default 9
-        points per ranged parameter, 2 ... 4097
-        [check.grid] points per ranged axis (2 <= grid <= 4097)
+        points per ranged axis (2 <= grid <= 4097)
     refine : int, default 2
-        bisections of cells whose corners disagree, 0 ... 12
-        [check.refine] bisection depth for cells whose corners disagree (0 <= refine <= 12)
+        bisection depth for cells whose corners disagree (0 <= refine <= 12)
     max_points : int, default 200000
-        cap on points evaluated, 1 ... 1e7
-        [check.max_points] cap on points evaluated (grid^k first; refinement stops at it)
+        cap on points evaluated (grid^k first; refinement stops at it)
     threads : int, default 0
         threads over parameter points (0 = all cores)
-        [check.threads] threads over parameter points (0 = all cores)
     tol : float, default 0.0001
-        largest relative error of the field table accepted for a verdict, 0 < tol <= 1
-        [check.certify.tol] largest relative error of the field table (eps / scale) accepted for a verdict
+        largest relative error of the field table (eps / scale) accepted for a verdict
     rho0 : float, default 0.05
-        start of the ODE (hitting-time claims), -1 < rho0 < 1
-        [check.certify.rho0] start of the ODE for hitting-time claims (-1 < rho0 < 1)
+        start of the ODE for hitting-time claims (-1 < rho0 < 1)
     hit : float, default 0.01
-        hitting level |rho| >= 1 - HIT (hitting-time claims), 1e-16 <= HIT < 1
-        [check.certify.hit_eps] hitting level |rho| >= 1 - hit_eps (0 < hit_eps < 1)
+        hitting level |rho| >= 1 - hit_eps (0 < hit_eps < 1)
     field : str, default 'exact'
-        exact | meanfield
-        [check.certify.field] exact or meanfield (montecarlo is refused)
+        exact or meanfield (montecarlo is refused)
     derivative : str, default 'enclosure'
-        enclosure | estimate: sign of j'' on a root's run (attractors) and of dE[A_I]/drho (filtering) from guaranteed enclosures (exact field, 1e-3 <= beta sigma <= 4) or the n^2 eps estimate
-        [check.certify.derivative] j'' on roots' runs (attractors), dE[A_I]/drho (filtering): guaranteed enclosures (exact field) or the n^2 eps estimate
+        j'' on roots' runs (attractors), dE[A_I]/drho (filtering): guaranteed enclosures (exact field) or the n^2 eps estimate
     min_points : int, default 9
-        first Chebyshev grid of each point's table, 2^k + 1 with 9 <= min-points <= --table-points
-        [check.certify.min_points] first Chebyshev-Lobatto grid (2^k + 1 points, 9..table points)
+        first Chebyshev-Lobatto grid (2^k + 1 points, 9..table points)
     table_points : int, default 129
         largest Chebyshev grid before a point is undecided, 33 ... 8193
-        [check.certify.table.max_points]
     table_tol : float, default 1e-12
         Chebyshev tail target (the table's noise floor), 1e-15 ... 1e-3
-        [check.certify.table.tol]
     rel_tol : float, default 1e-10
         accuracy of each exact-field sample, 1e-15 ... 1e-2
-        [check.certify.table.exact.rel_tol]
     inner_resolution : float, default 0.25
         inner trapezoid step of the exact field, times tau, 0.01 ... 0.5
-        [check.certify.table.exact.inner_resolution]
     x_axis : str, default ''
-        ranged parameter on the phase diagram's horizontal axis
-        [x_axis] the phase diagram's horizontal axis ("" = the first ranged parameter)
+        the phase diagram's horizontal axis ("" = the first ranged parameter)
     figure_size : str, default 'column'
         figure size: column (3.4 in wide, 8 pt text) | page (7 in wide, 9 pt) | WxH in inches (e.g. 5x3.5)
-        [figure.size]
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -915,58 +800,40 @@ def prove(claim: str = None,
     ----------
     claim : str, required unless verify is given
         monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
-        [prove.claim] monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
     d : int | tuple[int, int], default 50
-        ambient dimension (integers; a range is enumerated)
-        [prove.box.d] ambient dimension: integers 2 <= LO <= HI <= 1e9
+        ambient dimension: integers 2 <= LO <= HI <= 1e9
     L : int | tuple[int, int], default 1000
-        tokens, >= 3 (integers; a range is enumerated)
-        [prove.box.L] tokens: integers 1 <= LO <= HI <= 1e12
+        tokens: integers 1 <= LO <= HI <= 1e12
     R : int | tuple[int, int], default 100
-        informative tokens (integers; a range is enumerated)
-        [prove.box.R] informative tokens: integers 0 <= LO <= HI <= L's LO
+        informative tokens: integers 0 <= LO <= HI <= L's LO
     theta : float | tuple[float, float], default 1.0
-        signal strength: a value or an interval, every point covered
-        [prove.box.theta] signal strength: 0 <= LO <= HI, finite
+        signal strength: 0 <= LO <= HI, finite
     sigma : float | tuple[float, float], default 1.0
-        noise per coordinate: a value or an interval
-        [prove.box.sigma] noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
+        noise per coordinate (or per norm, see CheckParams::noise): 0 < LO <= HI
     beta : float | tuple[float, float], default 1.0
-        inverse temperature: a value or an interval (1e-3 <= beta*sigma <= 4)
-        [prove.box.beta] inverse temperature: 0 < LO <= HI, finite
+        inverse temperature: 0 < LO <= HI, finite
     precision : int, default 128
-        ball precision in bits, 64 ... 1024
-        [prove.rigorous.precision] working precision of the balls, bits (64 ... 1024)
+        working precision of the balls, bits (64 ... 1024)
     rel_tol : float, default 1e-07
-        target of each truncation error relative to |j|, 1e-30 ... 1e-3
-        [prove.rigorous.rel_tol] target of each truncation/quadrature error relative to |j| (1e-30 ... 1e-3)
+        target of each truncation/quadrature error relative to |j| (1e-30 ... 1e-3)
     cells : int, default 16
-        rho cells at the start, 2 ... 4096
-        [prove.initial_cells] rho cells at the start (2 ... 4096)
+        rho cells at the start (2 ... 4096)
     max_depth : int, default 16
-        bisections of a rho cell, 0 ... 40
-        [prove.max_depth] bisections of a rho cell (0 ... 40)
+        bisections of a rho cell (0 ... 40)
     box_depth : int, default 4
-        bisections of a parameter cell, 0 ... 20
-        [prove.max_box_depth] bisections of a parameter cell (0 ... 20)
+        bisections of a parameter cell (0 ... 20)
     max_cells : int, default 20000
-        cap on enclosures computed, 1 ... 1e7
-        [prove.max_cells] cap on enclosures the box search computes (1 ... 1e7); witnesses have max(256, a tenth) more
+        cap on enclosures the box search computes (1 ... 1e7); witnesses have max(256, a tenth) more
     rho0 : float, default 0.05
-        hitting-time: start of the ODE
-        [prove.rho0] hitting-time: start, -1 < rho0 < 1 - hit_eps
+        hitting-time: start, -1 < rho0 < 1 - hit_eps
     hit : float, default 0.001
-        hitting-time: level 1 - HIT, 1e-12 ... 0.5
-        [prove.hit_eps] hitting-time: level |rho| >= 1 - hit_eps, 1e-12 ... 0.5
+        hitting-time: level |rho| >= 1 - hit_eps, 1e-12 ... 0.5
     threads : int, default 0
         threads over cells (0 = all cores); results do not depend on it
-        [prove.threads] threads over cells (0 = all cores); results do not depend on it
     verify : str | os.PathLike, default ''
-        re-check this certificate file (untrusted input) instead of proving (exit 2 if it does not check; only --threads combines with it)
-        [verify] a certificate file (untrusted) to re-check instead of proving ("" = prove)
+        a certificate file (untrusted) to re-check instead of proving ("" = prove)
     verify_fast : bool, default False
-        with --verify: recompute with the prover's own enclosure (faster, not independent of it)
-        [verify_fast] with verify: recompute each cell by the prover's own enclosure
+        with verify: recompute each cell by the prover's own enclosure
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
@@ -1012,64 +879,44 @@ def threshold(claim: str = 'monotone',
     ----------
     claim : str, default 'monotone'
         monotone | positive-drift | attractors=N | recovery | hitting-time<=T | filtering<=EPS
-        [claim]
     axis : str, default 'theta'
         the real parameter bracketed: theta | sigma | beta
-        [axis]
     lo : float, default 0.9
         the starting bracket's lower end (finite)
-        [lo]
     hi : float, default 1.0
         its upper end, lo < hi
-        [hi]
     width : float, default 0.0001
         stop when hi - lo <= width, > 0
-        [width]
     max_steps : int, default 60
         point proofs at most, 2 ... 200
-        [max_steps]
     d : int, default 50
         ambient dimension, >= 2
-        [d]
     L : int, default 1000
         tokens, >= 3
-        [L]
     R : int, default 100
         informative tokens, 1 ... L
-        [R]
     theta : float, default 1.0
         signal strength, >= 0
-        [theta]
     sigma : float, default 1.0
         noise per coordinate, > 0
-        [sigma]
     beta : float, default 1.0
         inverse temperature, > 0
-        [beta]
     precision : int, default 128
         bits of the balls, 64 ... 1024
-        [precision]
     rel_tol : float, default 1e-07
         truncation target of each enclosure, 1e-30 ... 1e-3
-        [rel_tol]
     cells : int, default 16
         rho cells at the start, 2 ... 4096
-        [cells]
     max_depth : int, default 16
         bisections of a rho cell, 0 ... 40
-        [max_depth]
     max_cells : int, default 20000
         enclosures per point proof, 1 ... 1e7
-        [max_cells]
     rho0 : float, default 0.05
         hitting-time: the start
-        [rho0]
     hit : float, default 0.001
         hitting-time: the level 1 - hit
-        [hit]
     threads : int, default 0
         threads over cells (0 = all cores)
-        [threads]
     max_memory : int (bytes) or str ('512M', '8G'), optional
         refuse (InvalidArgument, before it runs) a job whose estimated memory exceeds it; default: this machine's physical memory or its cgroup's limit (as the command line's --max-memory)
 
