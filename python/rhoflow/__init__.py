@@ -22,6 +22,7 @@ import difflib as _difflib
 import inspect as _inspect
 import json as _json
 import numbers as _numbers
+import re as _re
 import os as _os
 import textwrap as _textwrap
 
@@ -322,7 +323,21 @@ class Result:
         return sorted(set(super().__dir__()) | set(self._data))
 
     def __repr__(self):
-        return f"<{type(self).__name__} ({self.command})>"
+        bits = []
+        m = self._data.get("model") if isinstance(self._data.get("model"), dict) else None
+        if m:
+            bits.append(f"d={m['d']}, L={m['L']}, R={m['R']}, theta={m['theta']:g}")
+        params = self._data.get("params")
+        sga_params = params.get("sga", params) if isinstance(params, dict) else None
+        if isinstance(sga_params, dict) and "trials" in sga_params and "steps" in sga_params:
+            bits.append(f"{sga_params['trials']} trials of {sga_params['steps']} steps")
+        summary = self._data.get("summary")
+        if isinstance(summary, dict) and isinstance(summary.get("abs_rho_final"), dict):
+            a = summary["abs_rho_final"]
+            bits.append(f"mean |rho_final| {a['mean']:.4g} (95% CI [{a['lo']:.4g}, {a['hi']:.4g}])")
+        if isinstance(self._data.get("verdict"), str):
+            bits.append(f"verdict {self._data['verdict']}")
+        return f"<{type(self).__name__} ({self.command}){': ' + '; '.join(bits) if bits else ''}>"
 
 
 _FIELD_COLUMNS = ("rho", "j", "dj", "drift", "mass_informative", "j_err", "dj_err", "drift_err", "mass_err")
@@ -594,6 +609,16 @@ def _signature(command):
     return names, _inspect.Signature(params, return_annotation=_result_class(command).__name__)
 
 
+def _python_words(text):
+    """A setting's description in Python's words: keywords for flags ("--t-end" -> "t_end"), a list
+    for "comma-separated" (each parameter is described once, from the library's own doc)."""
+    keys = {s["key"] for c in _JOBS for s in _rhoflow.settings(c) if "-" in s["key"]}
+    text = _re.sub(r"(?<![\w-])--([a-z][a-z0-9-]*)", lambda m: m.group(1).replace("-", "_"), text)
+    text = _re.sub(r"(?<![\w-])([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w-])",
+                   lambda m: m.group(1).replace("-", "_") if m.group(1) in keys else m.group(1), text)
+    return text.replace(", comma-separated", ", a list").replace("comma-separated ", "a list of ")
+
+
 def _docstring(command, names):
     lines = _textwrap.wrap(_JOBS[command]["summary"], 92) + ["", "Parameters", "----------"]
     if _JOBS[command]["has_model"]:
@@ -603,9 +628,7 @@ def _docstring(command, names):
         default = ("required" if not s["unless"] else f"required unless {s['unless'].replace('-', '_')} is given"
                    ) if s["required"] else f"default {_default_of(s)!r}"
         lines.append(f"{name} : {kind}, {default}")
-        lines.append(f"    {s['help']}")
-        doc = _member_doc(command, s["field"])
-        lines.append(f"    [{s['field']}]{' ' + doc if doc else ''}")
+        lines.append(f"    {_python_words(_member_doc(command, s['field']) or s['help'])}")
     if _JOBS[command]["progress"]:
         lines += ["progress : callable(done, total) or a tqdm-like bar, optional",
                   "    called from the calling thread about every 50 ms with the SGA steps done and their total"]

@@ -58,6 +58,10 @@ def test_sga_arrays_and_their_identities():
     check_array(s.nuisance_mass, np.float64, (7, n))
     check_array(s.rho_final, np.float64, (7,))
     check_array(s.rho0, np.float64, (7,))
+    # The repr shows the key numbers: the model, the ensemble and its mean |rho_final| with its CI.
+    a = s.summary.abs_rho_final
+    assert repr(s) == (f"<SgaResult (sga): d=50, L=1000, R=100, theta=1; 7 trials of 5000 steps; "
+                       f"mean |rho_final| {a.mean:.4g} (95% CI [{a.lo:.4g}, {a.hi:.4g}])>"), repr(s)
     check_array(s.hit_step, np.int64, (7,))
     assert not s.steps.flags.writeable and not s.t.flags.writeable
     assert s.steps[0] == 0 and s.steps[-1] == 5000 and np.all(np.diff(s.steps) > 0)

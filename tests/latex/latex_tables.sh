@@ -6,7 +6,8 @@
 #   sh latex_tables.sh MODE RHOFLOW PDFLATEX SCRATCH
 # MODE: outputs (write the outputs into SCRATCH), alone (compile each .tex alone), together
 # (all of them in one document, no label twice), bibtex (compare's CITATION.bib cited with plain
-# BibTeX: no warning, the version and commit in the reference). Exits 0 when every case passes;
+# BibTeX: no warning, no empty author, the version and commit and the seed paper's author in the
+# reference). Exits 0 when every case passes;
 # prints each failure.
 set -u
 mode=$1 rhoflow=$2 pdflatex=$3 dir=$4
@@ -121,10 +122,12 @@ bibtex)
   "$pdflatex" -halt-on-error -interaction=nonstopmode doc_cite.tex >doc_cite.out 2>&1 || bad "doc_cite.tex does not compile"
   "$bibtex" doc_cite >doc_cite.bibout 2>&1 || { bad "bibtex failed:"; cat doc_cite.bibout; }
   grep '^Warning--' doc_cite.blg && bad "plain BibTeX warns on CITATION.bib"
+  grep -i 'empty author' doc_cite.blg && bad "an entry of CITATION.bib has no author"
   version=$("$rhoflow" --version | sed -n 's/^rhoflow \([^ ,]*\).*/\1/p')
   bbl=$(tr '\n' ' ' < doc_cite.bbl | tr -s ' ')  # BibTeX breaks long lines
   case $bbl in *"Version $version, git commit"*) ;; *) bad "the reference lacks 'Version $version, git commit': $bbl" ;; esac
   case $bbl in *"Asymptotic Signal Subspace Recovery"*) ;; *) bad "the seed paper is not in the references: $bbl" ;; esac
+  case $bbl in *"Lan"?"V. Truong"*) ;; *) bad "the seed paper's author is not in the references: $bbl" ;; esac
   [ $fail -eq 0 ] && say "CITATION.bib cited with plain BibTeX: $(grep -c bibitem doc_cite.bbl) references, no warning"
   ;;
 *) say "unknown mode $mode"; exit 2 ;;

@@ -301,7 +301,8 @@ std::vector<TrajectoryPoint> trajectory(const EnsembleResult& ens, const std::ve
         p.sga_mean = mean_of(rho);
         p.sga_q10 = quantile(rho, 0.1);
         p.sga_q90 = quantile(rho, 0.9);
-        p.trials.assign(rho.begin(), rho.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, rho.size())));
+        const std::size_t kept = std::min<std::size_t>(kTrajectoryTrials, rho.size());
+        p.trials.assign(rho.begin(), rho.begin() + static_cast<std::ptrdiff_t>(kept));
         out.push_back(std::move(p));
     }
     return out;

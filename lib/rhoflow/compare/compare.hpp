@@ -161,6 +161,9 @@ struct StepSizeStudy {
     LineFit fit_small_eta0;        ///< the same over the smaller half of eta0 (at least 3)
 };
 
+/// Trials a trajectory point keeps (the seed paper's figure draws each of its 30).
+inline constexpr std::size_t kTrajectoryTrials = 100;
+
 /// One record step of the trajectory figure.
 struct TrajectoryPoint {
     double t = 0;                 ///< ODE time
@@ -168,7 +171,7 @@ struct TrajectoryPoint {
     double sga_mean = 0;          ///< SGA mean
     double sga_q10 = 0;           ///< SGA 10% quantile
     double sga_q90 = 0;           ///< SGA 90% quantile
-    std::vector<double> trials;   ///< the first (up to 5) trials
+    std::vector<double> trials;   ///< the first (up to kTrajectoryTrials) trials
     std::optional<double> rho_eff_ode;  ///< the effective ODE (when the prediction is enabled)
     std::optional<double> rho_first_order;  ///< the first-order corrected ODE F + eta(t) B
     std::optional<double> pred_mean;    ///< the effective chain's mean

@@ -78,8 +78,8 @@ constexpr const char* kFieldSummary =
     "error (method exact, meanfield or montecarlo); with rigorous=True guaranteed enclosures [lo, hi] of j, j', j'' "
     "and E[A_I] in ball arithmetic instead (`enclosures`).";
 constexpr const char* kOdeSummary =
-    "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (one or several starts: the others' solutions under "
-    "'others') on an even grid of `points` times up to t_end (or t_log log-spaced ones, or the given times t), with "
+    "The mean-field ODE d rho/dt = (1 - rho^2) j'(rho) from rho0 (several starts: rho of shape (starts, times), like "
+    "solve_ivp's y) on an even grid of `points` times up to t_end (or t_log log-spaced ones, or the given times t), with "
     "rho_err (integration and field error) and the hitting time of |rho| >= 1 - hit.";
 constexpr const char* kPhaseSummary =
     "The phase portrait: every equilibrium with its stability and error, the basins, monotonicity.";

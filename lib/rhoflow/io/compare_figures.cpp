@@ -8,6 +8,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/stochastic/schedule.hpp"
 
 namespace rhoflow {
 
@@ -42,10 +43,22 @@ Figure both(std::string name, double aspect, std::string caption, Write write) {
     return f;
 }
 
-// The screen fraction the key takes below the plot: `entries` in `columns` columns.
+// The screen fraction the key takes below the plot: `entries` in `columns` columns (a key row
+// is about 0.95 of the font size high, measured on the rendered PDFs, plus 0.03 in below).
 double key_fraction(const FigureGeometry& g, int entries, int columns) {
     const int rows = (entries + columns - 1) / columns;
-    return (rows * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
+    return (rows * g.font_pt * 0.95 / 72.0 + 0.03) / g.height;
+}
+
+// The screen fraction the x tics and the x label take below a plot: 2 text lines (the figure
+// test, tests/figures/figure_check.py, holds the band between label and key under 4%); the LaTeX
+// variant's labels, set by LaTeX, are taller than gnuplot assumes: 0.9 of a line more
+// (latex_extra), or the x label runs into the key.
+double latex_extra(const FigureGeometry& g, bool latex) {
+    return latex ? 0.9 * g.font_pt * 1.35 / 72.0 / g.height : 0;
+}
+double label_space(const FigureGeometry& g, bool latex) {
+    return 2.0 * g.font_pt * 1.35 / 72.0 / g.height + latex_extra(g, latex);
 }
 
 // Key below the plot at the bottom of the canvas: `entries` in `columns` columns, filled down
@@ -159,12 +172,12 @@ TrajectoryPlot trajectory_plot(const FigureParams& size, bool effective, std::si
     p.shown = shown;
     p.aspect = effective ? 1.3 : 1.15;
     p.g = figure_geometry(size, p.aspect);
-    p.entries = 3 + (shown > 0) + (effective ? 4 : 0) + 1;
+    p.entries = 3 + (shown > 0) + (effective ? 2 : 0) + 1;
     p.t = t;
     p.gap = gap;
     const double kf = key_fraction(p.g, p.entries, key_columns(p.g));
     p.line = p.g.font_pt * 1.35 / 72.0 / p.g.height;  // one text line, screen units
-    p.lower_bottom = kf + 2.4 * p.line, p.top = 1 - 0.5 * p.line;
+    p.lower_bottom = kf + label_space(p.g, false), p.top = 1 - 0.5 * p.line;
     p.split = p.lower_bottom + 0.4 * (p.top - p.lower_bottom);
     return p;
 }
@@ -181,19 +194,18 @@ std::string upper_panel(const FigureText& T, const TrajectoryPlot& p) {
     std::string plot = "plot 'fig_trajectory.dat' using 1:4:5 with filledcurves lc rgb '#c6dbef' title " +
                        T("SGA 10–90%", "SGA 10--90\\,\\%");
     for (std::size_t n = 0; n < p.shown; ++n)
-        plot += fmt::format(", '' using 1:{} with lines lw 0.6 lc rgb '#9ecae1' {}", first_trial_column + n,
+        plot += fmt::format(", '' using 1:{} with lines lw 1 lc rgb '#969696' {}", first_trial_column + n,
                             n == 0 ? "title " + T("single trials", "single trials") : std::string("notitle"));
+    // The effective ODE and its first-order form lie under the prediction: columns of the data
+    // file, not curves (a key entry nobody can see).
     if (p.effective)
-        plot += ", '' using 1:9:10 with filledcurves fs transparent solid 0.25 lc rgb '#fdae6b' title " +
+        plot += ", '' using 1:9 with lines lw 1.5 dt 3 lc rgb '#e6550d' title " +
                 T("predicted 10–90%", "predicted 10--90\\,\\%") +
-                ", '' using 1:8 with lines lw 2 lc rgb '#e6550d' title " +
-                T("finite-step prediction", "finite-step prediction") +
-                ", '' using 1:6 with lines lw 1.5 dt 4 lc rgb '#31a354' title " +
-                T("effective ODE (finite step)", "effective ODE (finite step)") +
-                ", '' using 1:7 with lines lw 1 dt 3 lc rgb '#756bb1' title " +
-                T("first-order correction", "first-order correction");
-    plot += ", '' using 1:3 with lines lw 2 lc rgb '#08519c' title " + T("SGA mean", "SGA mean") +
-            ", '' using 1:2 with lines lw 2 dt 2 lc rgb '#d62728' title " + T("mean-field ODE", "mean-field ODE") +
+                ", '' using 1:10 with lines lw 1.5 dt 3 lc rgb '#e6550d' notitle, '' using 1:8 with lines lw 2.5 lc "
+                "rgb '#e6550d' title " +
+                T("finite-step prediction", "finite-step prediction");
+    plot += ", '' using 1:3 with lines lw 2.5 lc rgb '#08519c' title " + T("SGA mean", "SGA mean") +
+            ", '' using 1:2 with lines lw 2.5 dt 2 lc rgb '#a50f15' title " + T("mean-field ODE", "mean-field ODE") +
             ", 'fig_trajectory_gap.dat' using 1:(1/0) with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' title " +
             T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI") + "\n";
     return s + plot;
@@ -203,12 +215,12 @@ std::string upper_panel(const FigureText& T, const TrajectoryPlot& p) {
 std::string lower_panel(const FigureText& T, const TrajectoryPlot& p) {
     std::string s = "unset key\nset format x " + T("10^{%T}", "$10^{%T}$") + "\nset xlabel " +
                     T("t = Σ_{j<k} η_j (ODE time)", "$t = \\sum_{j<k}\\eta_j$ (ODE time)") + "\n" +
-                    vertical(p.lower_bottom, p.split) + "set logscale y\n" +
+                    vertical(p.lower_bottom + latex_extra(p.g, T.latex), p.split) + "set logscale y\n" +
                     axis_tics('y', p.gap.lo, p.gap.hi, true, T.latex) + "set ylabel " + T("1 − ρ", "$1-\\rho$") + "\n";
     s += "plot 'fig_trajectory_gap.dat' using 1:2:3:4 with yerrorbars pt 7 ps 0.4 lc rgb '#08519c' notitle, '' "
          "using 1:2 with lines lw 1 lc rgb '#08519c' notitle, 'fig_trajectory.dat' using 1:(1-$2 > 0 ? 1-$2 : "
-         "1/0) with lines lw 2 dt 2 lc rgb '#d62728' notitle";
-    if (p.effective) s += ", 'fig_trajectory_gap.dat' using 1:6 with lines lw 2 lc rgb '#e6550d' notitle";
+         "1/0) with lines lw 2.5 dt 2 lc rgb '#a50f15' notitle";
+    if (p.effective) s += ", 'fig_trajectory_gap.dat' using 1:6 with lines lw 2.5 lc rgb '#e6550d' notitle";
     s += "\nunset multiplot";
     return s;
 }
@@ -221,8 +233,9 @@ std::string trajectory_caption(const CompareResult& r, bool effective) {
         "Top: the ensemble's mean and 10--90\\,\\% band{}. Bottom: the gap $1-\\rho$ on a log axis, the "
         "SGA mean with its 95\\,\\% confidence interval at the table's steps. Model: {}; {}.{}",
         r.field.method,
-        effective ? ", and the effective dynamics' prediction (one-step moments of the chain at finite "
-                    "step size)"
+        effective ? ", and the finite-step prediction of the effective dynamics (one-step moments of the "
+                    "chain at the run's step sizes; its 10--90\\,\\% band dotted; the effective ODE and its "
+                    "first-order form, which lie under it, are columns of fig\\_trajectory.dat)"
                   : "",
         model_tex(r.params.model), ensemble_tex(r.params),
         h.ode ? fmt::format(" The ODE reaches $|\\rho| \\ge {}$ at $t = {}$.", tex_number(h.level), tex_number(h.ode->mean))
@@ -233,12 +246,61 @@ std::string trajectory_caption(const CompareResult& r, bool effective) {
 // fig_trajectory.dat and fig_trajectory_gap.dat.
 void trajectory_figure(const CompareResult& r, const FigureParams& size, CompareFigures& out) {
     const bool effective = r.verdict.has_value();
-    const std::size_t shown = r.trajectory.empty() ? 0 : r.trajectory.front().trials.size();
+    const std::size_t shown = r.trajectory.empty() ? 0 : std::min<std::size_t>(5, r.trajectory.front().trials.size());
     out.data.push_back({"fig_trajectory.dat", trajectory_data(r, effective, shown)});
     out.data.push_back({"fig_trajectory_gap.dat", trajectory_gap_data(r)});
     const TrajectoryPlot p = trajectory_plot(size, effective, shown, time_range(r), gap_range(r));
     const auto write = [&](const FigureText& T) { return upper_panel(T, p) + lower_panel(T, p); };
     out.figures.push_back(both("fig_trajectory", p.aspect, trajectory_caption(r, effective), write));
+}
+
+// fig_seed.dat: per record step k >= 1, t_k, |rho| of the mean-field ODE and of every kept trial.
+std::string seed_data(const CompareResult& r, const std::vector<std::int64_t>& steps) {
+    std::string d = "# k t abs_rho_ode abs_rho_trial0 abs_rho_trial1 ...\n";
+    for (std::size_t j = 0; j < r.trajectory.size(); ++j) {
+        const TrajectoryPoint& p = r.trajectory[j];
+        d += fmt::format("{} {:.10g} {:.10g}", steps[j + 1], p.t, std::abs(p.rho_ode));
+        for (double x : p.trials) d += fmt::format(" {:.10g}", std::abs(x));
+        d += "\n";
+    }
+    return d;
+}
+
+// fig_seed: |<q_k, xi>| of every kept trial against the step k, as the seed paper draws its
+// trials, with the mean-field ODE at t_k for reference.
+void seed_figure(const CompareResult& r, const FigureParams& size, CompareFigures& out) {
+    if (r.trajectory.empty()) return;
+    std::vector<double> times = {0.0};  // the step of each point: the first k with t_k >= t (the same sums)
+    for (const auto& p : r.trajectory) times.push_back(p.t);
+    const std::vector<std::int64_t> steps = r.params.sga.schedule.steps_at(times, r.params.sga.steps);
+    const std::size_t n = r.trajectory.front().trials.size();
+    out.data.push_back({"fig_seed.dat", seed_data(r, steps)});
+    const FigureGeometry g = figure_geometry(size, 0.75);
+    const double kf = key_fraction(g, 2, 2);
+    const double line = g.font_pt * 1.35 / 72.0 / g.height;
+    const auto write = [&](const FigureText& T) {
+        std::string s = side_margins(g) + vertical(kf + label_space(g, T.latex), 1 - 0.5 * line) + "set grid\n" +
+                        axis_tics('x', 0, static_cast<double>(steps.back()), false, T.latex) +
+                        "set yrange [0:1.02]\nset ytics 0, 0.2, 1\nset xlabel " + T("step k", "step $k$") +
+                        "\nset ylabel " + T("|⟨q_k, ξ⟩|", "$|\\langle q_k, \\xi\\rangle|$") + "\n" +
+                        key_below(2, 2) +
+                        "plot for [i=4:" + std::to_string(3 + n) +
+                        "] 'fig_seed.dat' using 1:i with lines lw 1 lc rgb '#4292c6' title (i == 4 ? " +
+                        T(fmt::format("each of {} trials", n), fmt::format("each of {} trials", n)) +
+                        " : ''), '' using 1:3 with lines lw 2.5 dt 2 lc rgb '#a50f15' title " +
+                        T("mean-field ODE at t_k", "mean-field ODE at $t_k$") + "\n";
+        return s;
+    };
+    out.figures.push_back(both(
+        "fig_seed", 0.75,
+        fmt::format("Alignment $|\\langle q_k, \\xi\\rangle|$ of each of {} SGA trials against the step $k$ (as in the "
+                    "seed paper's figure of its trials), and the mean-field ODE at $t_k = \\sum_{{j<k}}\\eta_j${}. "
+                    "Model: {}; {}.",
+                    n, r.params.sga.trials > static_cast<std::int64_t>(n)
+                           ? fmt::format(" (the first {} of {} trials)", n, r.params.sga.trials)
+                           : std::string(),
+                    model_tex(r.params.model), ensemble_tex(r.params)),
+        write));
 }
 
 // The reference c eta(t)^p through the mean's last anchor: a slope to compare with, drawn
@@ -266,7 +328,7 @@ void gap_figure(const CompareResult& r, const FigureParams& size, CompareFigures
     const double kf = key_fraction(g, refs ? 5 : 3, key_columns(g));
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const auto write = [&](const FigureText& T) {
-        std::string s = side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
+        std::string s = side_margins(g) + vertical(kf + label_space(g, T.latex), 1 - 0.5 * line) +
                         "set logscale xy\nset grid\n" + axis_tics('x', t_lo, t_hi, true, T.latex) +
                         axis_tics('y', y_lo, y_hi, true, T.latex) + "set xlabel " + T("ODE time t", "ODE time $t$") +
                         "\nset ylabel " +
@@ -278,15 +340,18 @@ void gap_figure(const CompareResult& r, const FigureParams& size, CompareFigures
              ", '' using 1:6 with lines lw 1.5 dt 2 lc rgb '#e6550d' title " +
              T("90% quantile", "90\\,\\% quantile");
         if (refs)
-            s += fmt::format(", '' using 1:({:.10g}*$3) with lines lw 1.5 dt 4 lc rgb 'black' title {}, '' using "
-                             "1:({:.10g}*$2) with lines lw 1 dt 3 lc rgb 'gray50' title {}",
+            s += fmt::format(", '' using 1:({:.10g}*$3) with lines lw 2 dt 4 lc rgb '#54278f' title {}, '' using "
+                             "1:({:.10g}*$2) with lines lw 2 dt 5 lc rgb '#8c510a' title {}",
                              c2, T("∝ √η(t)", "$\\propto\\sqrt{\\eta(t)}$"), c1, T("∝ η(t)", "$\\propto\\eta(t)$"));
         return s;
     };
     std::string fit;
     if (r.gap_fit)
         fit = fmt::format(" A least-squares fit of $\\log$ mean $D_T$ against $\\log\\eta(t)$ over $t \\ge {}$ gives "
-                          "slope ${:.3f} \\pm {:.3f}$ (the theory: $1/2$).",
+                          "slope ${:.3f} \\pm {:.3f}$: between the $1/2$ of the noise, $O(\\sqrt{{\\eta}})$, and "
+                          "the $1$ of the "
+                          "finite-step bias, $O(\\eta)$, which dominates once the ensemble sits on its plateau below "
+                          "the ODE; both vanish as $\\eta \\to 0$.",
                           tex_number(r.gap_fit->from_t), r.gap_fit->fit.slope, r.gap_fit->fit.slope_se);
     out.figures.push_back(both(
         "fig_gap", 0.85,
@@ -331,18 +396,26 @@ void field_figure(const CompareResult& r, const FigureParams& size, CompareFigur
     const FigureGeometry g = figure_geometry(size, aspect);
     const double kf = key_fraction(g, 3, 3);
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
-    const double top = 1 - 0.5 * line, bottom = kf + 2.6 * line;
+    const double top = 1 - 0.5 * line, bottom = kf + label_space(g, false);
     const double split = zooms.empty() ? bottom : bottom + 0.42 * (top - bottom);
+    AxisRange drift{0, 0};
+    for (const auto& p : r.field_curve) drift.lo = std::min(drift.lo, p.drift), drift.hi = std::max(drift.hi, p.drift);
+    if (drift.hi <= drift.lo) drift.hi = drift.lo + 1;
     const auto write = [&](const FigureText& T) {
         const std::string points = " with points pt 7 ps 1 lc rgb '#2ca02c' ";
         auto markers = [&](bool titled) {
             return "'fig_field_equilibria.dat' using 1:($2 == 1 ? 0 : 1/0)" + points +
                    (titled ? "title " + T("stable", "stable") : std::string("notitle")) +
-                   ", '' using 1:($2 == 0 ? 0 : 1/0) with points pt 6 ps 1 lw 1.5 lc rgb '#d62728' " +
+                   ", '' using 1:($2 == 0 ? 0 : 1/0) with points pt 6 ps 1.2 lw 2 lc rgb '#d62728' " +
                    (titled ? "title " + T("unstable", "unstable") : std::string("notitle"));
         };
-        std::string s = "set multiplot\nset grid\nset xzeroaxis lt -1\nset offsets 0, 0, graph 0.05, graph 0.05\n" +
-                        side_margins(g) + vertical(split + (zooms.empty() ? 0 : 2.4 * line), top) + "set xrange [-1.04:1.04]\nset xtics -1, 0.5, 1\n" +
+        // Tics listed by axis_tics: real minus signs (U+2212, or LaTeX math) on both axes.
+        std::string s = "set multiplot\nset grid\nset xzeroaxis lt -1\n" + side_margins(g) +
+                        vertical(split + (zooms.empty() ? latex_extra(g, T.latex) : label_space(g, T.latex)), top) +
+                        "set xrange [-1.04:1.04]\nset xtics (" +
+                        (T.latex ? "'$-1$' -1, '$-0.5$' -0.5, '$0$' 0, '$0.5$' 0.5, '$1$' 1"
+                                 : "'−1' -1, '−0.5' -0.5, '0' 0, '0.5' 0.5, '1' 1") +
+                        ")\n" + axis_tics('y', drift.lo, drift.hi, false, T.latex) +
                         "set xlabel " + T("alignment ρ", "alignment $\\rho$") + "\nset ylabel " +
                         T("F(ρ) = (1 − ρ^2) j'(ρ)", "$F(\\rho) = (1-\\rho^2)\\,j'(\\rho)$") + "\n" + key_below(3, 3) +
                         "set clip two\n";
@@ -360,12 +433,12 @@ void field_figure(const CompareResult& r, const FigureParams& size, CompareFigur
             for (const auto& p : r.field_curve)
                 if (p.rho >= z.lo && p.rho <= z.hi) y_lo = std::min(y_lo, p.drift), y_hi = std::max(y_hi, p.drift);
             if (y_hi <= y_lo) y_hi = y_lo + 1;
-            s += vertical(bottom, split) + axis_tics('x', z.lo, z.hi, false, T.latex) +
+            s += vertical(bottom + latex_extra(g, T.latex), split) + axis_tics('x', z.lo, z.hi, false, T.latex) +
                  axis_tics('y', y_lo, y_hi, false, T.latex) +
                  "set xlabel " +
                  T(fmt::format("zoom near ρ = {}", z.lo < 0 ? "−1" : "1"),
                    fmt::format("zoom near $\\rho = {}$", z.lo < 0 ? "-1" : "1")) +
-                 "\nset ylabel ''\n" +
+                 "\nset ylabel " + T("F(ρ)", "$F(\\rho)$") + "\n" +
                  "plot 'fig_field.dat' using 1:($1 >= " + fmt::format("{:.10g} && $1 <= {:.10g}", z.lo, z.hi) +
                  " ? $2 : 1/0) with lines lw 2 lc rgb '#08519c' notitle, " + markers(false) + "\n";
         }
@@ -415,7 +488,7 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
     const double kf = key_fraction(g, 4, 2);
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const auto write = [&](const FigureText& T) {
-        std::string c = side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
+        std::string c = side_margins(g) + vertical(kf + label_space(g, T.latex), 1 - 0.5 * line) +
                         "set logscale xy\nset grid\n" + axis_tics('x', lo, hi, true, T.latex) + axis_tics('y', y_lo, y_hi, true, T.latex) +
                         "set xlabel " + T("initial step size η_0 (η_0 k_0 fixed)", "initial step size $\\eta_0$ ($\\eta_0 k_0$ fixed)") +
                         "\nset ylabel " +
@@ -426,7 +499,7 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
                fmt::format("fit: slope ${:.2f} \\pm {:.2f}$", s.fit.slope, s.fit.slope_se)) +
              ", '' using 1:2:3:4 with yerrorbars pt 7 ps 0.6 lc rgb '#08519c' title " +
              T("mean, 95% CI", "mean, 95\\,\\% CI") +
-             fmt::format(", {:.17g} * (x / {:.17g})**0.5 with lines dt 2 lc rgb 'gray40' title ",
+             fmt::format(", {:.17g} * (x / {:.17g})**0.5 with lines lw 2 dt 2 lc rgb '#252525' title ",
                          s.rows.back().sup_err.mean, s.rows.back().eta0) +
              T("slope 1/2", "slope $1/2$");
         return c;
@@ -437,7 +510,9 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
                     "{}]$ from $\\rho_0 = {}$, with 95\\,\\% confidence intervals, against $\\eta_0$ ($\\eta_0 k_0$ "
                     "fixed). Least-squares slope ${:.3f} \\pm {:.3f}$ over all $\\eta_0$ (band: 95\\,\\% for the fitted "
                     "line), ${:.3f} \\pm {:.3f}$ over the {} smallest; the theory predicts $1/2$ for small $\\eta_0$ "
-                    "(dashed, through the smallest).",
+                    "(dashed, through the smallest). The measured slope is larger because the error mixes the "
+                    "$O(\\sqrt{{\\eta_0}})$ noise with the $O(\\eta_0)$ bias of a finite step, which pulls SGA "
+                    "below the ODE; the slope falls towards $1/2$ as $\\eta_0 \\to 0$.",
                     s.trials, tex_number(s.horizon), tex_number(s.rho0), s.fit.slope, s.fit.slope_se,
                     s.fit_small_eta0.slope, s.fit_small_eta0.slope_se, s.fit_small_eta0.n),
         write));
@@ -470,15 +545,16 @@ void plateau_figure(const CompareResult& r, const EffectiveSummary& e, const Fig
     const double kf = key_fraction(g, 3, 1);
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
     const auto write = [&](const FigureText& T) {
-        return side_margins(g) + vertical(kf + 2.6 * line, 1 - 0.5 * line) +
+        return side_margins(g) + vertical(kf + label_space(g, T.latex), 1 - 0.5 * line) +
                "set logscale x\nset grid\n" + axis_tics('x', e_lo, e_hi, true, T.latex) + "set xlabel " +
                T("step size η", "step size $\\eta$") + "\nset ylabel " + T("alignment ρ", "alignment $\\rho$") +
                "\nset offsets 0, 0, graph 0.05, graph 0.05\n" + key_below(3, 1) +
                "plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title " +
-               T("effective attractor ρ*(η), root of a(ρ; η)", "effective attractor $\\rho^*(\\eta)$, root of $a(\\rho;\\eta)$") +
+               T("finite-step attractor ρ*(η)", "finite-step attractor $\\rho^*(\\eta)$") +
                ", 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title " +
                T("SGA mean at step k, 95% CI (x = η_k)", "SGA mean at step $k$, 95\\,\\% CI ($x = \\eta_k$)") +
-               ", 1 with lines dt 2 lc rgb '#d62728' title " + T("ODE attractor ρ = 1", "ODE attractor $\\rho = 1$");
+               ", 1 with lines lw 2.5 dt 2 lc rgb '#a50f15' title " +
+               T("mean-field ODE's attractor ρ = 1", "mean-field ODE's attractor $\\rho = 1$");
     };
     out.figures.push_back(both(
         "fig_plateau", 0.8,
@@ -496,6 +572,7 @@ CompareFigures compare_figures(const CompareResult& r, const FigureParams& size)
     trajectory_figure(r, size, out);
     gap_figure(r, size, out);
     field_figure(r, size, out);
+    seed_figure(r, size, out);
     if (r.study) study_figure(*r.study, size, out);
     if (r.effective) plateau_figure(r, *r.effective, size, out);
     return out;

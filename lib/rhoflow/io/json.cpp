@@ -116,12 +116,14 @@ std::string citation_bib(const Provenance& p) {
         "  license = {{Apache-2.0}}\n"
         "}}\n\n"
         "@misc{{seed-paper-2606.22406,\n"
-        "  key           = {{arXiv:2606.22406}},\n"
+        "  author        = {{Lan V. Truong}},\n"
         "  title         = {{{{Asymptotic Signal Subspace Recovery in Softmax Attention Models}}}},\n"
         "  howpublished  = {{arXiv preprint arXiv:2606.22406}},\n"
         "  eprint        = {{2606.22406}},\n"
         "  archivePrefix = {{arXiv}},\n"
-        "  year          = {{2026}}\n"
+        "  month         = jun,\n"
+        "  year          = {{2026}},\n"
+        "  note          = {{Submitted 21 June 2026, version 2 of 23 June 2026}}\n"
         "}}\n",
         version_text, commit.empty() ? "unknown" : commit, p.commit_modified ? " (with uncommitted changes)" : "", year);
 }

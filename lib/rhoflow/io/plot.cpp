@@ -1,5 +1,6 @@
 #include "rhoflow/io/plot.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <fstream>
@@ -188,13 +189,14 @@ std::string script(const Figure& f, const Outputs& o, const FigureGeometry& g) {
     auto pass = [&](const std::string& terminal, const std::string& output, const std::string& body) {
         s += fmt::format("reset\n{}\nset output '{}'\n{}\nunset output\n", terminal, output, body);
     };
-    pass(fmt::format("set terminal pngcairo size {},{} enhanced font 'sans,{:g}'", std::lround(g.width * 150),
-                     std::lround(g.height * 150), pt),
+    // set minussign: gnuplot's own tic labels with a real minus sign (U+2212), as axis_tics's.
+    pass(fmt::format("set terminal pngcairo size {},{} enhanced font 'sans,{:g}'\nset minussign",
+                     std::lround(g.width * 150), std::lround(g.height * 150), pt),
          o.png, f.body);
-    pass(fmt::format("set terminal pdfcairo size {}in,{}in enhanced font 'sans,{:g}'", fmt_in(g.width),
+    pass(fmt::format("set terminal pdfcairo size {}in,{}in enhanced font 'sans,{:g}'\nset minussign", fmt_in(g.width),
                      fmt_in(g.height), pt),
          o.pdf, f.body);
-    pass(fmt::format("set terminal svg size {},{} enhanced font 'sans,{:g}' background rgb 'white'",
+    pass(fmt::format("set terminal svg size {},{} enhanced font 'sans,{:g}' background rgb 'white'\nset minussign",
                      std::lround(g.width * 72), std::lround(g.height * 72), pt),
          o.svg, f.body);
     if (!f.latex_body.empty())
@@ -220,6 +222,39 @@ fs::path latex_temporary_stem(const fs::path& dir, const std::string& name) {
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
     for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
         s.replace(at, from.size(), to);
+}
+
+// The text between `open` and the next `close` after it in `s` ("" if absent).
+std::string between(const std::string& s, const std::string& open, const std::string& close) {
+    const auto a = s.find(open);
+    const auto b = a == std::string::npos ? a : s.find(close, a + open.size());
+    return b == std::string::npos ? std::string() : s.substr(a + open.size(), b - a - open.size());
+}
+
+// A cairolatex picture whose drawing scales to \rhoflowfigurewidth if the document defines it,
+// else (`to_column`) to \columnwidth, else keeps its size; its text stays at the document's size.
+// The picture's coordinates are in \unitlength, so setting that to WIDTH / (picture width) and the
+// graphics' size in \unitlength scales the whole.
+std::string scalable_picture(std::string tex, bool to_column) {
+    const std::string size = between(tex, "\\begin{picture}(", ")");
+    const std::string graphics = between(tex, "\\includegraphics[width=", "]{");
+    const auto comma = size.find(',');
+    if (comma == std::string::npos || graphics.empty()) return tex;  // not the form gnuplot 5.4 writes
+    const std::string w = size.substr(0, size.find('.')), h = size.substr(comma + 1, size.find('.', comma) - comma - 1);
+    const auto digits = [](const std::string& x) {
+        return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(w) || !digits(h)) return tex;
+    const std::string unit = between(tex, "\\setlength{\\unitlength}{", "}");
+    auto scaled = [&](const std::string& width) {
+        return fmt::format("\\setlength{{\\unitlength}}{{\\dimexpr {}/{}\\relax}}", width, w);
+    };
+    replace_all(tex, "\\setlength{\\unitlength}{" + unit + "}",
+                "\\ifdefined\\rhoflowfigurewidth" + scaled("\\rhoflowfigurewidth") + "\\else" +
+                    (to_column ? scaled("\\columnwidth") : "\\setlength{\\unitlength}{" + unit + "}") + "\\fi");
+    replace_all(tex, "\\includegraphics[width=" + graphics + "]",
+                fmt::format("\\includegraphics[width={{{}\\unitlength}},height={{{}\\unitlength}}]", w, h));
+    return tex;
 }
 
 std::string format_seconds(double t) { return fmt::format("{:g}", t); }
@@ -374,19 +409,27 @@ std::string axis_tics(char axis, double lo, double hi, bool log, bool latex) {
         const int e0 = static_cast<int>(std::floor(std::log10(a))), e1 = static_cast<int>(std::ceil(std::log10(b)));
         const int decades = e1 - e0;
         const int every = decades > 12 ? (decades + 5) / 6 : 1;
-        const bool fine = std::log10(b / a) <= 2.2;
-        const bool linear = std::log10(b / a) < 0.6;
+        const double span = std::log10(b / a);
+        const bool linear = span < 0.6;
         if (linear) {  // less than a factor 4: round linear steps on the log axis
             const double raw = (b - a) / 4, mag = std::pow(10.0, std::floor(std::log10(raw)));
             const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
             for (double k = std::ceil(a / step); k * step <= b; k += 1) tics.push_back(k * step);
         }
-        for (int e = e0; e <= e1 && !linear; ++e) {
-            if (fine) {
-                for (double m : {1.0, 2.0, 5.0}) tics.push_back(m * std::pow(10.0, e));
-            } else if (e % every == 0) {
-                tics.push_back(std::pow(10.0, e));
+        // Up to 2.2 decades 1, 2, 5 per decade, up to 4.5 decades 1 and 3, beyond decades.
+        const std::vector<double> marks = span <= 2.2 ? std::vector<double>{1, 2, 5}
+                                          : span <= 4.5 ? std::vector<double>{1, 3}
+                                                        : std::vector<double>{1};
+        for (int e = e0 - 1; e <= e1 && !linear; ++e)
+            if (marks.size() > 1 || e % every == 0)
+                for (double m : marks) tics.push_back(m * std::pow(10.0, e));
+        if (!linear && marks.size() > 1) {  // the range ends on labelled tics: no point beyond the last label
+            double below = a, above = b;
+            for (double t : tics) {
+                if (t <= lo * (1 + 1e-12)) below = t;
+                if (t >= hi * (1 - 1e-12) && above == b) above = t;
             }
+            a = std::min(a, below), b = std::max(b, above);
         }
     } else {
         const double pad = hi > lo ? 0.05 * (hi - lo) : 0.05 * std::max(1.0, std::abs(lo));
@@ -513,7 +556,8 @@ void check_rendered(const Finished& done, const fs::path& dir, const Figure& f, 
 
 // Renames the rendered temporaries into the final images (PDF dates fixed; the cairolatex
 // picture names its final graphics); a failure removes the temporaries.
-void install_images(const fs::path& dir, const Figure& f, const Outputs& final_names, const Temporaries& t) {
+void install_images(const fs::path& dir, const Figure& f, const Outputs& final_names, const Temporaries& t,
+                    bool to_column) {
     const bool latex = !f.latex_body.empty();
     try {
         fix_pdf_date(t.tmps[1]);
@@ -521,6 +565,7 @@ void install_images(const fs::path& dir, const Figure& f, const Outputs& final_n
         if (latex) {  // the picture names its graphics after the temporary stem: name the final one
             std::string tex = read_small_file(t.tex_tmp);
             replace_all(tex, t.tex_stem.filename().string(), f.name + "-latex");
+            tex = scalable_picture(tex, to_column);
             const fs::path pdf = dir / (f.name + "-latex.pdf");
             if (::rename(t.tex_pdf_tmp.c_str(), pdf.c_str()) != 0) {
                 const int err = errno;
@@ -543,13 +588,13 @@ void install_images(const fs::path& dir, const Figure& f, const Outputs& final_n
 
 // Renders one figure with gnuplot into its images; returns its status line.
 std::string render_one(const fs::path& dir, const Figure& f, const FigureGeometry& g, const std::string& header,
-                       const Outputs& final_names, const fs::path& gnuplot, double timeout) {
+                       const Outputs& final_names, const fs::path& gnuplot, double timeout, bool to_column) {
     const Temporaries t = temporaries_of(dir, f, final_names);
     const std::string what = (dir / final_names.png).string();
     RemoveOnInterrupt g1(t.tmps[0], what), g2(t.tmps[1], what), g3(t.tmps[2], what), g4(t.tex_tmp, what),
         g5(t.tex_pdf_tmp, what), g6(t.run, what);
     check_rendered(run_gnuplot(dir, f, g, header, t, gnuplot, timeout), dir, f, t, gnuplot, timeout);
-    install_images(dir, f, final_names, t);
+    install_images(dir, f, final_names, t, to_column);
     return !f.latex_body.empty() ? fmt::format("{0}: {0}.{{png,pdf,svg}}, {0}-latex.{{tex,pdf}}", f.name)
                                  : fmt::format("{0}: {0}.{{png,pdf,svg}}", f.name);
 }
@@ -569,7 +614,8 @@ std::vector<std::string> render_figures(const fs::path& dir, const std::vector<F
         const FigureGeometry g = figure_geometry(size, f.aspect);
         const Outputs final_names{f.name + ".png", f.name + ".pdf", f.name + ".svg", f.name + "-latex.tex"};
         const std::string header = write_script_files(dir, f, final_names, g, stem, provenance);
-        status.push_back(gnuplot ? render_one(dir, f, g, header, final_names, *gnuplot, timeout)
+        const bool to_column = size.size == "column" || size.size == "page";  // presets; W x H keeps its size
+        status.push_back(gnuplot ? render_one(dir, f, g, header, final_names, *gnuplot, timeout, to_column)
                                  : not_rendered(dir, f, render));
     }
     return status;

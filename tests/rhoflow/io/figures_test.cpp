@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <charconv>
 #include <regex>
+#include <sstream>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/experiment/runner.hpp"
@@ -117,6 +118,18 @@ TEST_CASE("figures: tics, numbers and labels for LaTeX and enhanced text") {
         CHECK((*it)[1].str().find('e') == std::string::npos);  // no C exponent in a label
     CHECK(labels >= 4);
     CHECK(axis_tics('y', -2e-5, 4e-5, false, false).find("2·10^{-5}") != std::string::npos);
+    CHECK(axis_tics('y', -2e-5, 4e-5, false, false).find("'−2·10^{-5}'") != std::string::npos);  // a real minus
+    // A log axis of a decade ends on labelled 1-2-5 tics (fig_study's lowest point sat below its
+    // lowest label): [0.027, 0.26] is labelled from 0.02 to 0.5.
+    const std::string decade = axis_tics('y', 0.027, 0.26, true, false);
+    CAPTURE(decade);
+    CHECK(decade.find("'0.02' ") != std::string::npos);
+    CHECK(decade.find("'0.5' ") != std::string::npos);
+    // Up to four and a half decades 1 and 3 per decade (the trajectory's 1 - rho had three labels).
+    const std::string three = axis_tics('y', 0.003, 1, true, false);
+    CAPTURE(three);
+    for (const char* tic : {"'0.003' ", "'0.01' ", "'0.03' ", "'0.1' ", "'0.3' ", "'1' "})
+        CHECK(three.find(tic) != std::string::npos);
     // One value (a run of one step): a log range around it, with tics, never a point gnuplot refuses.
     for (const std::string& one : {axis_tics('x', 0.01, 0.01, true, false), axis_tics('x', 2, 2, false, false)}) {
         CAPTURE(one);
@@ -152,7 +165,25 @@ TEST_CASE("figures: a comparison's figures regenerate alone and their LaTeX vari
         if (f.rfind("fig_", 0) == 0 && f.size() > 3 && f.substr(f.size() - 3) == ".gp") names.push_back(f.substr(0, f.size() - 3));
     }
     std::sort(names.begin(), names.end());
-    CHECK(names == std::vector<std::string>{"fig_field", "fig_gap", "fig_study", "fig_trajectory"});
+    CHECK(names == std::vector<std::string>{"fig_field", "fig_gap", "fig_seed", "fig_study", "fig_trajectory"});
+    // fig_seed, the seed paper's figure: per row the step k whose ODE time t_k is the row's t, the
+    // ODE's |rho| and |rho| of every trial.
+    std::istringstream seed(read_text(a / "fig_seed.dat"));
+    std::string row;
+    std::getline(seed, row);
+    std::size_t rows = 0;
+    while (std::getline(seed, row)) {
+        std::istringstream in(row);
+        std::int64_t k = 0;
+        double tk = 0, x = 0;
+        in >> k >> tk;
+        CHECK(r.params.sga.schedule.time_at(k) == doctest::Approx(tk).epsilon(1e-9));
+        std::size_t columns = 0;
+        for (; in >> x; ++columns) CHECK((x >= 0 && x <= 1));
+        CHECK(columns == 1 + static_cast<std::size_t>(r.params.sga.trials));
+        ++rows;
+    }
+    CHECK(rows == r.trajectory.size());
     for (const auto& n : names) {
         CAPTURE(n);
         for (const std::string ext : {".png", ".pdf", ".svg", "-latex.tex", "-latex.pdf", ".caption.tex"})

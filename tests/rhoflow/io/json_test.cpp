@@ -102,6 +102,7 @@ TEST_CASE("json: CITATION.bib names the software with its commit and the seed pa
     CHECK(bib.find("@misc{seed-paper-2606.22406,") != std::string::npos);
     CHECK(bib.find("Asymptotic Signal Subspace Recovery in Softmax Attention Models") != std::string::npos);
     CHECK(bib.find("eprint        = {2606.22406}") != std::string::npos);
+    CHECK(bib.find("author        = {Lan V. Truong}") != std::string::npos);  // the seed paper's author
     p.commit = "}\n@evil{";  // read back from an untrusted document: no braces or lines reach the BibTeX
     CHECK(citation_bib(p).find("@evil") == std::string::npos);
 }

@@ -5,10 +5,11 @@
 set encoding utf8
 reset
 set terminal pngcairo size 510,408 enhanced font 'sans,8'
+set minussign
 set output 'fig_plateau.png'
 set lmargin at screen 0.2026
 set rmargin at screen 0.9647
-set bmargin at screen 0.3088
+set bmargin at screen 0.2377
 set tmargin at screen 0.9724
 set logscale x
 set grid
@@ -18,14 +19,15 @@ set xlabel 'step size η'
 set ylabel 'alignment ρ'
 set offsets 0, 0, graph 0.05, graph 0.05
 set key at screen 0.5, screen 0.01 center bottom vertical maxrows 3 samplen 2 spacing 1.05 reverse Left width -2
-plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'effective attractor ρ*(η), root of a(ρ; η)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step k, 95% CI (x = η_k)', 1 with lines dt 2 lc rgb '#d62728' title 'ODE attractor ρ = 1'
+plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'finite-step attractor ρ*(η)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step k, 95% CI (x = η_k)', 1 with lines lw 2.5 dt 2 lc rgb '#a50f15' title 'mean-field ODE''s attractor ρ = 1'
 unset output
 reset
 set terminal pdfcairo size 3.400in,2.720in enhanced font 'sans,8'
+set minussign
 set output 'fig_plateau.pdf'
 set lmargin at screen 0.2026
 set rmargin at screen 0.9647
-set bmargin at screen 0.3088
+set bmargin at screen 0.2377
 set tmargin at screen 0.9724
 set logscale x
 set grid
@@ -35,14 +37,15 @@ set xlabel 'step size η'
 set ylabel 'alignment ρ'
 set offsets 0, 0, graph 0.05, graph 0.05
 set key at screen 0.5, screen 0.01 center bottom vertical maxrows 3 samplen 2 spacing 1.05 reverse Left width -2
-plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'effective attractor ρ*(η), root of a(ρ; η)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step k, 95% CI (x = η_k)', 1 with lines dt 2 lc rgb '#d62728' title 'ODE attractor ρ = 1'
+plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'finite-step attractor ρ*(η)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step k, 95% CI (x = η_k)', 1 with lines lw 2.5 dt 2 lc rgb '#a50f15' title 'mean-field ODE''s attractor ρ = 1'
 unset output
 reset
 set terminal svg size 245,196 enhanced font 'sans,8' background rgb 'white'
+set minussign
 set output 'fig_plateau.svg'
 set lmargin at screen 0.2026
 set rmargin at screen 0.9647
-set bmargin at screen 0.3088
+set bmargin at screen 0.2377
 set tmargin at screen 0.9724
 set logscale x
 set grid
@@ -52,14 +55,14 @@ set xlabel 'step size η'
 set ylabel 'alignment ρ'
 set offsets 0, 0, graph 0.05, graph 0.05
 set key at screen 0.5, screen 0.01 center bottom vertical maxrows 3 samplen 2 spacing 1.05 reverse Left width -2
-plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'effective attractor ρ*(η), root of a(ρ; η)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step k, 95% CI (x = η_k)', 1 with lines dt 2 lc rgb '#d62728' title 'ODE attractor ρ = 1'
+plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'finite-step attractor ρ*(η)', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step k, 95% CI (x = η_k)', 1 with lines lw 2.5 dt 2 lc rgb '#a50f15' title 'mean-field ODE''s attractor ρ = 1'
 unset output
 reset
 set terminal cairolatex pdf size 3.400in,2.720in color font ',8' header '\footnotesize'
 set output 'fig_plateau-latex.tex'
 set lmargin at screen 0.2026
 set rmargin at screen 0.9647
-set bmargin at screen 0.3088
+set bmargin at screen 0.2874
 set tmargin at screen 0.9724
 set logscale x
 set grid
@@ -69,5 +72,5 @@ set xlabel 'step size $\eta$'
 set ylabel 'alignment $\rho$'
 set offsets 0, 0, graph 0.05, graph 0.05
 set key at screen 0.5, screen 0.01 center bottom vertical maxrows 3 samplen 2 spacing 1.05 reverse Left width -2
-plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'effective attractor $\rho^*(\eta)$, root of $a(\rho;\eta)$', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step $k$, 95\,\% CI ($x = \eta_k$)', 1 with lines dt 2 lc rgb '#d62728' title 'ODE attractor $\rho = 1$'
+plot 'fig_plateau.dat' using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.5 lc rgb '#e6550d' title 'finite-step attractor $\rho^*(\eta)$', 'fig_plateau_sga.dat' using 1:3:4:5 with yerrorbars pt 6 ps 0.6 lc rgb '#08519c' title 'SGA mean at step $k$, 95\,\% CI ($x = \eta_k$)', 1 with lines lw 2.5 dt 2 lc rgb '#a50f15' title 'mean-field ODE''s attractor $\rho = 1$'
 unset output
