@@ -161,6 +161,18 @@ AtlasMap atlas_map(const Experiment& e, std::size_t task, const std::vector<JobR
     return m;
 }
 
+// A LaTeX float of `head` and `rows`: one column when it fits (estimated), else across the page.
+std::string table_float(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows,
+                        const std::string& caption, const std::string& label) {
+    PaperTable t;
+    t.caption_latex = caption;
+    t.label = label;
+    t.headers_latex = t.headers_markdown = head;
+    t.latex = t.markdown = rows;
+    t.page = !fits(t, TableWidth{});
+    return to_latex(t);
+}
+
 const char* mark(ProofVerdict v) {
     if (v == ProofVerdict::proved) return "holds";
     if (v == ProofVerdict::disproved) return "fails";
@@ -218,19 +230,7 @@ std::string atlas_table(const Experiment& e, const ExperimentTask& t, const Atla
         if (m.numeric) row.push_back(row_reading(m, r, latex));
         rows.push_back(row);
     }
-    if (latex) {
-        std::string tab = fmt::format("\\begin{{tabular}}{{l{}{}}}\n\\toprule\n", std::string(m.columns.size(), 'c'),
-                                      m.numeric ? "l" : "");
-        for (std::size_t i = 0; i < head.size(); ++i) tab += (i ? " & " : "") + head[i];
-        tab += " \\\\\n\\midrule\n";
-        for (const auto& r : rows) {
-            for (std::size_t i = 0; i < r.size(); ++i) tab += (i ? " & " : "") + r[i];
-            tab += " \\\\\n";
-        }
-        return "% rhoflow table; packages: booktabs, graphicx\n% the atlas of a claim across the cells\n" +
-               fitted_table_float(tab + "\\bottomrule\n\\end{tabular}\n", cap + ".",
-                                  paper_label(sweep_stem(e, t), "atlas"));
-    }
+    if (latex) return table_float(head, rows, cap + ".", paper_label(sweep_stem(e, t), "atlas"));
     std::string md = cap + ".\n\n|";
     for (const auto& h : head) md += " " + h + " |";
     md += "\n|";
@@ -350,6 +350,7 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
             head.push_back(latex ? fmt::format("{} {}", key_text(axis, true), h) : fmt::format("{} {}", key_text(axis, false), h));
         head[keys.size() + 2] = "width", head[keys.size() + 3] = "verdicts (lo, hi)", head[keys.size() + 4] = "point proofs";
         std::string body;
+        std::vector<std::vector<std::string>> cells;
         for (const auto& b : bs) {
             std::vector<std::string> row;
             for (const auto& k : keys) row.push_back(value_text(swept_value(e.cells[b.cell], k), latex));
@@ -361,6 +362,7 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
                                        latex ? latex_escape(b.note) : b.note});
             }
             row.push_back(std::to_string(b.steps));
+            cells.push_back(row);
             for (std::size_t i = 0; i < row.size(); ++i)
                 body += latex ? (i ? " & " : "") + row[i] : (i ? " " : "| ") + row[i] + " |";
             body += latex ? " \\\\\n" : "\n";
@@ -373,12 +375,7 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
             latex ? "\\texttt{" + latex_escape(claim) + "}" : "`" + claim + "`", key_text(axis, latex), bs.size(),
             latex ? "\\texttt{" + latex_escape(t.name) + "}" : "`" + t.name + "`");
         if (latex) {
-            std::string tab = fmt::format("\\begin{{tabular}}{{{}}}\n\\toprule\n", std::string(head.size(), 'c'));
-            for (std::size_t i = 0; i < head.size(); ++i) tab += (i ? " & " : "") + head[i];
-            tab += " \\\\\n\\midrule\n" + body + "\\bottomrule\n\\end{tabular}\n";
-            out.files.push_back({"thresholds.tex", "% rhoflow table; packages: booktabs, graphicx\n% the thresholds "
-                                                   "across the cells\n" +
-                                                       fitted_table_float(tab, cap + ".", paper_label(sweep_stem(e, t), "thresholds"))});
+            out.files.push_back({"thresholds.tex", table_float(head, cells, cap + ".", paper_label(sweep_stem(e, t), "thresholds"))});
         } else {
             std::string md = cap + ".\n\n|";
             for (const auto& h : head) md += " " + h + " |";
