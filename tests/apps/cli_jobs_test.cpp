@@ -41,8 +41,8 @@ TEST_CASE("cli jobs: every job of the table is a subcommand, in --help, with its
     }
 }
 
-TEST_CASE("cli jobs: the unknown-subcommand message lists every job (prove too), then run") {
+TEST_CASE("cli jobs: the unknown-subcommand message lists every job (prove too), then run and atlas") {
     const Run r = rhoflow_cli({"bogus"});
     CHECK(r.code == 2);
-    CHECK(has(r.err, "(accepted: " + rhoflow::job_command_list() + ", run)"));
+    CHECK(has(r.err, "(accepted: " + rhoflow::job_command_list() + ", run, atlas)"));
 }

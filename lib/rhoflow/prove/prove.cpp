@@ -41,20 +41,14 @@ RHOFLOW_JSON_HOOKS_NAMED(params_to_json, params_from_json, ProveParams, claim, b
                          max_box_depth, max_cells, rho0, hit_eps, threads)
 }  // namespace
 
-// "field": "meanfield" only for the mean-field limit, so that every exact-field certificate keeps its bytes.
+// "meanfield": true only for the mean-field limit, so that every exact-field certificate keeps its bytes.
 void to_json(nlohmann::json& j, const ProveParams& v) {
     params_to_json(j, v);
-    if (v.meanfield) j["field"] = "meanfield";
+    if (v.meanfield) j["meanfield"] = true;
 }
 void from_json(const nlohmann::json& j, ProveParams& v) {
     params_from_json(j, v);
-    v.meanfield = false;
-    if (j.contains("field")) {
-        const std::string f = j.at("field").get<std::string>();
-        if (f != "meanfield" && f != "exact")
-            throw InvalidArgument("field", fmt::format("field = '{}' is not a field of prove (accepted: exact, meanfield)", f));
-        v.meanfield = f == "meanfield";
-    }
+    v.meanfield = j.contains("meanfield") && j.at("meanfield").get<bool>();
 }
 RHOFLOW_JSON_HOOKS(ProofCell, model, enc, role)
 RHOFLOW_JSON_HOOKS(ParamCellResult, model, verdict, attractors, hitting_time, note)

@@ -371,13 +371,13 @@ bool read_cell(const nlohmann::json& j, const std::string& path, ProofCell& c, E
 // params: exactly ProveParams' keys with their types (the checker reads claim, box, rigorous,
 // rho0 and hit_eps; the search's own limits are only typed).
 bool check_params_schema(const nlohmann::json& p, Errors& err) {
-    // "field" ("meanfield") is present only for the mean-field limit's proofs.
+    // "meanfield" (true) is present only for the mean-field limit's proofs.
     std::set<std::string> keys = {"claim", "box", "rigorous", "initial_cells", "max_depth", "max_box_depth", "max_cells",
                                   "rho0", "hit_eps", "threads"};
-    if (p.is_object() && p.contains("field")) keys.insert("field");
+    if (p.is_object() && p.contains("meanfield")) keys.insert("meanfield");
     if (!only_keys(p, keys, "params", err)) return false;
     bool ok = true;
-    if (p.contains("field") && p["field"] != "meanfield") ok = (err.add("params.field: must be \"meanfield\" when present"), false);
+    if (p.contains("meanfield") && p["meanfield"] != true) ok = (err.add("params.meanfield: must be true when present"), false);
     if (!p["claim"].is_string()) ok = (err.add("params.claim: must be a string"), false);
     if (only_keys(p["box"], {"d", "L", "R", "theta", "sigma", "beta"}, "params.box", err)) {
         for (int a = 0; a < axis_count; ++a) {
@@ -696,7 +696,7 @@ bool read_params(const nlohmann::json& p, CheckedParams& out, Errors& err) {
         out.box.validate();
         out.rig = p.at("rigorous").get<RigorousParams>();
         out.rig.validate();
-        out.meanfield = p.contains("field");
+        out.meanfield = p.contains("meanfield");
         if (integer_combinations(out.box) > max_integer_combinations)  // before any loop over them
             throw InvalidArgument("params.box", fmt::format("params.box: {} integer combinations, more than {}",
                                                             combinations_text(out.box), max_integer_combinations));

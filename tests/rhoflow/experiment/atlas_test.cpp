@@ -55,7 +55,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 }  // namespace
 
-TEST_CASE("together: keys that step together make one axis of the sweep; bad groups are refused naming the key") {
+TEST_CASE("together: keys that step together make one axis of the sweep, and bad groups are refused naming the key") {
     const fs::path dir = test::temp_dir("together");
     const Experiment e = read_experiment(
         write(dir, "e.toml",

@@ -789,8 +789,12 @@ TEST_CASE("json round trip: the rigorous field's and prove's structs carry every
     ProveParams p;
     p.claim = parse_claim("attractors=3");
     p.max_depth = 9;
+    p.meanfield = true;  // written only when true (an exact-field certificate keeps its bytes)
     check_header_members(p, "prove/prove.hpp", "ProveParams");
     CHECK(json(json(p).get<ProveParams>()) == json(p));
+    p.meanfield = false;
+    CHECK(!json(p).contains("meanfield"));
+    CHECK(!json(json(p).get<ProveParams>()).contains("meanfield"));
     ProofCell pc;
     pc.role = "d2j<0";
     check_header_members(pc, "prove/prove.hpp", "ProofCell");

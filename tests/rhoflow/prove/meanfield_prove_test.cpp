@@ -113,16 +113,16 @@ TEST_CASE("meanfield prove: a certificate checks by the series method, and not a
     const ProveResult r = run_prove(p);
     REQUIRE(r.verdict == ProofVerdict::proved);
     nlohmann::json cert = certificate(p, r);
-    CHECK(cert.at("params").at("field") == "meanfield");
+    CHECK(cert.at("params").at("meanfield") == true);
     const VerifyReport v = verify_certificate(cert, 1, Execution::local, VerifyMethod::independent);
     CHECK(v.valid);
     CHECK(v.verdict == ProofVerdict::proved);
     // Read as a proof about the exact field (the key removed), its enclosures do not check.
-    cert["params"].erase("field");
+    cert["params"].erase("meanfield");
     CHECK(!verify_certificate(cert, 1, Execution::local, VerifyMethod::fast).valid);
-    // The params round-trip, and an exact-field proof writes no "field" key (its bytes as before).
-    CHECK(nlohmann::json(p).at("field") == "meanfield");
+    // The params round-trip, and an exact-field proof writes no "meanfield" key (its bytes as before).
+    CHECK(nlohmann::json(p).at("meanfield") == true);
     CHECK(nlohmann::json(p).get<ProveParams>().meanfield);
     p.meanfield = false;
-    CHECK(!nlohmann::json(p).contains("field"));
+    CHECK(!nlohmann::json(p).contains("meanfield"));
 }
