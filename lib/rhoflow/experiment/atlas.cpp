@@ -173,6 +173,13 @@ std::string table_float(const std::vector<std::string>& head, const std::vector<
     return to_latex(t);
 }
 
+// A word in quotes, as LaTeX sets them (``holds'') or as Markdown shows them.
+std::string quoted(const std::string& w, bool latex) { return latex ? "``" + w + "''" : "\"" + w + "\""; }
+// The checker's command, its two dashes kept in LaTeX.
+std::string verify_command(bool latex) {
+    return latex ? "\\texttt{rhoflow prove -{}-verify}" : "`rhoflow prove --verify`";
+}
+
 const char* mark(ProofVerdict v) {
     if (v == ProofVerdict::proved) return "holds";
     if (v == ProofVerdict::disproved) return "fails";
@@ -208,13 +215,14 @@ std::string atlas_table(const Experiment& e, const ExperimentTask& t, const Atla
     const std::string claim = latex ? "\\texttt{" + latex_escape(m.claim) + "}" : "`" + m.claim + "`";
     const std::string cap = fmt::format(
         "The claim {} proved rigorously over {} cells of task {} ({} hold, {} fail, {} not proved): one column per "
-        "value of {}{}, one row per value of the other swept settings. \"holds\": proved for every model in the "
-        "cell; \"fails\": disproved, with a witness (a model, or a box of models, where the claim fails); \"?\": "
-        "neither within the prover's limits. Each cell's certificate.json is re-checked by rhoflow prove --verify",
+        "value of {}{}, one row per value of the other swept settings. {}: proved for every model in the "
+        "cell; {}: disproved, with a witness (a model, or a box of models, where the claim fails); {}: "
+        "neither within the prover's limits. Each cell's certificate.json is re-checked by {}",
         claim, m.cells.size(), latex ? "\\texttt{" + latex_escape(t.name) + "}" : "`" + t.name + "`", counts[0],
         counts[1], counts[2], key_text(m.axis, latex),
-        m.numeric ? " (a range is covered whole: every value in it)" : "");
-    std::vector<std::string> head = {latex ? "" : " "};
+        m.numeric ? " (a range is covered whole: every value in it)" : "", quoted("holds", latex), quoted("fails", latex),
+        quoted("?", latex), verify_command(latex));
+    std::vector<std::string> head = {key_text(m.axis, latex)};  // the corner names the columns' key
     for (const auto& c : m.columns) head.push_back(value_text(c, latex));
     if (m.numeric) head.push_back("reading");
     std::vector<std::vector<std::string>> rows;
@@ -370,10 +378,9 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
         const std::string cap = fmt::format(
             "Where the claim {} changes along {} across the {} cells of task {}: a rigorous bracket [lo, hi] per cell, "
             "the claim proved at one end and disproved at the other (each end's certificate in the cell's folder, "
-            "re-checked by rhoflow prove --verify); nothing is claimed between the ends, nor about how many changes "
-            "lie there",
+            "re-checked by {}); nothing is claimed between the ends, nor about how many changes lie there",
             latex ? "\\texttt{" + latex_escape(claim) + "}" : "`" + claim + "`", key_text(axis, latex), bs.size(),
-            latex ? "\\texttt{" + latex_escape(t.name) + "}" : "`" + t.name + "`");
+            latex ? "\\texttt{" + latex_escape(t.name) + "}" : "`" + t.name + "`", verify_command(latex));
         if (latex) {
             out.files.push_back({"thresholds.tex", table_float(head, cells, cap + ".", paper_label(sweep_stem(e, t), "thresholds"))});
         } else {
