@@ -152,7 +152,7 @@ void add_atlas_command(CLI::App& app, AtlasCommand& a) {
         "same bytes. OUT/map/atlas.{md,tex} and fig_atlas show each cell as holds (proved), fails (disproved, with "
         "its witness) or ? (not proved); OUT/threshold/thresholds.{md,tex} the brackets. --dry-run prints the "
         "experiment file (save it to rerun with rhoflow run, or from Python with rhoflow.run) and its cells. "
-        "Every certificate is re-checked by rhoflow prove --verify.");
+        "Each certificate can be re-checked with rhoflow prove --verify (the atlas itself does not re-check them).");
     CLI::App* c = a.run.app;
     AtlasParams& p = a.p;
     const std::string g = "Atlas";

@@ -71,6 +71,21 @@ TEST_CASE("cli atlas: a run maps the cells' verdicts, and a rerun resumes to the
     CHECK(slurp(dir / "a/map/atlas.md") == md);
 }
 
+TEST_CASE("cli atlas: alpha L is an integer up to rounding, and one theta box over two rows is still a theta map") {
+    auto r = rhoflow_cli({"atlas", "--L", "100", "--alpha", "0.07", "--dry-run"});  // 0.07 x 100 = 7.000000000000001
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    CHECK(has(r.out, "R = 7\n"));
+    const fs::path dir = test::temp_dir("cli_atlas_one_box");
+    r = rhoflow_cli({"atlas", "--d", "5", "--L", "20,40", "--theta-lo", "1.1", "--theta-hi", "1.2", "--theta-cells", "1",
+                     "--threshold-width", "0", "--threads", "1", "--no-figures", "--out", (dir / "a").string()});
+    REQUIRE_MESSAGE(r.code == 0, r.err);
+    const std::string md = slurp(dir / "a/map/atlas.md");
+    CAPTURE(md);
+    CHECK(has(md, "| θ | [1.1, 1.2] | reading |"));
+    CHECK(has(md, "| L = 20, R = 2 | fails |"));
+    CHECK(has(md, "| L = 40, R = 4 | fails |"));
+}
+
 TEST_CASE("cli atlas: bad flags exit 2 naming the flag and its range") {
     auto r = rhoflow_cli({"atlas", "--L", "21", "--alpha", "0.1"});
     CHECK(r.code == 2);
@@ -84,4 +99,11 @@ TEST_CASE("cli atlas: bad flags exit 2 naming the flag and its range") {
     r = rhoflow_cli({"atlas", "--claim", "filtering"});
     CHECK(r.code == 2);
     CHECK(has(r.err, "--claim"));
+    r = rhoflow_cli({"atlas", "--sigma", "10"});  // beta sigma = 10: named before the file is written
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "invalid --beta: "));
+    CHECK(has(r.err, "beta*sigma <= 4"));
+    r = rhoflow_cli({"atlas", "--claim", "monotone\"\n[[task]]", "--dry-run"});  // data, never TOML
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "invalid --claim"));
 }

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "rhoflow/experiment/atlas.hpp"
@@ -116,6 +117,8 @@ AtlasMap atlas_map(const Experiment& e, std::size_t task, const std::vector<JobR
     std::vector<std::string> keys;
     for (const auto& s : t.settings)
         if (s.values.size() > 1) keys.push_back(s.key);
+    for (const auto& s : t.settings)  // theta boxes, even one over several rows: theta is the axis
+        if (s.key == "theta" && s.values.front().find(':') != std::string::npos) m.axis = "theta", m.numeric = true;
     for (const auto& k : kAxisKeys)
         if (m.axis.empty() && std::find(keys.begin(), keys.end(), k) != keys.end()) m.axis = k, m.numeric = true;
     if (m.axis.empty() && keys.empty()) m.axis = "theta", m.numeric = true;  // one cell: a map of one
@@ -217,7 +220,7 @@ std::string atlas_table(const Experiment& e, const ExperimentTask& t, const Atla
         "The claim {} proved rigorously over {} cells of task {} ({} hold, {} fail, {} not proved): one column per "
         "value of {}{}, one row per value of the other swept settings. {}: proved for every model in the "
         "cell; {}: disproved, with a witness (a model, or a box of models, where the claim fails); {}: "
-        "neither within the prover's limits. Each cell's certificate.json is re-checked by {}",
+        "neither within the prover's limits. Each cell's certificate.json can be re-checked by {}",
         claim, m.cells.size(), latex ? "\\texttt{" + latex_escape(t.name) + "}" : "`" + t.name + "`", counts[0],
         counts[1], counts[2], key_text(m.axis, latex),
         m.numeric ? " (a range is covered whole: every value in it)" : "", quoted("holds", latex), quoted("fails", latex),
@@ -317,7 +320,7 @@ SweepSummary prove_atlas(const Experiment& e, std::size_t task, const std::vecto
     f.caption = fmt::format("The atlas of the claim \\texttt{{{}}} (task \\texttt{{{}}}): each box a cell of the "
                             "sweep over {}, proved for every model in it (light), disproved (dark, a cross at the "
                             "witness where the claim fails) or not proved (hatched). Every cell has a certificate that "
-                            "\\texttt{{rhoflow prove --verify}} re-checks.",
+                            "\\texttt{{rhoflow prove -{{}}-verify}} can re-check.",
                             latex_escape(m.claim), latex_escape(t.name), key_text(m.axis, true));
     out.figures.push_back(f);
     return out;
@@ -378,7 +381,7 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
         const std::string cap = fmt::format(
             "Where the claim {} changes along {} across the {} cells of task {}: a rigorous bracket [lo, hi] per cell, "
             "the claim proved at one end and disproved at the other (each end's certificate in the cell's folder, "
-            "re-checked by {}); nothing is claimed between the ends, nor about how many changes lie there",
+            "to be re-checked by {}); nothing is claimed between the ends, nor about how many changes lie there",
             latex ? "\\texttt{" + latex_escape(claim) + "}" : "`" + claim + "`", key_text(axis, latex), bs.size(),
             latex ? "\\texttt{" + latex_escape(t.name) + "}" : "`" + t.name + "`", verify_command(latex));
         if (latex) {
@@ -392,6 +395,18 @@ SweepSummary threshold_atlas(const Experiment& e, std::size_t task, const std::v
         }
     }
     return out;
+}
+
+// A TOML basic string of `s` (quotes, backslashes and control characters escaped): the claim's
+// text reaches the file as data, whatever it holds.
+std::string toml_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out += '\\', out += c;
+        else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else out += c;
+    }
+    return out + "\"";
 }
 
 // A TOML array of numbers.
@@ -426,13 +441,18 @@ void AtlasParams::validate() const {
     for (double a : alpha) {
         require(std::isfinite(a) && a > 0 && a <= 1, "alpha", a, "0 < alpha <= 1");
         for (double l : L)
-            if (a * l != std::round(a * l) || a * l < 1)
+            if (std::abs(a * l - std::round(a * l)) > 1e-9 * l || std::round(a * l) < 1)  // 0.07 x 100 = 7.000000000000001
                 throw InvalidArgument("alpha", fmt::format("alpha = {} at L = {} gives R = alpha L = {}, not an integer >= 1 "
                                                            "(choose alpha with alpha L an integer for every L)",
                                                            format_number(a), format_number(l), format_number(a * l)));
     }
     require(std::isfinite(sigma) && sigma > 0, "sigma", sigma, "sigma > 0");
     require(std::isfinite(beta) && beta > 0, "beta", beta, "beta > 0");
+    require(sigma * beta >= 1e-3 && sigma * beta <= 4, "beta", beta,
+            fmt::format("1e-3 <= beta*sigma <= 4 for the rigorous field (here {})", format_number(sigma * beta)));
+    const double cells = static_cast<double>(theta_cells) * static_cast<double>(L.size() * alpha.size() * d.size());
+    require(cells + static_cast<double>(L.size() * alpha.size() * d.size()) <= 10000, "theta_cells", theta_cells,
+            "theta_cells x rows (+ a threshold per row) <= 10000 cells, an experiment's limit");
     require(std::isfinite(threshold_width) && threshold_width >= 0, "threshold_width", threshold_width,
             "threshold_width >= 0 (0: no threshold task)");
     require(max_cells >= 1 && max_cells <= 10000000, "max_cells", static_cast<double>(max_cells), "1 <= max_cells <= 1e7");
@@ -458,6 +478,10 @@ void from_json(const nlohmann::json& j, AtlasParams& p) {
         }
     auto read = [&](const char* key, auto& field) {
         if (!j.contains(key)) return;
+        using F = std::decay_t<decltype(field)>;
+        if constexpr (std::is_integral_v<F>)  // 2.5 or true is not an integer
+            if (!j.at(key).is_number_integer())
+                throw InvalidArgument(key, fmt::format("{} = {} is not an integer", key, j.at(key).dump()));
         try {
             j.at(key).get_to(field);
         } catch (const nlohmann::json::exception&) {
@@ -487,14 +511,15 @@ std::string atlas_experiment(const AtlasParams& p) {
     for (int i = 0; i < p.theta_cells; ++i) thetas += fmt::format("{}\"{}:{}\"", i ? ", " : "", edges[i], edges[i + 1]);
     thetas += "]";
     const std::string model = fmt::format(
-        "d = {}\nL = {}\nR = {}\nsigma = {}\nbeta = {}\nclaim = \"{}\"\nmax-cells = {}\nthreads = {}\n{}",
+        "d = {}\nL = {}\nR = {}\nsigma = {}\nbeta = {}\nclaim = {}\nmax-cells = {}\nthreads = {}\n{}",
         p.d.size() > 1 ? toml_numbers(p.d) : format_number(p.d.front()), rows ? toml_numbers(Ls) : format_number(Ls.front()),
-        rows ? toml_numbers(Rs) : format_number(Rs.front()), format_number(p.sigma), format_number(p.beta), p.claim,
+        rows ? toml_numbers(Rs) : format_number(Rs.front()), format_number(p.sigma), format_number(p.beta),
+        toml_string(p.claim),
         p.max_cells, p.threads, rows ? "together = [\"L\", \"R\"]\n" : "");
-    std::string s = fmt::format("# The atlas of the claim '{}' (written by rhoflow atlas; rhoflow run this file to rerun or "
-                                "resume it).\ntitle = \"The atlas of {}\"\n\n[[task]]\nname = \"map\"\ncommand = "
+    std::string s = fmt::format("# The atlas of a claim (written by rhoflow atlas; rhoflow run this file to rerun or "
+                                "resume it).\ntitle = {}\n\n[[task]]\nname = \"map\"\ncommand = "
                                 "\"prove\"\ntheta = {}\nbox-depth = {}\n{}",
-                                p.claim, p.claim, thetas, p.box_depth, model);
+                                toml_string("The atlas of " + p.claim), thetas, p.box_depth, model);
     if (p.threshold_width > 0)
         s += fmt::format("\n[[task]]\nname = \"threshold\"\ncommand = \"threshold\"\nlo = {}\nhi = {}\nwidth = {}\n{}",
                          format_number(p.theta_lo), format_number(p.theta_hi), format_number(p.threshold_width), model);

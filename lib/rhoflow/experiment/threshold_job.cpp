@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "rhoflow/core/detail/json_hooks.hpp"
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/core/number_text.hpp"
 #include "rhoflow/experiment/register_job.hpp"
@@ -95,8 +96,17 @@ struct ThresholdJob {
         }
     }
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ThresholdJob, claim, axis, lo, hi, width, d, L, R, theta, sigma, beta, precision,
-                                   rel_tol, cells, max_depth, max_cells, rho0, hit, max_steps, threads, meanfield)
+RHOFLOW_JSON_HOOKS_NAMED(job_to_json, job_from_json, ThresholdJob, claim, axis, lo, hi, width, d, L, R, theta, sigma,
+                         beta, precision, rel_tol, cells, max_depth, max_cells, rho0, hit, max_steps, threads)
+// "meanfield": true only for the mean-field limit: earlier documents read back, and keep their bytes.
+void to_json(nlohmann::json& j, const ThresholdJob& v) {
+    job_to_json(j, v);
+    if (v.meanfield) j["meanfield"] = true;
+}
+void from_json(const nlohmann::json& j, ThresholdJob& v) {
+    job_from_json(j, v);
+    v.meanfield = j.contains("meanfield") && j.at("meanfield").get<bool>();
+}
 
 // One point proof of the bisection.
 struct ThresholdStep {
@@ -243,8 +253,8 @@ void register_threshold_job() {
     JobKind row;
     row.name = "threshold";
     row.description =
-        "Brackets where a claim about the exact field stops holding along one real parameter (theta, sigma or "
-        "beta), rigorously: point proofs (rhoflow prove) at --lo and --hi, then at midpoints, until hi - lo <= "
+        "Brackets where a claim about the exact field (or, with --meanfield, about its mean-field limit) stops "
+        "holding along one real parameter (theta, sigma or beta), rigorously: point proofs (rhoflow prove) at --lo and --hi, then at midpoints, until hi - lo <= "
         "--width. The bracket has a certificate at each end, one proved and one disproved (--out DIR writes "
         "lo.certificate.json and hi.certificate.json for rhoflow prove --verify): the claim's truth changes between "
         "them. Nothing is claimed about the points in between. Exit code 0 whatever the outcome.";

@@ -124,7 +124,8 @@ std::string proof_text(const ProveParams& params, const ProveResult& r) {
 }
 
 std::string verification_text(const VerifyReport& r) {
-    return fmt::format("certificate valid: {} cells recomputed; verdict '{}' confirmed\n", r.cells, to_string(r.verdict));
+    return fmt::format("certificate valid: {} cells recomputed; verdict '{}' confirmed{}\n", r.cells, to_string(r.verdict),
+                       r.meanfield ? " for the mean-field limit at alpha = R/L (not the finite-L field)" : "");
 }
 
 HeadlineRow proof_headline(const ProveResult& r) {

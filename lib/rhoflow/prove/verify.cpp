@@ -21,7 +21,17 @@ namespace rhoflow {
 
 using detail::Ball;
 
-RHOFLOW_JSON_HOOKS(VerifyReport, valid, verdict, cells, errors)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(report_to_json, report_from_json, VerifyReport, valid, verdict, cells, errors)
+}  // namespace
+void to_json(nlohmann::json& j, const VerifyReport& v) {
+    report_to_json(j, v);
+    if (v.meanfield) j["meanfield"] = true;  // only then: every other report keeps its bytes
+}
+void from_json(const nlohmann::json& j, VerifyReport& v) {
+    report_from_json(j, v);
+    v.meanfield = j.contains("meanfield") && j.at("meanfield").get<bool>();
+}
 
 std::string role_of(const Claim& claim, const FieldEnclosure& e) {
     if (e.dj.lo > 0) return "dj>0";
@@ -822,6 +832,7 @@ VerifyReport verify_certificate(const nlohmann::json& cert, int threads, Executi
     const auto& p = cert["params"];
     CheckedParams params;
     if (!check_params_schema(p, err) || !read_params(p, params, err)) return done();
+    rep.meanfield = params.meanfield;
     ProofVerdict verdict = ProofVerdict::not_proved;
     try {
         verdict = parse_proof_verdict(cert["verdict"].is_string() ? cert["verdict"].get<std::string>() : "", "verdict");

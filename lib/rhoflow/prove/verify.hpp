@@ -45,6 +45,7 @@ struct VerifyReport {
     ProofVerdict verdict = ProofVerdict::not_proved;  ///< the verdict it certifies (when valid)
     std::size_t cells = 0;              ///< cells recomputed
     std::vector<std::string> errors;    ///< what failed, each naming the field
+    bool meanfield = false;             ///< the certificate is about the mean-field limit at alpha = R/L (JSON key only when true)
 };
 
 /// JSON hooks: one key per field.

@@ -85,6 +85,7 @@ FieldEnclosure enclose_meanfield_series(const ModelCell& cell, Interval rho, con
     }
     arb_poly_inv_series(inv.v, t1.v, n, prec);
     arb_poly_mullow(w.v, den.v, inv.v, n, prec);                         // w
+    if (cell.R == cell.L || cell.R == 0) arb_poly_set_si(w.v, cell.R == 0 ? 0 : 1);  // exactly (no rounding to fit)
     arb_poly_mullow(t1.v, w.v, w.v, n, prec);
     const Ball th2 = b.theta * b.theta, two_th_bs2 = 2.0 * b.theta * bs2;
     arb_poly_scalar_mul(j.v, t1.v, th2.v, prec);                         // w^2 theta^2

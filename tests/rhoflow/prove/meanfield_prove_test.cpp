@@ -126,3 +126,27 @@ TEST_CASE("meanfield prove: a certificate checks by the series method, and not a
     p.meanfield = false;
     CHECK(!nlohmann::json(p).contains("meanfield"));
 }
+
+TEST_CASE("meanfield prove: alpha = 1 (R = L) checks by the series method too, and the report says which field") {
+    ProveParams p;
+    p.claim = parse_claim("monotone");
+    p.meanfield = true;
+    p.box.L = ParamRange(10), p.box.R = ParamRange(10);  // w = 1 exactly: no rounding may keep it from fitting
+    p.box.theta = ParamRange(1.0);
+    p.threads = 1;
+    const ProveResult r = run_prove(p);
+    const nlohmann::json cert = certificate(p, r);
+    const VerifyReport v = verify_certificate(cert, 1, Execution::local, VerifyMethod::independent);
+    CHECK(v.valid);
+    CHECK(v.meanfield);
+    CHECK(nlohmann::json(v).at("meanfield") == true);
+    // A tampered enclosure does not check by the series method either.
+    nlohmann::json bad = cert;
+    bad["cells"][0]["enc"]["dj"] = nlohmann::json::array({5.0, 6.0});
+    CHECK(!verify_certificate(bad, 1, Execution::local, VerifyMethod::independent).valid);
+    // "meanfield": false is not a certificate's spelling (only true, or absent).
+    bad = cert;
+    bad["params"]["meanfield"] = false;
+    CHECK(!verify_certificate(bad, 1, Execution::local, VerifyMethod::independent).valid);
+}
+
