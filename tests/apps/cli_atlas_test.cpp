@@ -4,14 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "cli_run.hpp"
 #include "rhoflow/check/box.hpp"
 #include "rhoflow/experiment/jobs.hpp"
 #include "rhoflow/experiment/runner.hpp"
+#include "rhoflow/io/io_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
@@ -20,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 }  // namespace
 
 TEST_CASE("cli atlas: --dry-run prints an experiment whose theta boxes tile the range and whose rows pair L with alpha L") {
@@ -60,15 +53,15 @@ TEST_CASE("cli atlas: a run maps the cells' verdicts, and a rerun resumes to the
                                            "--no-figures", "--out", out};
     const auto r = rhoflow_cli(args);
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    const std::string md = slurp(dir / "a/map/atlas.md");
+    const std::string md = test::read_text(dir / "a/map/atlas.md");
     CAPTURE(md);
     CHECK(has(md, "| all | fails | fails at θ = 1.2 |"));
     CHECK(!fs::exists(dir / "a/threshold"));
-    const std::string certificate = slurp(dir / "a/map/run/certificate.json");
+    const std::string certificate = test::read_text(dir / "a/map/run/certificate.json");
     const auto again = rhoflow_cli(args);
     REQUIRE_MESSAGE(again.code == 0, again.err);
-    CHECK(slurp(dir / "a/map/run/certificate.json") == certificate);
-    CHECK(slurp(dir / "a/map/atlas.md") == md);
+    CHECK(test::read_text(dir / "a/map/run/certificate.json") == certificate);
+    CHECK(test::read_text(dir / "a/map/atlas.md") == md);
 }
 
 TEST_CASE("cli atlas: alpha L is an integer up to rounding, and one theta box over two rows is still a theta map") {
@@ -79,7 +72,7 @@ TEST_CASE("cli atlas: alpha L is an integer up to rounding, and one theta box ov
     r = rhoflow_cli({"atlas", "--d", "5", "--L", "20,40", "--theta-lo", "1.1", "--theta-hi", "1.2", "--theta-cells", "1",
                      "--threshold-width", "0", "--threads", "1", "--no-figures", "--out", (dir / "a").string()});
     REQUIRE_MESSAGE(r.code == 0, r.err);
-    const std::string md = slurp(dir / "a/map/atlas.md");
+    const std::string md = test::read_text(dir / "a/map/atlas.md");
     CAPTURE(md);
     CHECK(has(md, "| θ | [1.1, 1.2] | reading |"));
     CHECK(has(md, "| L = 20, R = 2 | fails |"));

@@ -7,13 +7,12 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/prove/verify.hpp"
+#include "rhoflow/io/io_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace rhoflow;
@@ -22,15 +21,10 @@ using nlohmann::json;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using test::read_text;
 
 fs::path write(const fs::path& dir, const std::string& name, const std::string& text) {
-    std::ofstream(dir / name) << text;
+    test::write_text(dir / name, text);
     return dir / name;
 }
 
@@ -91,8 +85,8 @@ TEST_CASE("atlas: a prove task over theta boxes and models is a map of its cells
                     "[[task]]\nname = \"sign\"\ncommand = \"prove\"\nclaim = \"monotone\"\nd = 5\nL = [20, 40]\n"
                     "R = [2, 4]\ntogether = [\"L\", \"R\"]\ntheta = [\"0.6:0.62\", \"0.8\", \"1.2\"]\nthreads = 1\n"),
               out);
-    const std::string md = slurp(out / "sign/atlas.md");
-    const std::string dat = slurp(out / "sign/atlas.dat");
+    const std::string md = read_text(out / "sign/atlas.md");
+    const std::string dat = read_text(out / "sign/atlas.dat");
     CAPTURE(md);
     CHECK(contains(md, "| θ | [0.6, 0.62] | 0.8 | 1.2 | reading |"));  // the corner names the columns' key
     // Each entry is the certificate's verdict of the cell in its row and column.
@@ -102,7 +96,7 @@ TEST_CASE("atlas: a prove task over theta boxes and models is a map of its cells
     for (int r = 0; r < 2; ++r) {
         std::string line = std::string("| ") + rows[r] + " |";
         for (const char* t : thetas) {
-            const json cert = json::parse(slurp(out / "sign" / (std::string(folders[r]) + "_theta=" + t) / "certificate.json"));
+            const json cert = json::parse(read_text(out / "sign" / (std::string(folders[r]) + "_theta=" + t) / "certificate.json"));
             const std::string v = cert.at("verdict");
             line += std::string(" ") + (v == "proved" ? "holds" : v == "disproved" ? "fails" : "?") + " |";
             // The cell's certificate checks (by the prover's enclosure: quick).
@@ -115,7 +109,7 @@ TEST_CASE("atlas: a prove task over theta boxes and models is a map of its cells
     // atlas.dat: span, row, verdict and the witness (the disproving parameter cell of the certificate).
     CHECK(contains(dat, "\n0.59999999999999998 0.62 0 1 ? ?\n"));
     CHECK(contains(dat, "\n1.2 1.2 1 -1 1.2 1.2\n"));
-    CHECK(contains(slurp(out / "sign/atlas.tex"), "\\texttt{monotone}"));
+    CHECK(contains(read_text(out / "sign/atlas.tex"), "\\texttt{monotone}"));
     CHECK(fs::is_regular_file(out / "sign/fig_atlas.gp"));
 }
 
@@ -126,10 +120,10 @@ TEST_CASE("atlas: a threshold task swept over models tabulates its cells' bracke
                     "[[task]]\nname = \"th\"\ncommand = \"threshold\"\nd = 5\nL = [20, 40]\nR = [2, 4]\n"
                     "together = [\"L\", \"R\"]\nlo = 0.5\nhi = 1.5\nwidth = 0.2\nthreads = 1\n"),
               out);
-    const std::string md = slurp(out / "th/thresholds.md");
+    const std::string md = read_text(out / "th/thresholds.md");
     CAPTURE(md);
     for (const char* cell : {"L=20_R=2", "L=40_R=4"}) {
-        const json r = json::parse(slurp(out / "th" / cell / "result.json"));
+        const json r = json::parse(read_text(out / "th" / cell / "result.json"));
         REQUIRE(r.at("bracketed") == true);
         CHECK(r.at("hi").get<double>() - r.at("lo").get<double>() <= 0.2);
         const std::string L = std::string(cell).substr(2, 2), R = std::string(cell).substr(7, 1);
