@@ -128,7 +128,7 @@ void add_run_command(CLI::App& app, RunCommand& r) {
         "Runs an experiment file (TOML). Each [[task]] has command = " + job_command_list("|") +
             " and sets that subcommand's flags by name (d = 100, eta0 = 0.5, sigma-per-norm = true, ...); an array "
             "sweeps over its values, and several arrays sweep over all combinations ([[...]] for flags that take a "
-            "list). [defaults] "
+            "list), except keys named in together = [\"L\", \"R\"], which step together. [defaults] "
         "sets flags for every task that has them; title and out are optional. Every combination is validated before "
         "anything runs (errors name the key and its line). Each run writes into OUT/<task>/<key=value...>/; each task "
         "gets summary.{csv,md,tex}; OUT/run.json indexes everything. OUT is complete or absent: the run is built in "
