@@ -15,23 +15,15 @@
 #include "rhoflow/exec/units.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
 #include "rhoflow/rigorous/independent_enclosure.hpp"
+#include "rhoflow/rigorous/detail/within.hpp"
 #include "rhoflow/rigorous/meanfield_enclosure.hpp"
 
 namespace rhoflow {
 
 using detail::Ball;
 
-namespace {
-RHOFLOW_JSON_HOOKS_NAMED(report_to_json, report_from_json, VerifyReport, valid, verdict, cells, errors)
-}  // namespace
-void to_json(nlohmann::json& j, const VerifyReport& v) {
-    report_to_json(j, v);
-    if (v.meanfield) j["meanfield"] = true;  // only then: every other report keeps its bytes
-}
-void from_json(const nlohmann::json& j, VerifyReport& v) {
-    report_from_json(j, v);
-    v.meanfield = j.contains("meanfield") && j.at("meanfield").get<bool>();
-}
+// "meanfield": true only then: every other report keeps its bytes.
+RHOFLOW_JSON_HOOKS_WITH_FLAG(VerifyReport, meanfield, valid, verdict, cells, errors)
 
 std::string role_of(const Claim& claim, const FieldEnclosure& e) {
     if (e.dj.lo > 0) return "dj>0";
@@ -454,7 +446,7 @@ bool same_model(const ModelCell& a, const ModelCell& b) {
     return a.d == b.d && a.L == b.L && a.R == b.R && eq(a.theta, b.theta) && eq(a.sigma, b.sigma) && eq(a.beta, b.beta);
 }
 
-bool inside(Interval in, Interval out) { return out.lo <= in.lo && in.hi <= out.hi; }
+using detail::inside;
 
 // A cell's enclosure recomputed, or why it could not be.
 struct Recomputed {

@@ -16,6 +16,7 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/rigorous/detail/ball.hpp"
+#include "rhoflow/rigorous/detail/within.hpp"
 
 namespace rhoflow {
 namespace {
@@ -536,35 +537,6 @@ FieldEnclosure enclose_impl(const ModelCell& cell, Interval rho, const RigorousP
     return out;
 }
 
-bool inside(Interval in, Interval out) { return out.lo <= in.lo && in.hi <= out.hi; }
-bool inside(const FieldEnclosure& e, const FieldEnclosure& rec) {
-    return inside(e.j, rec.j) && inside(e.dj, rec.dj) && inside(e.d2j, rec.d2j) && inside(e.mass, rec.mass);
-}
-Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
-
-struct Piece {
-    ModelCell cell;
-    Interval rho;
-    int depth = 0;
-};
-
-// Bisects the piece along the first axis of positive width from rho, theta, sigma, beta, starting at depth % 4.
-bool split(const Piece& p, Piece& l, Piece& r) {
-    l = r = p;
-    l.depth = r.depth = p.depth + 1;
-    for (int i = 0; i < 4; ++i) {
-        const int axis = (p.depth + i) % 4;
-        Interval* a[4] = {&l.rho, &l.cell.theta, &l.cell.sigma, &l.cell.beta};
-        Interval* b[4] = {&r.rho, &r.cell.theta, &r.cell.sigma, &r.cell.beta};
-        const double mid = 0.5 * (a[axis]->lo + a[axis]->hi);
-        if (!(a[axis]->lo < mid && mid < a[axis]->hi)) continue;
-        a[axis]->hi = mid;
-        b[axis]->lo = mid;
-        return true;
-    }
-    return false;
-}
-
 }  // namespace
 
 FieldEnclosure enclose_field_independent(const ModelCell& cell, Interval rho, const RigorousParams& params) {
@@ -578,31 +550,10 @@ FieldEnclosure detail::enclose_field_independent_perturbed(const ModelCell& cell
 
 FieldEnclosure enclose_field_independent_within(const ModelCell& cell, Interval rho, const RigorousParams& params,
                                                 const FieldEnclosure& recorded, int max_pieces) {
-    std::vector<Piece> todo{{cell, rho, 0}};
-    std::optional<FieldEnclosure> acc;
-    int used = 0;
-    while (!todo.empty()) {
-        const Piece p = todo.back();
-        todo.pop_back();
-        FieldEnclosure e = enclose_impl(p.cell, p.rho, params, 0.0);
-        ++used;
-        Piece l, r;
-        if (!inside(e, recorded) && used + static_cast<int>(todo.size()) + 2 <= max_pieces && split(p, l, r)) {
-            todo.push_back(r);
-            todo.push_back(l);
-            continue;
-        }
-        if (!acc) acc = e;
-        else {
-            acc->j = hull(acc->j, e.j);
-            acc->dj = hull(acc->dj, e.dj);
-            acc->d2j = hull(acc->d2j, e.d2j);
-            acc->mass = hull(acc->mass, e.mass);
-            acc->budget.outer_nodes += e.budget.outer_nodes;
-        }
-    }
-    acc->rho = rho;
-    return *acc;
+    return detail::enclose_within(cell, rho, recorded, max_pieces, detail::split_in_turn,
+                                  [&](const ModelCell& c, Interval r) {
+                                      return enclose_impl(c, r, params, 0.0);
+                                  });
 }
 
 }  // namespace rhoflow

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rhoflow/rigorous/detail/ball.hpp"
+#include "rhoflow/rigorous/detail/within.hpp"
 
 namespace rhoflow {
 
@@ -38,12 +39,6 @@ struct Series {
     Series(const Series&) = delete;
     Series& operator=(const Series&) = delete;
 };
-
-bool inside(Interval in, Interval out) { return out.lo <= in.lo && in.hi <= out.hi; }
-bool inside(const FieldEnclosure& e, const FieldEnclosure& r) {
-    return inside(e.j, r.j) && inside(e.dj, r.dj) && inside(e.d2j, r.d2j) && inside(e.mass, r.mass);
-}
-Interval hull(Interval a, Interval b) { return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)}; }
 
 }  // namespace
 
@@ -115,52 +110,10 @@ FieldEnclosure enclose_meanfield_series(const ModelCell& cell, Interval rho, con
 
 FieldEnclosure enclose_meanfield_series_within(const ModelCell& cell, Interval rho, const RigorousParams& params,
                                                const FieldEnclosure& recorded, int max_pieces) {
-    struct Piece {
-        ModelCell cell;
-        Interval rho;
-    };
-    std::vector<Piece> todo{{cell, rho}};
-    FieldEnclosure acc;
-    bool any = false;
-    int used = 0;
-    while (!todo.empty()) {
-        Piece p = todo.back();
-        todo.pop_back();
-        FieldEnclosure e = enclose_meanfield_series(p.cell, p.rho, params);
-        ++used;
-        if (!inside(e, recorded) && used + static_cast<int>(todo.size()) + 2 <= max_pieces) {
-            // Split rho, or the widest real parameter (relative), in half.
-            Interval* axes[] = {&p.rho, &p.cell.theta, &p.cell.sigma, &p.cell.beta};
-            Interval* widest = nullptr;
-            double best = 0;
-            for (Interval* a : axes) {
-                const double scale = a == &p.rho ? 1.0 : std::max(std::abs(a->hi), 1e-300);
-                if (a->width() / scale > best) best = a->width() / scale, widest = a;
-            }
-            const double mid = widest ? widest->lo + 0.5 * widest->width() : 0;
-            if (widest && mid > widest->lo && mid < widest->hi) {
-                Piece l = p, r = p;
-                Interval* lw = widest == &p.rho ? &l.rho : widest == &p.cell.theta ? &l.cell.theta
-                             : widest == &p.cell.sigma ? &l.cell.sigma : &l.cell.beta;
-                Interval* rw = widest == &p.rho ? &r.rho : widest == &p.cell.theta ? &r.cell.theta
-                             : widest == &p.cell.sigma ? &r.cell.sigma : &r.cell.beta;
-                lw->hi = mid;
-                rw->lo = mid;
-                todo.push_back(r);
-                todo.push_back(l);
-                continue;
-            }
-        }
-        if (!any) acc = e, any = true;
-        else {
-            acc.j = hull(acc.j, e.j);
-            acc.dj = hull(acc.dj, e.dj);
-            acc.d2j = hull(acc.d2j, e.d2j);
-            acc.mass = hull(acc.mass, e.mass);
-        }
-    }
-    acc.rho = rho;
-    return acc;
+    return detail::enclose_within(cell, rho, recorded, max_pieces, detail::split_widest,
+                                  [&](const ModelCell& c, Interval r) {
+                                      return enclose_meanfield_series(c, r, params);
+                                  });
 }
 
 }  // namespace rhoflow

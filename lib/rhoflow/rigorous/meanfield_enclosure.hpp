@@ -26,8 +26,9 @@ FieldEnclosure enclose_meanfield(const ModelCell& cell, Interval rho, const Rigo
 /// The same by Taylor series arithmetic (independent of the closed-form derivatives).
 FieldEnclosure enclose_meanfield_series(const ModelCell& cell, Interval rho, const RigorousParams& params = {});
 
-/// The series enclosure with the cell bisected (rho, then the widest of theta, sigma, beta) where a
-/// piece's enclosure is not inside `recorded`, at most `max_pieces` enclosures: their hull.
+/// The series enclosure with the cell bisected along its widest axis (rho, or theta, sigma, beta
+/// relative to their size; rigorous/detail/within.hpp) where a piece's enclosure is not inside
+/// `recorded`, at most `max_pieces` enclosures: their hull.
 FieldEnclosure enclose_meanfield_series_within(const ModelCell& cell, Interval rho, const RigorousParams& params,
                                                const FieldEnclosure& recorded, int max_pieces = 4096);
 
