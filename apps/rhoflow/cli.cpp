@@ -185,8 +185,10 @@ std::string atlas_text(const AtlasParams& p) {
     } catch (const InvalidArgument& e) {
         std::string flag = e.field(), message = e.what();
         std::replace(flag.begin(), flag.end(), '_', '-');
-        for (const std::string field : {"theta_lo", "theta_hi", "theta_cells", "threshold_width", "max_cells", "box_depth"}) {
-            std::string spelled = field;  // the flags' spelling: theta-hi, not theta_hi
+        const nlohmann::json fields = AtlasParams{};
+        for (const auto& item : fields.items()) {  // every field, as its flag spells it
+            const std::string field = item.key();
+            std::string spelled = field;  // theta-hi, not theta_hi
             std::replace(spelled.begin(), spelled.end(), '_', '-');
             for (auto at = message.find(field); at != std::string::npos; at = message.find(field, at + 1))
                 message.replace(at, field.size(), spelled);

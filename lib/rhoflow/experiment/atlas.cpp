@@ -211,10 +211,9 @@ std::string row_reading(const AtlasMap& m, std::size_t row, bool latex) {
 }
 
 std::string atlas_table(const Experiment& e, const ExperimentTask& t, const AtlasMap& m, bool latex) {
-    const std::size_t counts[3] = {
-        static_cast<std::size_t>(std::count_if(m.cells.begin(), m.cells.end(), [](const MapCell& c) { return c.verdict == ProofVerdict::proved; })),
-        static_cast<std::size_t>(std::count_if(m.cells.begin(), m.cells.end(), [](const MapCell& c) { return c.verdict == ProofVerdict::disproved; })),
-        static_cast<std::size_t>(std::count_if(m.cells.begin(), m.cells.end(), [](const MapCell& c) { return c.verdict == ProofVerdict::not_proved; }))};
+    std::size_t counts[3] = {0, 0, 0};  // holds, fails, not proved
+    for (const auto& c : m.cells)
+        ++counts[c.verdict == ProofVerdict::proved ? 0 : c.verdict == ProofVerdict::disproved ? 1 : 2];
     const std::string claim = latex ? "\\texttt{" + latex_escape(m.claim) + "}" : "`" + m.claim + "`";
     const std::string cap = fmt::format(
         "The claim {} proved rigorously over {} cells of task {} ({} hold, {} fail, {} not proved): one column per "
@@ -451,8 +450,9 @@ void AtlasParams::validate() const {
     require(sigma * beta >= 1e-3 && sigma * beta <= 4, "beta", beta,
             fmt::format("1e-3 <= beta*sigma <= 4 for the rigorous field (here {})", format_number(sigma * beta)));
     const double cells = static_cast<double>(theta_cells) * static_cast<double>(L.size() * alpha.size() * d.size());
-    require(cells + static_cast<double>(L.size() * alpha.size() * d.size()) <= 10000, "theta_cells", theta_cells,
-            "theta_cells x rows (+ a threshold per row) <= 10000 cells, an experiment's limit");
+    require(cells + static_cast<double>(L.size() * alpha.size() * d.size()) <= static_cast<double>(max_experiment_cells),
+            "theta_cells", theta_cells,
+            fmt::format("theta_cells x rows (+ a threshold per row) <= {} cells, an experiment's limit", max_experiment_cells));
     require(std::isfinite(threshold_width) && threshold_width >= 0, "threshold_width", threshold_width,
             "threshold_width >= 0 (0: no threshold task)");
     require(max_cells >= 1 && max_cells <= 10000000, "max_cells", static_cast<double>(max_cells), "1 <= max_cells <= 1e7");

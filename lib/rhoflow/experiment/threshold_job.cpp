@@ -96,17 +96,9 @@ struct ThresholdJob {
         }
     }
 };
-RHOFLOW_JSON_HOOKS_NAMED(job_to_json, job_from_json, ThresholdJob, claim, axis, lo, hi, width, d, L, R, theta, sigma,
-                         beta, precision, rel_tol, cells, max_depth, max_cells, rho0, hit, max_steps, threads)
 // "meanfield": true only for the mean-field limit: earlier documents read back, and keep their bytes.
-void to_json(nlohmann::json& j, const ThresholdJob& v) {
-    job_to_json(j, v);
-    if (v.meanfield) j["meanfield"] = true;
-}
-void from_json(const nlohmann::json& j, ThresholdJob& v) {
-    job_from_json(j, v);
-    v.meanfield = j.contains("meanfield") && j.at("meanfield").get<bool>();
-}
+RHOFLOW_JSON_HOOKS_WITH_FLAG(ThresholdJob, meanfield, claim, axis, lo, hi, width, d, L, R, theta, sigma, beta, precision,
+                             rel_tol, cells, max_depth, max_cells, rho0, hit, max_steps, threads)
 
 // One point proof of the bisection.
 struct ThresholdStep {

@@ -36,20 +36,9 @@ ProofVerdict parse_proof_verdict(const std::string& text, const std::string& fie
 void to_json(nlohmann::json& j, const ProofVerdict& v) { j = to_string(v); }
 void from_json(const nlohmann::json& j, ProofVerdict& v) { v = parse_proof_verdict(j.get<std::string>(), "verdict"); }
 
-namespace {
-RHOFLOW_JSON_HOOKS_NAMED(params_to_json, params_from_json, ProveParams, claim, box, rigorous, initial_cells, max_depth,
-                         max_box_depth, max_cells, rho0, hit_eps, threads)
-}  // namespace
-
 // "meanfield": true only for the mean-field limit, so that every exact-field certificate keeps its bytes.
-void to_json(nlohmann::json& j, const ProveParams& v) {
-    params_to_json(j, v);
-    if (v.meanfield) j["meanfield"] = true;
-}
-void from_json(const nlohmann::json& j, ProveParams& v) {
-    params_from_json(j, v);
-    v.meanfield = j.contains("meanfield") && j.at("meanfield").get<bool>();
-}
+RHOFLOW_JSON_HOOKS_WITH_FLAG(ProveParams, meanfield, claim, box, rigorous, initial_cells, max_depth, max_box_depth,
+                             max_cells, rho0, hit_eps, threads)
 RHOFLOW_JSON_HOOKS(ProofCell, model, enc, role)
 RHOFLOW_JSON_HOOKS(ParamCellResult, model, verdict, attractors, hitting_time, note)
 RHOFLOW_JSON_HOOKS(ProveDiagnostics, seconds, enclosures, threads, ranks, max_depth_reached)

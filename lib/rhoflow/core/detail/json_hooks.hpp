@@ -53,6 +53,22 @@ inline nlohmann::json from_cbor_bytes(const std::string& s) { return nlohmann::j
 /// Type&)` (declared in the type's header) with one key per listed member.
 #define RHOFLOW_JSON_HOOKS(Type, ...) RHOFLOW_JSON_HOOKS_NAMED(to_json, from_json, Type, __VA_ARGS__)
 
+/// RHOFLOW_JSON_HOOKS with one more bool member `Flag` written as `"Flag": true` only when true
+/// and read as false when absent: a switch added after documents were written, which keep their
+/// bytes and read back.
+#define RHOFLOW_JSON_HOOKS_WITH_FLAG(Type, Flag, ...)                                              \
+    namespace {                                                                                    \
+    RHOFLOW_JSON_HOOKS_NAMED(Type##_members_to_json, Type##_members_from_json, Type, __VA_ARGS__)  \
+    }                                                                                              \
+    void to_json(nlohmann::json& j, const Type& v) {                                               \
+        Type##_members_to_json(j, v);                                                              \
+        if (v.Flag) j[#Flag] = true;                                                               \
+    }                                                                                              \
+    void from_json(const nlohmann::json& j, Type& v) {                                             \
+        Type##_members_from_json(j, v);                                                            \
+        v.Flag = j.contains(#Flag) && j.at(#Flag).get<bool>();                                     \
+    }
+
 /// Defines the hooks of an enum from its `to_string` and a parser `Parse(std::string_view)`.
 #define RHOFLOW_JSON_ENUM_HOOKS(Enum, Parse)                                                       \
     void to_json(nlohmann::json& j, const Enum& e) { j = std::string(to_string(e)); }              \
