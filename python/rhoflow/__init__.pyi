@@ -569,7 +569,7 @@ def compare_ensemble(ensemble: SgaResult,
     rows : int, default 14
         rows of the ODE-vs-SGA table, 3 ... 1000
     table_columns : list[str], default []
-        columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)
+        columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, z_ode, gap_mean, nuisance (default: chosen by --table-width, t,rho_ode,sga,z,z_ode in a column and t,rho_ode,rho_eff,pred,sga,z,z_ode across the page; the terminal shows t,rho_ode,pred,sga,z; table.csv keeps every column)
     field_scale : float, default 1.0
         multiply the theory's field F by this (a deliberately wrong theory: the verdict must catch it), 0 < S <= 1000
     diffusion_scale : float, default 1.0

@@ -2,9 +2,12 @@
 
 Usage (a ctest, tests/CMakeLists.txt; /usr/bin/python3 with NumPy, pdftoppm from poppler-utils):
   figure_check.py outputs RHOFLOW SCRATCH   run a small compare (with the effective dynamics and a
-                                            step-size study) and check every fig_*.pdf it drew
+                                            step-size study) and a small sweep (`rhoflow run`, where
+                                            three of four cells never hit) and check every fig_*.pdf
+                                            they drew
   figure_check.py planted SCRATCH           the check must fail: fig_gap redrawn with its median's
-                                            curve hidden (its key sample kept) is refused
+                                            curve hidden (its key sample kept) is refused, and so is
+                                            the sweep's fig_hit_L with its no-hit triangles hidden
   figure_check.py check FOLDER              check the fig_*.pdf of any folder
 
 Each figure's PDF (the pdfcairo one) is rendered by pdftoppm at 100 dpi and
@@ -150,6 +153,26 @@ def check_folder(folder):
     return names, entries, failures
 
 
+SWEEP = """title = "figure check sweep"
+out = "run"
+[[task]]
+name = "sweep"
+command = "compare"
+L = [1000, 3000]
+theta = [0.25, 2.0]
+R = 500
+d = 100
+trials = 4
+steps = 4000
+eta0 = 0.5
+k0 = 100
+rho0 = "uniform"
+no-study = true
+effective-samples = 200
+effective-paths = 200
+"""
+
+
 def outputs(rhoflow, scratch):
     shutil.rmtree(scratch, ignore_errors=True)
     os.makedirs(scratch)
@@ -159,44 +182,62 @@ def outputs(rhoflow, scratch):
     p = subprocess.run(args, cwd=scratch, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{' '.join(args)} exited {p.returncode}: {p.stderr}")
-    return os.path.join(scratch, "cmp")
+    # A small sweep: at theta = 0.25 no trial reaches 0.99 by the run's end, at theta = 2 one cell
+    # of two does (measured: L = 3000 at t = 163 of 186), so its hitting figures draw both.
+    open(os.path.join(scratch, "sweep.toml"), "w").write(SWEEP)
+    p = subprocess.run([rhoflow, "run", "sweep.toml"], cwd=scratch, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"rhoflow run sweep.toml exited {p.returncode}: {p.stderr}")
+    return [os.path.join(scratch, "cmp"), os.path.join(scratch, "run", "sweep")]
 
 
 def planted(scratch):
-    """fig_gap with its median drawn as 1/0 (nothing), key sample kept: the check must refuse it."""
-    src, dst = os.path.join(scratch, "cmp"), os.path.join(scratch, "planted")
-    shutil.rmtree(dst, ignore_errors=True)
-    os.makedirs(dst)
-    for f in os.listdir(src):
-        if f.startswith("fig_gap") and f.endswith((".gp", ".dat")):
-            shutil.copy(os.path.join(src, f), dst)
-    gp = open(os.path.join(dst, "fig_gap.gp"), encoding="utf-8").read()
-    hidden = gp.replace("'' using 1:5 with", "'' using 1:(1/0) with")
-    if hidden == gp:
-        sys.exit("planted: fig_gap.gp has no median clause ('' using 1:5) to hide")
-    open(os.path.join(dst, "fig_gap.gp"), "w", encoding="utf-8").write(hidden)
-    subprocess.run(["gnuplot", "fig_gap.gp"], cwd=dst, check=True, capture_output=True)
-    return dst
+    """fig_gap with its median drawn as 1/0 (nothing), key sample kept, and the sweep's fig_hit_L
+    with its no-hit triangles drawn as 1/0: the check must refuse both."""
+    out = []
+    for src, name, clause in [(os.path.join(scratch, "cmp"), "fig_gap", ("'' using 1:5 with", "'' using 1:(1/0) with")),
+                              (os.path.join(scratch, "run", "sweep"), "fig_hit_L", (":15 with points", ":(1/0) with points"))]:
+        dst = os.path.join(scratch, "planted_" + name)
+        shutil.rmtree(dst, ignore_errors=True)
+        os.makedirs(dst)
+        for f in os.listdir(src):
+            if f.endswith(".dat") or f == name + ".gp":
+                shutil.copy(os.path.join(src, f), dst)
+        gp = open(os.path.join(dst, name + ".gp"), encoding="utf-8").read()
+        hidden = gp.replace(*clause)
+        if hidden == gp:
+            sys.exit(f"planted: {name}.gp has no clause {clause[0]!r} to hide")
+        open(os.path.join(dst, name + ".gp"), "w", encoding="utf-8").write(hidden)
+        subprocess.run(["gnuplot", name + ".gp"], cwd=dst, check=True, capture_output=True)
+        out.append(dst)
+    return out
 
 
 def main():
     mode = sys.argv[1]
     if mode == "outputs":
-        folder = outputs(sys.argv[2], sys.argv[3])
+        folders = outputs(sys.argv[2], sys.argv[3])
     elif mode == "planted":
-        folder = planted(sys.argv[2])
+        folders = planted(sys.argv[2])
     else:
-        folder = sys.argv[2]
-    names, entries, failures = check_folder(folder)
-    widths = latex_widths(folder, names, failures) if mode == "outputs" else 0
+        folders = [sys.argv[2]]
+    names, entries, widths, failures = [], 0, 0, []
+    for folder in folders:
+        n, e, f = check_folder(folder)
+        if mode == "outputs":
+            widths += latex_widths(folder, n, f)
+        names += n
+        entries += e
+        failures += [f"{os.path.basename(folder)}/{x}" for x in f]
     for f in failures:
         print("FAIL:", f)
     if mode == "planted":
-        caught = any("'median'" in f and "not seen" in f for f in failures)
-        print("the hidden median curve was", "caught" if caught else "NOT caught")
-        return 0 if caught else 1
-    if not names:
-        print(f"FAIL: no fig_*.gp in {folder}")
+        caught = [any(f"{os.path.basename(d)}/" in f and "not seen" in f for f in failures) for d in folders]
+        print("the hidden median curve was", "caught" if caught[0] else "NOT caught")
+        print("the hidden no-hit triangles were", "caught" if caught[1] else "NOT caught")
+        return 0 if all(caught) else 1
+    if not names or any(not check_folder(f)[0] for f in folders):
+        print(f"FAIL: no fig_*.gp in one of {folders}")
         return 1
     print(f"{len(names)} figures ({', '.join(names)}), {entries} key entries and {widths} LaTeX widths checked")
     return 1 if failures else 0

@@ -1,6 +1,9 @@
 #!/bin/sh
 # The default `rhoflow compare` writes the bytes it wrote before its units became typed and the
-# job a plan (issue 31; files made by commit 353be26 in tests/data/golden/compare/): every text
+# job a plan (issue 31; files made by commit 353be26 in tests/data/golden/compare/, eight of them
+# made again with issue 33's second pass, whose only changes to them are intended: compare.json's
+# abs_rho_ode_final and hitting_time.sga_plateau{,_after}, every fitted slope as +- its 95%
+# half-width, the plateau time and "the ODE ends at 1.0000" in the printed text): every text
 # file of its folder (JSON, CSV and their sidecars, Markdown, LaTeX, gnuplot scripts and data,
 # CITATION.bib) and what it prints. The figures' PNG/PDF/SVG are gnuplot's and not compared.
 # Only the build's commit and whether the tree was modified are normalised.

@@ -3,8 +3,8 @@
 # compare (with its step-size study), a 2-D check map, and a tiny run (a compare sweep over two
 # cells, a stationary cell and a prove task: their summaries, sweep.tex and stationary.tex), all
 # made with --table-width WIDTH, go into one \documentclass[twocolumn]{article}; pdflatex must
-# report no Overfull \hbox over 1 pt. The figures' LaTeX variants go in too when they scale to
-# \columnwidth. At WIDTH=column every table is a `table` (one column); at page every table is a
+# report no Overfull \hbox over 1 pt. The figures' LaTeX variants (the compare's, the check map's
+# and the sweep's) go in too when they scale to \columnwidth. At WIDTH=column every table is a `table` (one column); at page every table is a
 # `table*` (but a prove task's summary: prove has no width). The pages are rendered to PNG
 # (pdftoppm -r 80) for a reader to look at (docs/verification.md).
 #   sh latex_paper.sh RHOFLOW PDFLATEX SCRATCH WIDTH
@@ -19,7 +19,7 @@ command -v "$pdflatex" >/dev/null 2>&1 || { say "FAIL: pdflatex not found ($pdfl
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 "$rhoflow" compare --trials 4 --steps 2000 --study-eta0 0.08,0.04,0.02 --study-trials 2 --effective-samples 200 \
   --effective-paths 200 --table-width "$width" --out cmp >cmp.out 2>&1 || { bad "rhoflow compare failed"; cat cmp.out; }
-"$rhoflow" check --claim monotone --theta 0.5:2 --L 100:1000 --grid 5 --no-figures --table-width "$width" \
+"$rhoflow" check --claim monotone --theta 0.5:2 --L 100:1000 --grid 5 --table-width "$width" \
   --out map >map.out 2>&1; [ -f map/points.tex ] || { bad "rhoflow check wrote no points.tex"; cat map.out; }
 cat > paper.toml <<TOML
 title = "A paper's study, tiny"
@@ -55,7 +55,7 @@ command = "prove"
 claim = "monotone"
 theta = ["1", "2"]
 TOML
-"$rhoflow" run paper.toml --no-figures >run.out 2>&1 || { bad "rhoflow run failed"; tail -5 run.out; }
+"$rhoflow" run paper.toml >run.out 2>&1 || { bad "rhoflow run failed"; tail -5 run.out; }
 
 # The tables (not the figures' captions, which go with their figures) and the packages they name.
 tables=$(find cmp map run -name '*.tex' ! -name '*.caption.tex' ! -name '*-latex.tex' | sort)
@@ -63,13 +63,15 @@ tables=$(find cmp map run -name '*.tex' ! -name '*.caption.tex' ! -name '*-latex
 pkgs=$(for t in $tables; do head -n 1 "$t" | sed -n 's/^% rhoflow table; packages: //p' | tr ',' '\n'; done |
   tr -d ' ' | sort -u | tr '\n' ',' | sed 's/,$//')
 figures=""
-for f in $(find cmp -name '*-latex.tex' | sort); do
+for f in $(find cmp map run -maxdepth 2 -name '*-latex.tex' | sort); do  # (not the cells': their names repeat cmp's)
   grep -q columnwidth "$f" && figures="$figures ${f%.tex}"
 done
 [ -n "$figures" ] || say "no figure's LaTeX variant scales to the column width yet: figures left out"
-{ printf '\\documentclass[twocolumn]{article}\n\\usepackage{%s,color,graphicx}\n\\graphicspath{{cmp/}}\n\\begin{document}\n' "$pkgs"
+dirs=$(for f in $figures; do echo "{$(dirname "$f")/}"; done | sort -u | tr -d '\n')
+{ printf '\\documentclass[twocolumn]{article}\n\\usepackage{%s,color,graphicx}\n\\graphicspath{%s}\n\\begin{document}\n' "$pkgs" "$dirs"
   printf 'A two-column paper made of the tables rhoflow writes at --table-width %s.\n' "$width"
   for t in $tables; do printf '\\input{%s}\n' "$t"; done
+  printf '\\clearpage\n'  # (LaTeX holds at most 18 floats unplaced)
   for f in $figures; do
     printf '\\begin{figure}\\centering\\input{%s}\\input{%s.caption}\\end{figure}\n' "$f" "${f%-latex}"
   done

@@ -219,6 +219,23 @@ HittingTimes hitting_times(const EnsembleResult& ens, const DriftField& F, const
             it = ode_hit_from.emplace(tr.rho0, solve_ode(F, tr.rho0, {0.0, t_final}, op).hit_time).first;
         if (it->second) ode.push_back(*it->second);
     }
+    // The plateau: the first record at which the trials' mean |rho| has risen 90% of the way from
+    // its start to its final value (a rise time: with a decreasing step the plateau itself keeps
+    // creeping up, so "within the final CI" would be the run's end).
+    auto mean_abs = [&](std::size_t k) {
+        double sum = 0;
+        for (const auto& tr : ens.trials) sum += k < tr.rho.size() ? std::abs(tr.rho[k]) : 0.0;
+        return sum / static_cast<double>(ens.trials.size());
+    };
+    const double start = ens.trials.empty() || ens.record_times.empty() ? 0.0 : mean_abs(0);
+    const double floor = start + 0.9 * (ens.summary.abs_rho_final.mean - start);
+    for (std::size_t k = 1; k < ens.record_times.size() && !ens.trials.empty() && floor > start; ++k) {
+        if (mean_abs(k) >= floor) {
+            h.sga_plateau = ens.record_times[k];
+            h.sga_plateau_after = ens.record_times[k - 1];
+            break;
+        }
+    }
     h.sga_hits = static_cast<std::int64_t>(sga.size());
     if (!sga.empty()) h.sga = mean_ci_within(sga, 0, t_final);  // hitting times lie in [0, t_final]
     if (!ode.empty()) h.ode = mean_ci_within(ode, 0, t_final);
@@ -518,6 +535,13 @@ CompareResult statistics(const CompareParams& p, const ComparePlan& plan, const 
     for (const auto& t : ens.trials) rho_finals.push_back(t.rho_final);
     out.outcomes = outcome_summary(out.phase, rho_finals, sg.rho0, p.model.d);
     out.rho_ode_final = out.table.back().rho_ode;
+    {
+        const auto& rec = ens.record_steps;  // the last row's record, as table_rows finds it
+        const auto last = static_cast<std::size_t>(std::lower_bound(rec.begin(), rec.end(), out.table.back().step) - rec.begin());
+        double sum = 0;
+        for (const auto& sl : slots) sum += std::abs(sl.ode_records[last]);
+        out.abs_rho_ode_final = slots.empty() ? std::abs(out.rho_ode_final) : sum / static_cast<double>(slots.size());
+    }
     out.trajectory = trajectory(ens, slots);
     out.field_curve = field_curve(F);
     out.warning = sg.schedule.warning();
@@ -598,8 +622,9 @@ OdeAgreement ode_agreement(const CompareResult& r) {
         a.explanation += ": a finite-step bias of SGA, O(eta), would explain it; the effective dynamics (compare's "
                          "default) predict that bias and test it";
     if (r.study && r.study->rows.size() >= 2)
-        a.explanation += fmt::format("; the step-size study's sup tracking error falls as eta0^({:.2f} +- {:.2f}).",
-                                     r.study->fit.slope, r.study->fit.slope_se);
+        a.explanation += fmt::format("; the step-size study's sup tracking error falls as eta0^({:.2f} +- {:.2f}, 95% "
+                                     "half-width).",
+                                     r.study->fit.slope, 1.959963984540054 * r.study->fit.slope_se);
     else
         a.explanation += ".";
     return a;
@@ -901,7 +926,21 @@ RHOFLOW_JSON_HOOKS(CompareRow, step, t, rho_ode, rho_sga, rho_sga_q10, rho_sga_m
 RHOFLOW_JSON_HOOKS(OdeAgreement, rows, outside, first_outside_t, max_abs_z, explanation)
 RHOFLOW_JSON_HOOKS(GapAnchor, step, t, eta, mean, median, q90, max)
 RHOFLOW_JSON_HOOKS(GapFit, fit, from_t)
-RHOFLOW_JSON_HOOKS(HittingTimes, level, ode, sga, sga_hits, trials)
+namespace {
+RHOFLOW_JSON_HOOKS_NAMED(hitting_members_to_json, hitting_members_from_json, HittingTimes, level, ode, sga, sga_hits, trials)
+}  // namespace
+// The plateau time came after documents were written: absent there, it reads back empty.
+void to_json(nlohmann::json& j, const HittingTimes& v) {
+    hitting_members_to_json(j, v);
+    j["sga_plateau"] = v.sga_plateau;
+    j["sga_plateau_after"] = v.sga_plateau_after;
+}
+void from_json(const nlohmann::json& j, HittingTimes& v) {
+    hitting_members_from_json(j, v);
+    v.sga_plateau = j.contains("sga_plateau") ? j.at("sga_plateau").get<std::optional<double>>() : std::nullopt;
+    v.sga_plateau_after =
+        j.contains("sga_plateau_after") ? j.at("sga_plateau_after").get<std::optional<double>>() : std::nullopt;
+}
 RHOFLOW_JSON_HOOKS(StudyRow, eta0, k0, steps, sup_err, sup_err_median, stream_run)
 RHOFLOW_JSON_HOOKS(StepSizeStudy, horizon, rho0, trials, rows, fit, fit_small_eta0)
 RHOFLOW_JSON_HOOKS(TrajectoryPoint, t, rho_ode, sga_mean, sga_q10, sga_q90, trials, rho_eff_ode, rho_first_order,
@@ -914,10 +953,21 @@ namespace {
 RHOFLOW_JSON_HOOKS_NAMED(to_json_members, from_json_members, CompareResult, params, field, phase, t_final, table, gap,
                          gap_fit, tracking_error, tracking_error_max, every_step, hitting_time, summary, outcomes, rho_ode_final,
                          study, trajectory, field_curve, warning, effective, verdict, ode)
+// abs_rho_ode_final came after documents were written: there |rho_ode_final|, which it equals
+// when every start lies in one basin.
+void read_abs_ode(const nlohmann::json& j, CompareResult& v) {
+    v.abs_rho_ode_final = j.contains("abs_rho_ode_final") ? j.at("abs_rho_ode_final").get<double>() : std::abs(v.rho_ode_final);
+}
 }  // namespace
-void to_json(nlohmann::json& j, const CompareResult& v) { to_json_members(j, v); }
+void to_json(nlohmann::json& j, const CompareResult& v) {
+    to_json_members(j, v);
+    j["abs_rho_ode_final"] = v.abs_rho_ode_final;
+}
 void from_json(const nlohmann::json& j, CompareResult& v) {
-    if (j.contains("outcomes") && j.contains("every_step") && j.contains("ode")) return from_json_members(j, v);
+    if (j.contains("outcomes") && j.contains("every_step") && j.contains("ode")) {
+        from_json_members(j, v);
+        return read_abs_ode(j, v);
+    }
     nlohmann::json with = j;
     if (!with.contains("outcomes")) with["outcomes"] = OutcomeSummary{};  // written before the outcome statistics: none (0 trials)
     if (!with.contains("every_step")) with["every_step"] = true;  // written before compare(): always every step
@@ -930,6 +980,7 @@ void from_json(const nlohmann::json& j, CompareResult& v) {
                 if (row.is_object() && !row.contains("ode_z")) row["ode_z"] = nullptr;
     }
     from_json_members(with, v);
+    read_abs_ode(j, v);
     if (old_rows) {
         for (CompareRow& row : v.table) row.ode_z = ode_residual(row);
         v.ode = ode_agreement(v);

@@ -139,6 +139,11 @@ struct HittingTimes {
     std::optional<MeanCI> sga;      ///< over trials that reached it
     std::int64_t sga_hits = 0;      ///< trials that reached it
     std::int64_t trials = 0;        ///< trials in all
+    /// First record time at which the SGA mean |rho| has risen 90% of the way from its start to its
+    /// final value: when the ensemble reaches its plateau, the recovery speed a hitting time of
+    /// 0.99 hides where a finite step keeps the plateau near the level; empty if it never rises
+    std::optional<double> sga_plateau;
+    std::optional<double> sga_plateau_after;  ///< the record time before it: reached within (after, sga_plateau]
 };
 
 /// One eta0 of the step-size study.
@@ -238,7 +243,8 @@ struct CompareResult {
     HittingTimes hitting_time;              ///< ODE against SGA
     EnsembleSummary summary;                ///< the ensemble's final state
     OutcomeSummary outcomes;                ///< the trials by ODE basin of their final rho (compare/outcomes.hpp; 0 trials: read from a document older than them)
-    double rho_ode_final = 0;               ///< the ODE at t_final
+    double rho_ode_final = 0;               ///< the ODE at t_final, averaged over the trials' starts (signed: beside the SGA mean of rho)
+    double abs_rho_ode_final = 0;           ///< mean over the trials' starts of |rho_ODE(t_final)|: what mean |rho_final| is compared with (starts in two basins: not |rho_ode_final|)
     std::optional<StepSizeStudy> study;     ///< the step-size study, if requested
     std::vector<TrajectoryPoint> trajectory;  ///< the statistics at every record step (the writers draw the trajectory figure from them)
     std::vector<FieldCurvePoint> field_curve;  ///< the theory's F sampled on [-1, 1] (kept here because io/ evaluates no field; with it compare.json alone redraws the field figure)

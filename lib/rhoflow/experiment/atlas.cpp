@@ -280,11 +280,12 @@ std::string atlas_body(const AtlasMap& m, const FigureGeometry& g, bool latex) {
     const double rows = static_cast<double>(m.rows_text.size());
     std::string s = fmt::format(
         "set xlabel {}\n{}{}set yrange [-0.6:{}]\nset ytics ({}) scale 0\nset lmargin at screen {:.4f}\nset rmargin "
-        "at screen {:.4f}\nset bmargin at screen {:.4f}\nset tmargin at screen 0.97\nset key at screen 0.5, screen 0.01 "
-        "center bottom horizontal samplen 1.5\nset grid xtics front\n",
+        "at screen {:.4f}\nset bmargin at screen {:.4f}\nset tmargin at screen 0.97\n{}set grid xtics front\n",
         T(key_text(m.axis, false), key_text(m.axis, true)), log ? "set logscale x\n" : "",
         axis_tics('x', lo, hi, log, latex), rows - 0.4, ytics, std::min(0.45, g.font_pt * 9.0 / 72.0 / g.width),
-        1 - 0.12 / g.width, (g.font_pt * 4.2 / 72.0) / g.height);
+        1 - 0.12 / g.width, key_fraction(g, 4, 2) + label_space(g, latex), key_below(4, 2));
+    // (the key below the plot in two columns, its rows counted: cairolatex cannot measure LaTeX
+    // text, and a horizontal key stacked its entries over the x label in the LaTeX variant)
     // Fills that print in grey: light for holds, dark for fails, hatched for not proved.
     const char* fills[3][3] = {{"1", "#a6d96a", "fs solid 1.0 border lc rgb '#1a9641'"},
                                {"-1", "#d7191c", "fs solid 1.0 border lc rgb '#7f0000'"},

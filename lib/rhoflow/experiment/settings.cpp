@@ -649,7 +649,9 @@ std::vector<Setting> compare_settings() {
     Setting columns = custom<J>(
         "table-columns", "table_columns",
         "columns of table.tex and table.md, comma-separated, from step, t, rho_ode, rho_eff, pred, sga, median, z, "
-        "gap_mean, nuisance (default t,rho_ode,pred,sga,z; table.csv keeps every column)",
+        "z_ode, gap_mean, nuisance (default: chosen by --table-width, t,rho_ode,sga,z,z_ode in a column and "
+        "t,rho_ode,rho_eff,pred,sga,z,z_ode across the page; the terminal shows t,rho_ode,pred,sga,z; table.csv "
+        "keeps every column)",
         c, "NAMES", SettingType::names,
         [](J& j, const SettingValue& v) { j.compare.table_columns = names_of(v, "table_columns"); },
         [](J& j) { return SettingValue(j.compare.table_columns); });

@@ -71,7 +71,7 @@ const std::map<std::string, ColumnNote>& job_notes(const std::string& command) {
                              kUnitless}},
           {"hits", {"trials that reached the hit level", kUnitless, true}}}},
         {"compare",
-         {{"abs_rho_ode_final", {"|rho| of the mean-field ODE at the last step's ODE time", kUnitless}},
+         {{"abs_rho_ode_final", {"mean over the trials' starts of |rho| of the mean-field ODE at the last step's ODE time", kUnitless}},
           {"nuisance_mass_sga", {"attention mass on the nuisance tokens, 1 - A_I, at the last step, mean over trials",
                                  kUnitless}},
           {"nuisance_mass_population", {"population attention mass on the nuisance tokens, 1 - E[A_I], at the "
@@ -80,6 +80,9 @@ const std::map<std::string, ColumnNote>& job_notes(const std::string& command) {
                             kOdeTime}},
           {"hit_time_sga", {"mean ODE time at which the SGA trials that hit first reach the hit level (empty: none)",
                             kOdeTime}},
+          {"plateau_time_sga", {"first recorded ODE time at which the SGA mean |rho| has risen 90% of the way from its "
+                                "start to its final value: when the ensemble reaches its plateau (empty: never)",
+                                kOdeTime}},
           {"pred_abs_rho_final", {"the effective dynamics' predicted mean |rho| at the last step", kUnitless}},
           {"pred_err", {"standard error of that prediction (chain and moment-table errors)", kUnitless}},
           {"hit_time_pred", {"the effective chain's mean hitting time of the hit level (empty: none)", kOdeTime}},
@@ -212,6 +215,7 @@ std::pair<std::string, std::string> human_header(const std::string& k) {
         {"nuisance_mass", {"nuisance mass", "nuisance mass"}},
         {"hit_time_ode", {"ODE hitting time", "ODE hitting time"}},
         {"hit_time_sga", {"SGA hitting time", "SGA hitting time"}},
+        {"plateau_time_sga", {"SGA plateau time", "SGA plateau time"}},
         {"hit_time_pred", {"predicted hitting time", "predicted hitting time"}},
         {"hit_time", {"hitting time", "hitting time"}},
         {"max_abs_z", {"max |z|", "max $|z|$"}},
@@ -277,13 +281,13 @@ int part_of(const std::string& key) {
                                             "chain_mean_abs_rho", "chain_q999", "chain_tail", "rho_end"};
     for (std::size_t i = 0; i < std::size(alignment); ++i)
         if (key == alignment[i]) return 0;
-    return key.rfind("hit_time", 0) == 0 ? 1 : 2;
+    return key.rfind("hit_time", 0) == 0 || key == "plateau_time_sga" ? 1 : 2;
 }
 
 // The rank of a column within its part (alignment: SGA, prediction, ODE; then file order).
 int rank_of(const std::string& key) {
     static const char* const order[] = {"mean_abs_rho_final", "hit_time_sga", "pred_abs_rho_final", "hit_time_pred",
-                                        "abs_rho_ode_final", "hit_time_ode"};
+                                        "abs_rho_ode_final", "hit_time_ode", "plateau_time_sga"};
     for (std::size_t i = 0; i < std::size(order); ++i)
         if (key == order[i]) return static_cast<int>(i);
     return 100;
@@ -294,6 +298,7 @@ std::string short_header(const std::string& k) {
     static const std::map<std::string, std::string> known = {
         {"mean_abs_rho_final", "SGA"}, {"pred_abs_rho_final", "pred."}, {"abs_rho_ode_final", "ODE"},
         {"hit_time_sga", "SGA"},       {"hit_time_pred", "pred."},      {"hit_time_ode", "ODE"},
+        {"plateau_time_sga", "plateau"},
         {"max_abs_z", "$\\max |z|$"},  {"failed_parts", "failed"},      {"outcomes", "basins"},
         {"param_cells", "boxes"},      {"enclosures", "encl."},         {"max_dj_width_rel", "$w_{j'}$"},
         {"time_avg_abs_rho", "avg."},  {"mean_abs_rho", "$\\mathrm{E}\\,|\\rho|$"}, {"plain_ode", "ODE"},
@@ -358,7 +363,8 @@ std::string caption_math(const std::string& s) {
 std::string part_caption(const Experiment& e, const ExperimentTask& t, std::size_t runs, int part,
                          const std::vector<PaperColumn>& cols, bool any_error) {
     const bool final_step = t.command == "compare" || t.command == "sga";  // else a law or a field, not a run's end
-    const char* const what[] = {final_step ? "Final alignment" : "Alignment", "Hitting times", "Results"};
+    const char* const what[] = {final_step ? "Final alignment" : "Alignment", "Hitting times",
+                                "Further results"};
     std::string ranged;
     for (const auto& x : t.settings)
         if (x.values.size() > 1) ranged += fmt::format("{}{}", ranged.empty() ? "" : ", ", human_header(x.key).second);
@@ -397,9 +403,17 @@ std::vector<PaperTable> summary_parts(const Experiment& e, std::size_t task, con
         p.page = width.page || !fits(p, width);
         out.push_back(std::move(p));
     };
+    // A column that prints the same exact value in every run (an ODE ending at 1.0000) is said
+    // once, in the first table's caption.
+    std::string constant;
     for (std::size_t part = 0; part < parts.size(); ++part) {
         std::vector<PaperColumn> cols = keys;
-        for (const auto& c : parts[part]) {
+        const ConstantSplit split = constant_columns(source, parts[part]);
+        for (const auto& [c, v] : split.constant)
+            constant += fmt::format(" {} ({}) is {} in every run{}.", c.latex,
+                                    caption_math(latex_escape(description_of(t.command, c.key))), v,
+                                    c.key == "abs_rho_ode_final" || c.key == "plain_ode" ? " (exact)" : "");
+        for (const auto& c : split.kept) {
             std::vector<PaperColumn> more = cols;
             more.push_back(c);
             if (cols.size() > keys.size() && !fits(paper_table(source, more, "", "", ""), width)) {
@@ -412,6 +426,10 @@ std::vector<PaperTable> summary_parts(const Experiment& e, std::size_t task, con
         if (cols.size() > keys.size()) add(static_cast<int>(part), cols);
     }
     if (out.empty()) add(2, keys);  // a task without headline numbers: its cells alone
+    if (!constant.empty()) {
+        out.front().caption_latex += constant;
+        out.front().caption_markdown = latex_to_markdown(out.front().caption_latex);
+    }
     return out;
 }
 

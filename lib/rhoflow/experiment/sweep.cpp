@@ -29,6 +29,7 @@ struct CellValues {
     std::optional<MeanCI> hit_pred_ci;    // the effective chain's hitting time over its paths that hit
     double level = 0, t_final = 0;        // the hitting level and the run's last ODE time
     std::int64_t trials = 0;              // SGA trials of the cell
+    std::optional<double> plateau, plateau_after;  // the SGA ensemble on its plateau within (after, plateau]
 };
 
 std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& result) {
@@ -36,11 +37,12 @@ std::optional<CellValues> values_of(const ExperimentCell& c, const JobResult& re
     if (const auto* r = std::get_if<CompareResult>(&result)) {
         const SgaParams& s = r->params.sga;
         v.final = r->summary.abs_rho_final;
-        v.ode_final = std::abs(r->rho_ode_final);
+        v.ode_final = r->abs_rho_ode_final;
         v.hit_sga = r->hitting_time.sga;
         v.hit_ode = r->hitting_time.ode;
         v.eta_final = s.schedule.eta(s.steps);
         v.level = r->hitting_time.level, v.t_final = r->t_final, v.trials = s.trials;
+        v.plateau = r->hitting_time.sga_plateau, v.plateau_after = r->hitting_time.sga_plateau_after;
         if (r->effective && r->verdict) {
             const EffectiveSummary& e = *r->effective;
             v.pred = e.abs_rho_final.mean;
@@ -100,18 +102,13 @@ constexpr const char* kColours[] = {"#08519c", "#e6550d", "#31a354", "#756bb1", 
 
 std::string colour(std::size_t i) { return kColours[i % (sizeof kColours / sizeof kColours[0])]; }
 
-// The layout every sweep figure shares: margins and a key below the plot.
-std::string frame(const FigureGeometry& g, std::size_t entries) {
-    const int columns = g.width < 5 ? 2 : 3;
-    const std::size_t rows = (entries + static_cast<std::size_t>(columns) - 1) / static_cast<std::size_t>(columns);
+// The layout every sweep figure shares (io/plot.hpp's, measured): margins and a key below the plot.
+std::string frame(const FigureGeometry& g, int entries, bool latex) {
+    const int columns = key_columns(g);
     const double line = g.font_pt * 1.35 / 72.0 / g.height;
-    const double key = (static_cast<double>(rows) * g.font_pt * 1.2 / 72.0 + 0.05) / g.height;
-    return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\nset bmargin at screen {:.4f}\nset "
-                       "tmargin at screen {:.4f}\nset key at screen 0.5, screen 0.01 center bottom vertical maxrows {} "
-                       "samplen 2 reverse Left width -3\nset grid\nset datafile missing '?'\nset offsets 0, 0, graph 0.05, "
-                       "graph 0.05\n",
-                       std::min(0.35, g.font_pt * 6.2 / 72.0 / g.width), 1 - 0.12 / g.width, key + 2.4 * line,
-                       1 - 0.5 * line, rows);
+    // (a quarter line less below the x label than io/plot's two lines: its tics are numbers only)
+    return side_margins(g) + vertical(key_fraction(g, entries, columns) + label_space(g, latex) - 0.25 * line, 1 - 0.5 * line) +
+           key_below(entries, columns) + "set grid\nset datafile missing '?'\nset offsets 0, 0, 0, 0\n";
 }
 
 struct Group {
@@ -160,19 +157,24 @@ double eta_final_x(const CellValues& v, double) { return v.eta_final; }
 
 std::string data_of(const std::vector<Group>& groups, const std::string& x_name) {
     std::string d = fmt::format("# {} sga_mean ci95_lo ci95_hi ode_final pred pred_err hit_sga hit_sga_lo hit_sga_hi "
-                                "hit_ode hit_pred rho_star rho_star_err (one block per group; '?' = none)\n",
+                                "hit_ode hit_pred rho_star rho_star_err no_hit_t plateau_t plateau_after (no_hit_t: the run's last "
+                                "time where no trial hit; plateau_t: the first record time at which the SGA mean |rho| "
+                                "has risen 90% of the way to its final value, plateau_after the record before; one block per group; '?' = "
+                                "none)\n",
                                 x_name);
     for (std::size_t i = 0; i < groups.size(); ++i) {
         if (i) d += "\n\n";
         d += fmt::format("# group {}: {}\n", i, groups[i].label_text.empty() ? "all cells" : groups[i].label_text);
         for (const auto& [x, v] : groups[i].points)
-            d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {} {} {} {} {} {} {}\n", x, v->final.mean,
+            d += fmt::format("{:.10g} {:.10g} {:.10g} {:.10g} {} {} {} {} {} {} {} {} {} {} {} {} {}\n", x, v->final.mean,
                              v->final.lo, v->final.hi, opt_text(v->ode_final), opt_text(v->pred), opt_text(v->pred_err),
                              opt_text(v->hit_sga ? std::optional<double>(v->hit_sga->mean) : std::nullopt),
                              opt_text(v->hit_sga ? std::optional<double>(v->hit_sga->lo) : std::nullopt),
                              opt_text(v->hit_sga ? std::optional<double>(v->hit_sga->hi) : std::nullopt),
                              opt_text(v->hit_ode ? std::optional<double>(v->hit_ode->mean) : std::nullopt),
-                             opt_text(v->hit_pred), opt_text(v->rho_star), opt_text(v->rho_star_err));
+                             opt_text(v->hit_pred), opt_text(v->rho_star), opt_text(v->rho_star_err),
+                             opt_text(v->hit_sga || v->level == 0 ? std::nullopt : std::optional<double>(v->t_final)),
+                             opt_text(v->plateau), opt_text(v->plateau_after));
     }
     return d;
 }
@@ -202,53 +204,95 @@ bool log_hit_axis(const std::vector<Group>& groups) {
             if (v->hit_sga) see(v->hit_sga->mean);
             if (v->hit_ode) see(v->hit_ode->mean);
             if (v->hit_pred) see(*v->hit_pred);
+            if (!v->hit_sga) see(v->t_final);  // the no-hit triangle
         }
     return lo > 0 && hi / lo >= 10;
 }
 
 // One sweep figure: for each group, the SGA column with its CI (points and line) and up to two
-// reference columns (dashed, dotted) in the group's colour.
+// reference columns (dashed, dotted) in the group's colour; for hitting times, a filled triangle
+// at the run's end for each cell where no trial hit (a lower bound, not a value).
 struct Series {
     int mean = 2, lo = 3, hi = 4;  // columns of the measured value and its CI
     int dashed = 0, dotted = 0;    // reference columns (0: none)
     std::string dashed_text, dashed_tex, dotted_text, dotted_tex;
-    bool from_zero = false;        // a time: the y axis starts at 0
+    bool hits = false;             // hitting times: the y axis starts at 0, no-hit cells drawn as such
     bool log_y = false;            // times spanning a decade: a log y axis instead
+    double y_lo = 0, y_hi = 0;     // the range of every value drawn (y_lo > 0 on a log axis)
 };
+
+// The range of the values a figure draws, from its cells (columns as in data_of).
+void y_range(const std::vector<Group>& groups, Series& s, bool eta_plot) {
+    bool first = true;
+    auto see = [&](const std::optional<double>& y) {
+        if (!y || !std::isfinite(*y) || (s.log_y && !(*y > 0))) return;
+        s.y_lo = first ? *y : std::min(s.y_lo, *y), s.y_hi = first ? *y : std::max(s.y_hi, *y);
+        first = false;
+    };
+    for (const auto& g : groups)
+        for (const auto& [x, v] : g.points) {
+            if (s.hits) {
+                if (v->hit_sga) see(v->hit_sga->lo), see(v->hit_sga->hi);
+                if (v->hit_ode) see(v->hit_ode->mean);
+                see(v->hit_pred);
+                if (!v->hit_sga) see(v->t_final);
+            } else {
+                see(v->final.lo), see(v->final.hi);
+                if (eta_plot) see(v->rho_star);
+                else see(v->ode_final), see(v->pred);
+            }
+        }
+    if (first) s.y_lo = 0, s.y_hi = 1;
+}
+
+// The y axis of `s`: a time from 0 (or log), an alignment around its values.
+std::string y_axis(const Series& s, bool latex) {
+    if (s.log_y) return axis_tics('y', s.y_lo, s.y_hi, true, latex);
+    if (!s.hits) return axis_tics('y', s.y_lo, s.y_hi, false, latex);
+    const double top = s.y_hi > 0 ? s.y_hi : 1;
+    return axis_tics('y', 0, top, false, latex) + fmt::format("set yrange [0:{:.17g}]\n", 1.05 * top);
+}
 
 std::string sweep_body(const std::string& file, const std::vector<Group>& groups, const Series& s, bool log,
                        const FigureGeometry& g, const std::string& xlabel, const std::string& ylabel, bool latex) {
     const FigureText T{latex};
-    const std::size_t entries = groups.size() + (s.dashed ? 1 : 0) + (s.dotted ? 1 : 0) + 1;
+    const bool any_miss = s.hits && std::any_of(groups.begin(), groups.end(), [](const Group& gr) {
+        return std::any_of(gr.points.begin(), gr.points.end(), [](const auto& p) { return !p.second->hit_sga; });
+    });
+    const std::size_t entries = groups.size() + (s.dashed ? 1 : 0) + (s.dotted ? 1 : 0) + 1 + (any_miss ? 1 : 0);
     double lo = groups.front().points.front().first, hi = lo;
     for (const auto& gr : groups)
         for (const auto& [x, v] : gr.points) lo = std::min(lo, x), hi = std::max(hi, x);
-    std::string b = frame(g, entries) + (log ? "set logscale x\n" : "") + axis_tics('x', lo, hi, log, latex) +
-                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n" +
-                    (s.log_y ? "set logscale y\n" : s.from_zero ? "set yrange [0:*]\n" : "");
+    std::string b = frame(g, static_cast<int>(entries), latex) + (log ? "set logscale x\n" : "") +
+                    axis_tics('x', lo, hi, log, latex) + (s.log_y ? "set logscale y\n" : "") + y_axis(s, latex) +
+                    "set xlabel " + xlabel + "\nset ylabel " + ylabel + "\n";
     std::string plot = "plot ";
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const std::string c = colour(i);
         const std::string title = groups[i].label_text.empty() ? T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI")
                                                                : T(groups[i].label_text, groups[i].label_tex);
-        // A group none of whose cells has the measured value (no trial hit) would lose its key
-        // entry with its points: its title goes on the reference line, saying so.
-        const bool none = s.from_zero && std::none_of(groups[i].points.begin(), groups[i].points.end(),
-                                                      [](const auto& p) { return p.second->hit_sga.has_value(); });
-        const std::string none_title =
-            groups[i].label_text.empty()
-                ? T("no trial hit", "no trial hit")
-                : T(groups[i].label_text + " (no trial hit)", groups[i].label_tex + " (no trial hit)");
+        // A group none of whose cells has a hit has no SGA points: its key entry goes on its
+        // triangles.
+        const bool none = s.hits && std::none_of(groups[i].points.begin(), groups[i].points.end(),
+                                                 [](const auto& p) { return p.second->hit_sga.has_value(); });
         plot += fmt::format("{}'{}' index {} using 1:{}:{}:{} with yerrorlines lw 1.5 pt 7 ps 0.6 lc rgb '{}' {}",
                             i ? ", " : "", file, i, s.mean, s.lo, s.hi, c, none ? "notitle" : "title " + title);
         if (s.dashed) plot += fmt::format(", '' index {} using 1:{} with lines lw 1.5 dt 2 lc rgb '{}' notitle", i, s.dashed, c);
-        if (s.dotted)
-            plot += fmt::format(", '' index {} using 1:{} with lines lw 1 dt 3 lc rgb '{}' {}", i, s.dotted, c,
-                                none ? "title " + none_title : std::string("notitle"));
+        if (s.dotted) plot += fmt::format(", '' index {} using 1:{} with lines lw 1.5 dt 3 lc rgb '{}' notitle", i, s.dotted, c);
+        if (any_miss) {  // the groups' triangles side by side where cells share the run's end
+            const double shift = (static_cast<double>(i) - 0.5 * static_cast<double>(groups.size() - 1)) * 0.015;
+            const std::string x = log ? fmt::format("($1*{:.6g})", std::pow(hi / lo, shift))
+                                      : fmt::format("($1+{:.6g})", shift * (hi - lo));
+            plot += fmt::format(", '' index {} using {}:15 with points pt 9 ps 1.1 lc rgb '{}' {}", i, x, c,
+                                none ? "title " + title : std::string("notitle"));
+        }
     }
     if (!groups.front().label_text.empty()) plot += ", 1/0 with yerrorlines pt 7 ps 0.6 lc rgb 'black' title " + T("SGA mean, 95% CI", "SGA mean, 95\\,\\% CI");
     if (s.dashed) plot += ", 1/0 with lines lw 1.5 dt 2 lc rgb 'black' title " + T(s.dashed_text, s.dashed_tex);
-    if (s.dotted) plot += ", 1/0 with lines lw 1 dt 3 lc rgb 'black' title " + T(s.dotted_text, s.dotted_tex);
+    if (s.dotted) plot += ", 1/0 with lines lw 1.5 dt 3 lc rgb 'black' title " + T(s.dotted_text, s.dotted_tex);
+    if (any_miss)
+        plot += ", 1/0 with points pt 9 ps 1.1 lc rgb 'black' title " +
+                T("no trial hit (at run's end)", "no trial hit (at run's end)");
     return b + plot;
 }
 
@@ -257,7 +301,8 @@ Table sweep_source(const Experiment& e, const std::vector<CellValues>& cells, co
     Table t;
     for (const auto& k : keys) t.columns.push_back({k, "", "", "{}"});
     for (const char* c : {"sga", "sga_lo", "sga_hi", "pred", "pred_hw", "ode", "hit_sga", "hit_sga_lo", "hit_sga_hi",
-                          "hit_pred", "hit_pred_lo", "hit_pred_hi", "hit_ode", "hit_ode_lo", "hit_ode_hi"})
+                          "hit_pred", "hit_pred_lo", "hit_pred_hi", "hit_ode", "hit_ode_lo", "hit_ode_hi", "plateau",
+                          "plateau_hw"})
         t.columns.push_back({c, "", "", "{}"});
     auto opt = [](const std::optional<double>& x) { return x ? TableCell(*x) : TableCell(); };
     for (const auto& v : cells) {
@@ -275,6 +320,9 @@ Table sweep_source(const Experiment& e, const std::vector<CellValues>& cells, co
             if (*m) row.insert(row.end(), {(*m)->mean, (*m)->lo, (*m)->hi});
             else row.insert(row.end(), 3, TableCell());
         }
+        if (v.plateau && v.plateau_after)  // the middle of its bracket between two records, +- half of it
+            row.insert(row.end(), {0.5 * (*v.plateau + *v.plateau_after), 0.5 * (*v.plateau - *v.plateau_after)});
+        else row.insert(row.end(), 2, TableCell());
         t.rows.push_back(std::move(row));
     }
     return t;
@@ -291,26 +339,39 @@ std::string span(const std::vector<CellValues>& cells, double CellValues::*of, c
     return lo == hi ? fmt::format("${} = {}$", symbol, n(lo)) : fmt::format("${}$ from ${}$ to ${}$", symbol, n(lo), n(hi));
 }
 
+// A task's name in LaTeX: \texttt, its underscores escaped (a name is letters, digits, '_', '-' and '.').
+std::string tex_name(const std::string& name) {
+    std::string n = name;
+    for (std::size_t i = 0; i < n.size(); ++i)
+        if (n[i] == '_') n.insert(i++, "\\");
+    return "\\texttt{" + n + "}";
+}
+
 // The captions of sweep.tex: what the task swept, then each table's columns and conventions.
 std::string sweep_what(const ExperimentTask& t, const std::vector<CellValues>& cells, const std::vector<std::string>& keys) {
-    std::string task = t.name, over;
-    for (std::size_t i = 0; i < task.size(); ++i)
-        if (task[i] == '_') task.insert(i++, "\\");
+    const std::string task = tex_name(t.name);
+    std::string over;
     for (const auto& k : keys) over += (over.empty() ? "" : ", ") + symbol(k, true);
-    return fmt::format("the {} cells of task \\texttt{{{}}} (over {}; {} SGA trials each)", cells.size(), task, over,
+    return fmt::format("the {} cells of task {} (over {}; {} SGA trials each)", cells.size(), task, over,
                        cells.front().trials);
 }
 
 std::string alignment_caption(const ExperimentTask& t, const std::vector<CellValues>& cells,
-                              const std::vector<std::string>& keys, bool compare) {
-    return fmt::format("Final alignment $|\\rho|$ after the last step in {}: SGA, the mean over the trials{}. Every "
+                              const std::vector<std::string>& keys, bool compare, bool ode_column = true) {
+    return fmt::format("Final alignment $|\\rho|$ after the last step in {}: SGA, the mean over the trials{}{}. Every "
                        "$\\pm$ is a 95\\% confidence half-width{}.",
                        sweep_what(t, cells, keys),
-                       compare ? "; pred., the effective (finite-step) dynamics' prediction of that mean; ODE, the "
-                                 "mean-field ODE from the trials' starts (exact: no error)"
-                               : "",
+                       compare ? "; pred., the effective (finite-step) dynamics' prediction of that mean" : "",
+                       compare && ode_column ? "; ODE, the mean-field ODE from the trials' starts (exact: no error)" : "",
                        compare ? " (the prediction's: 1.96 predicted standard errors, where the SGA mean should fall)"
                                : "");
+}
+
+// Why an SGA hitting time is not a recovery speed (the captions of the hitting tables and figures).
+std::string plateau_sentence() {
+    return "The mean-field ODE tends to 1, but SGA with a finite step settles on a plateau below it: an SGA hitting "
+           "time is when that plateau, rising as the step size shrinks, crosses the level. It measures the "
+           "finite-step bias as much as the speed of recovery, which the ODE's time gives.";
 }
 
 std::string hitting_caption(const ExperimentTask& t, const std::vector<CellValues>& cells,
@@ -318,13 +379,14 @@ std::string hitting_caption(const ExperimentTask& t, const std::vector<CellValue
     return fmt::format(
         "Hitting times in {}: the ODE time at which $|\\rho|$ first reaches the level {} (the runs end at {}); SGA, "
         "the mean over the trials that hit; pred., the effective chain's mean over its paths that hit; ODE, the "
-        "mean over the trials' starts of the mean-field ODE's. Every $\\pm$ is a 95\\% confidence half-width; --- "
-        "means that no trial (or path) reached the level by the run's end. The mean-field ODE tends to 1, but SGA "
-        "with a finite step settles on a plateau below it: an SGA hitting time is when that plateau, rising as the "
-        "step size shrinks, crosses the level. It measures the finite-step bias as much as the speed of recovery, "
-        "which the ODE's time gives.",
+        "mean over the trials' starts of the mean-field ODE's. Every $\\pm$ but the plateau's is a 95\\% confidence "
+        "half-width; --- "
+        "means that no trial (or path) reached the level by the run's end. Plateau, the time the SGA ensemble "
+        "reaches its plateau (the first record at which its mean $|\\rho|$ has risen 90\\% of the way from its start "
+        "to its final value: its speed of recovery), $\\pm$ half the interval between that record and the one "
+        "before. {}",
         sweep_what(t, cells, keys), span(cells, &CellValues::level, "1 - \\varepsilon"),
-        span(cells, &CellValues::t_final, "t"));
+        span(cells, &CellValues::t_final, "t"), plateau_sentence());
 }
 
 // sweep.tex / sweep.md: the final alignment and the hitting times, one row per cell, two tables
@@ -345,7 +407,8 @@ std::vector<PaperTable> sweep_tables(const Experiment& e, const ExperimentTask& 
     const std::vector<PaperColumn> hit_cols = {
         {"hit_sga", "SGA", "SGA", "hit_sga", "", "hit_sga_lo", "hit_sga_hi", 4, -1, false},
         {"hit_pred", "pred.", "pred.", "hit_pred", "", "hit_pred_lo", "hit_pred_hi", 4, -1, false},
-        {"hit_ode", "ODE", "ODE", "hit_ode", "", "hit_ode_lo", "hit_ode_hi", 4, -1, false}};
+        {"hit_ode", "ODE", "ODE", "hit_ode", "", "hit_ode_lo", "hit_ode_hi", 4, -1, false},
+        {"plateau", "plateau", "plateau", "plateau", "plateau_hw", "", "", 4, -1, false}};
     const std::string label = paper_label(sweep_stem(e, t), "sweep");
     std::vector<PaperTable> out;
     auto add = [&](const std::vector<PaperColumn>& cols, const std::string& tex, const std::string& what) {
@@ -357,7 +420,13 @@ std::vector<PaperTable> sweep_tables(const Experiment& e, const ExperimentTask& 
         add(plus({final_cols.front()}), alignment_caption(t, cells, keys, false), "");
         return out;
     }
-    add(plus(final_cols), alignment_caption(t, cells, keys, true), "");
+    // An ODE that ends at 1.0000 in every cell is said once, in the caption, not in a column.
+    const ConstantSplit split = constant_columns(source, final_cols);
+    std::string also;
+    for (const auto& [c, v] : split.constant)
+        also += fmt::format(" The mean-field ODE from the trials' starts ends at $|\\rho| = {}$ in every cell (exact).",
+                            v.size() > 2 && v.front() == '$' ? v.substr(1, v.size() - 2) : v);
+    add(plus(split.kept), alignment_caption(t, cells, keys, true, split.constant.empty()) + also, "");
     add(plus(hit_cols), hitting_caption(t, cells, keys), "hit");
     return out;
 }
@@ -389,7 +458,7 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
     const bool compare = t.command == "compare";
     std::vector<std::string> keys;
     for (const auto& [k, v] : e.cells[cells.front().cell].swept) keys.push_back(k);
-    const std::string run_text = fmt::format("task {} ({} cells)", t.name, cells.size());
+    const std::string run_text = fmt::format("task {}, {} cells", tex_name(t.name), cells.size());
     std::vector<std::string> drawn;  // keys already on an x axis: a together group is drawn against its first key
     for (const auto& key : keys) {
         const std::vector<std::string> partners = partners_of(t, key);
@@ -406,8 +475,9 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
         const FigureGeometry g = figure_geometry(size, 0.8);
         const std::string others = groups.size() > 1 ? ", one curve per value of the other ranged settings" : "";
         Series fin;
+        y_range(groups, fin, false);
         if (compare) {
-            fin.dashed = 6, fin.dashed_text = "predicted (effective dynamics)", fin.dashed_tex = fin.dashed_text;
+            fin.dashed = 6, fin.dashed_text = "finite-step prediction", fin.dashed_tex = fin.dashed_text;
             fin.dotted = 5, fin.dotted_text = "mean-field ODE", fin.dotted_tex = fin.dotted_text;
         }
         auto xl = [&](bool latex) { return FigureText{latex}(symbol(key, false), symbol(key, true)); };
@@ -428,9 +498,10 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
         if (compare) {
             Series hit;
             hit.mean = 8, hit.lo = 9, hit.hi = 10;
-            hit.from_zero = true;
+            hit.hits = true;
             hit.log_y = log_hit_axis(groups);
-            hit.dashed = 12, hit.dashed_text = "predicted (effective dynamics)", hit.dashed_tex = hit.dashed_text;
+            y_range(groups, hit, false);
+            hit.dashed = 12, hit.dashed_text = "finite-step prediction", hit.dashed_tex = hit.dashed_text;
             hit.dotted = 11, hit.dotted_text = "mean-field ODE", hit.dotted_tex = hit.dotted_text;
             Figure h;
             h.name = "fig_hit_" + key;
@@ -438,10 +509,16 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
             h.body = sweep_body(file, groups, hit, log, g, xl(false), FigureText{false}("hitting time t_{hit}", ""), false);
             h.latex_body = sweep_body(file, groups, hit, log, g, xl(true),
                                       FigureText{true}("", "hitting time $t_{\\mathrm{hit}}$"), true);
-            h.caption = fmt::format("ODE time at which $|\\rho|$ first reaches the hitting level, against {}{} ({}): "
-                                    "the SGA mean over the trials that hit with its 95\\,\\% confidence interval, the "
-                                    "effective dynamics' prediction (dashed) and the mean-field ODE (dotted).",
-                                    symbol(key, true), others, run_text);
+            std::vector<CellValues> mine;
+            for (const auto& gr : groups)
+                for (const auto& pt : gr.points) mine.push_back(*pt.second);
+            h.caption = fmt::format("Hitting times against {}{} ({}): the ODE time at which $|\\rho|$ first reaches "
+                                    "the level {} (the runs end at {}); the SGA mean over the trials that hit with "
+                                    "its 95\\,\\% confidence interval, the effective dynamics' prediction (dashed) "
+                                    "and the mean-field ODE (dotted). A filled triangle at the run's end marks a cell "
+                                    "where no trial hit (a lower bound, not a value; the groups' triangles side by side). {}",
+                                    symbol(key, true), others, run_text, span(mine, &CellValues::level, "1 - \\varepsilon"),
+                                    span(mine, &CellValues::t_final, "t"), plateau_sentence());
             out.figures.push_back(h);
         }
     }
@@ -454,6 +531,7 @@ SweepSummary sweep_summary(const Experiment& e, std::size_t task, const std::vec
         out.files.push_back({"sweep_eta_final.dat", data_of(groups, "eta_final")});
         const FigureGeometry g = figure_geometry(size, 0.8);
         Series s;
+        y_range(groups, s, true);
         s.dashed = 13, s.dashed_text = "effective attractor ρ*(η_{final})",
         s.dashed_tex = "effective attractor $\\rho^*(\\eta_{\\mathrm{final}})$";
         Figure p;

@@ -8,11 +8,17 @@
 
 #include "rhoflow/core/errors.hpp"
 #include "rhoflow/io/compare_output.hpp"
+#include "rhoflow/io/uncertain.hpp"
 #include "rhoflow/stochastic/schedule.hpp"
 
 namespace rhoflow {
 
 namespace {
+
+// A fitted slope with its 95% half-width (1.96 standard errors), rounded to it: "0.98 ± 0.09".
+std::string slope_95(const LineFit& f, UncertainStyle style) {
+    return format_uncertain(f.slope, 1.959963984540054 * f.slope_se, style);
+}
 
 // The model in a sentence of LaTeX math.
 std::string model_tex(const ModelParams& m) {
@@ -28,7 +34,7 @@ std::string ensemble_tex(const CompareParams& p) {
                        "k/{})^{{{}}}$, $\\rho_0 = {}$",
                        s.trials, s.steps, to_string(s.sampler), to_string(s.update), s.seed, tex_number(s.schedule.eta0),
                        tex_number(s.schedule.k0), tex_number(s.schedule.gamma),
-                       s.rho0 ? tex_number(*s.rho0) : std::string("\\text{uniform on the sphere}"));
+                       s.rho0 ? tex_number(*s.rho0) : std::string("\\mbox{uniform on the sphere}"));
 }
 
 // Both bodies of a figure from one writer taking the text helper.
@@ -43,44 +49,6 @@ Figure both(std::string name, double aspect, std::string caption, Write write) {
     return f;
 }
 
-// The screen fraction the key takes below the plot: `entries` in `columns` columns (a key row
-// is about 0.95 of the font size high, measured on the rendered PDFs, plus 0.03 in below).
-double key_fraction(const FigureGeometry& g, int entries, int columns) {
-    const int rows = (entries + columns - 1) / columns;
-    return (rows * g.font_pt * 0.95 / 72.0 + 0.03) / g.height;
-}
-
-// The screen fraction the x tics and the x label take below a plot: 2 text lines (the figure
-// test, tests/figures/figure_check.py, holds the band between label and key under 4%); the LaTeX
-// variant's labels, set by LaTeX, are taller than gnuplot assumes: 0.9 of a line more
-// (latex_extra), or the x label runs into the key.
-double latex_extra(const FigureGeometry& g, bool latex) {
-    return latex ? 0.9 * g.font_pt * 1.35 / 72.0 / g.height : 0;
-}
-double label_space(const FigureGeometry& g, bool latex) {
-    return 2.0 * g.font_pt * 1.35 / 72.0 / g.height + latex_extra(g, latex);
-}
-
-// Key below the plot at the bottom of the canvas: `entries` in `columns` columns, filled down
-// (a row count, not a width: cairolatex cannot measure LaTeX text, so a width-based layout
-// would put every entry in one column).
-std::string key_below(int entries, int columns) {
-    return fmt::format("set key at screen 0.5, screen 0.01 center bottom vertical maxrows {} samplen 2 spacing 1.05 "
-                       "reverse Left width -2\n",
-                       (entries + columns - 1) / columns);
-}
-
-// Left and right margins (screen) shared by the panels of a figure.
-std::string side_margins(const FigureGeometry& g) {
-    return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\n",
-                       std::min(0.35, (g.font_pt * 6.2 / 72.0) / g.width), 1 - 0.12 / g.width);
-}
-
-std::string vertical(double bottom, double top) {
-    return fmt::format("set bmargin at screen {:.4f}\nset tmargin at screen {:.4f}\n", bottom, top);
-}
-
-int key_columns(const FigureGeometry& g) { return g.width < 5 ? 2 : 3; }
 
 // A range of an axis.
 struct AxisRange {
@@ -348,11 +316,11 @@ void gap_figure(const CompareResult& r, const FigureParams& size, CompareFigures
     std::string fit;
     if (r.gap_fit)
         fit = fmt::format(" A least-squares fit of $\\log$ mean $D_T$ against $\\log\\eta(t)$ over $t \\ge {}$ gives "
-                          "slope ${:.3f} \\pm {:.3f}$: between the $1/2$ of the noise, $O(\\sqrt{{\\eta}})$, and "
+                          "slope {} (95\\,\\% half-width): between the $1/2$ of the noise, $O(\\sqrt{{\\eta}})$, and "
                           "the $1$ of the "
                           "finite-step bias, $O(\\eta)$, which dominates once the ensemble sits on its plateau below "
                           "the ODE; both vanish as $\\eta \\to 0$.",
-                          tex_number(r.gap_fit->from_t), r.gap_fit->fit.slope, r.gap_fit->fit.slope_se);
+                          tex_number(r.gap_fit->from_t), slope_95(r.gap_fit->fit, UncertainStyle::latex));
     out.figures.push_back(both(
         "fig_gap", 0.85,
         fmt::format("Asymptotic-pseudotrajectory gap $D_T(t) = \\sup_{{s \\in [0,T]}} |\\rho(t+s) - \\Phi_s(\\rho(t))|$, "
@@ -495,8 +463,7 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
                         T("mean sup_k |ρ_k − ρ(t_k)|", "mean $\\sup_k|\\rho_k - \\rho(t_k)|$") + "\n" + key_below(4, 2);
         c += "plot 'fig_study.dat' using 1:7:8 with filledcurves fs transparent solid 0.3 lc rgb '#fdae6b' title " +
              T("fit, 95% band", "fit, 95\\,\\% band") + ", '' using 1:6 with lines lw 2 lc rgb '#e6550d' title " +
-             T(fmt::format("fit: slope {:.2f} ± {:.2f}", s.fit.slope, s.fit.slope_se),
-               fmt::format("fit: slope ${:.2f} \\pm {:.2f}$", s.fit.slope, s.fit.slope_se)) +
+             T("fit: slope " + slope_95(s.fit, UncertainStyle::markdown), "fit: slope " + slope_95(s.fit, UncertainStyle::latex)) +
              ", '' using 1:2:3:4 with yerrorbars pt 7 ps 0.6 lc rgb '#08519c' title " +
              T("mean, 95% CI", "mean, 95\\,\\% CI") +
              fmt::format(", {:.17g} * (x / {:.17g})**0.5 with lines lw 2 dt 2 lc rgb '#252525' title ",
@@ -508,13 +475,13 @@ void study_figure(const StepSizeStudy& s, const FigureParams& size, CompareFigur
         "fig_study", 0.8,
         fmt::format("Step-size study: the mean over {} trials per $\\eta_0$ of $\\sup_k |\\rho_k - \\rho(t_k)|$ on $[0, "
                     "{}]$ from $\\rho_0 = {}$, with 95\\,\\% confidence intervals, against $\\eta_0$ ($\\eta_0 k_0$ "
-                    "fixed). Least-squares slope ${:.3f} \\pm {:.3f}$ over all $\\eta_0$ (band: 95\\,\\% for the fitted "
-                    "line), ${:.3f} \\pm {:.3f}$ over the {} smallest; the theory predicts $1/2$ for small $\\eta_0$ "
+                    "fixed). Least-squares slope {} over all $\\eta_0$ (each $\\pm$ a 95\\,\\% half-width; band: 95\\,\\% "
+                    "for the fitted line), {} over the {} smallest; the theory predicts $1/2$ for small $\\eta_0$ "
                     "(dashed, through the smallest). The measured slope is larger because the error mixes the "
                     "$O(\\sqrt{{\\eta_0}})$ noise with the $O(\\eta_0)$ bias of a finite step, which pulls SGA "
                     "below the ODE; the slope falls towards $1/2$ as $\\eta_0 \\to 0$.",
-                    s.trials, tex_number(s.horizon), tex_number(s.rho0), s.fit.slope, s.fit.slope_se,
-                    s.fit_small_eta0.slope, s.fit_small_eta0.slope_se, s.fit_small_eta0.n),
+                    s.trials, tex_number(s.horizon), tex_number(s.rho0), slope_95(s.fit, UncertainStyle::latex),
+                    slope_95(s.fit_small_eta0, UncertainStyle::latex), s.fit_small_eta0.n),
         write));
 }
 

@@ -160,6 +160,19 @@ std::string schedule_sentence(const StepSchedule& s, bool latex) {
     return fmt::format("η_k = {}/(1 + k/{}){}", e0, k0, g.empty() ? "" : "^" + g);
 }
 
+// How the distance to the ODE shrinks with the step: the study's slope, "" without a study.
+std::string study_clause(const CompareResult& r, bool latex) {
+    if (!r.study || r.study->rows.size() < 2) return "";
+    const std::string slope = format_uncertain(r.study->fit.slope, 1.959963984540054 * r.study->fit.slope_se,
+                                               latex ? UncertainStyle::latex : UncertainStyle::markdown);
+    return latex ? fmt::format("; it shrinks with the step: the step-size study's largest distance falls as "
+                               "$\\eta_0^{{s}}$ with $s = {}$ (95\\% half-width)",
+                               slope.size() > 2 && slope.front() == '$' ? slope.substr(1, slope.size() - 2) : slope)
+                 : fmt::format("; it shrinks with the step: the step-size study's largest distance falls as η0^s with "
+                               "s = {} (95% half-width)",
+                               slope);
+}
+
 // The ODE's agreement as a caption sentence (r.ode.explanation's content, typeset; empty when no
 // row has an SGA error).
 std::string ode_agreement_sentence(const CompareResult& r, bool latex) {
@@ -178,8 +191,8 @@ std::string ode_agreement_sentence(const CompareResult& r, bool latex) {
     return fmt::format(" The mean-field ODE lies outside the SGA mean's {} confidence interval at {} of {} rows (the "
                        "first at {}; largest {}){}",
                        pct, a.outside, a.rows, t0, z,
-                       bias ? fmt::format(": the {} bias of SGA's finite steps, which the prediction includes.",
-                                          latex ? "$O(\\eta)$" : "O(η)")
+                       bias ? fmt::format(": the {} bias of SGA's finite steps, which the prediction includes{}.",
+                                          latex ? "$O(\\eta)$" : "O(η)", study_clause(r, latex))
                             : ".");
 }
 
@@ -297,6 +310,10 @@ PaperTable compare_paper_table(const CompareResult& r, const std::string& stem, 
                            predicted ? ", the effective (finite-step) prediction" : "",
                            compare_parameters_sentence(r.params, latex), column_meanings(cols, r, latex),
                            latex ? "$\\pm$" : "±", latex ? "\\%" : "%") +
+               (!r.params.sga.rho0 ? ""
+                : latex ? " At $t = 0$ every trial starts at $\\rho_0$: the SGA mean is exact (no $\\pm$) and its $z$ "
+                          "is --- (none)."
+                        : " At t = 0 every trial starts at ρ0: the SGA mean is exact (no ±) and its z is — (none).") +
                ode_agreement_sentence(r, latex);
     };
     PaperTable t = paper_table(source, cols, caption(true), caption(false), paper_label(stem, "compare"));
@@ -452,10 +469,12 @@ std::string effective_markdown(const CompareResult& r) {
     const ConsistencyVerdict& v = *r.verdict;
     const EffectiveSummary& e = *r.effective;
     std::string md = fmt::format(
-        "- effective dynamics (one-step moments at {} step sizes, {} paths): predicted mean |rho_final| = {:.5f} +- "
-        "{:.5f}; predicted hitting time {}\n",
-        e.tables.size(), e.params.prediction.paths, e.abs_rho_final.mean,
-        std::hypot(e.abs_rho_final.se, e.abs_rho_final_err), ci_text(e.hit_time));
+        "- effective dynamics (one-step moments at {} step sizes, {} paths): predicted mean |rho_final| = {} "
+        "(95% half-width); predicted hitting time {}\n",
+        e.tables.size(), e.params.prediction.paths,
+        format_uncertain(e.abs_rho_final.mean, 1.959963984540054 * std::hypot(e.abs_rho_final.se, e.abs_rho_final_err),
+                         UncertainStyle::markdown),
+        ci_text(e.hit_time));
     if (v.parts.empty())  // a document from before the verdict in parts: the means decided
         md += fmt::format("- verdict: **{}** with the theory{} (largest |z| = {:.2f} at step {}, threshold {:.2f} for a "
                           "family-wise false-alarm rate of {}); this ensemble would detect a field error of {:.1f}%\n",
@@ -501,26 +520,41 @@ std::string compare_markdown(const CompareResult& r) {
                       r.verdict ? " (the prediction's: where the SGA mean should fall); z = (SGA mean − predicted mean) / "
                                   "predicted SE"
                                 : "");
-    md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); ODE predicts {:.5f}\n",
-                      s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi, std::abs(r.rho_ode_final));
+    md += fmt::format("- mean |rho_final| = {:.5f} (95% CI [{:.5f}, {:.5f}]); the ODE ends at {}\n",
+                      s.abs_rho_final.mean, s.abs_rho_final.lo, s.abs_rho_final.hi,
+                      format_exact(r.abs_rho_ode_final, 5, UncertainStyle::markdown, [] {
+                          UncertainOptions o;
+                          o.trailing_zeros = true;
+                          return o;
+                      }()));
     if (r.params.sga.trials == 2)
         md += "- note: 2 trials: each 95% CI is the mean +- 12.7 standard errors (Student t, 1 degree of freedom), "
               "clipped to the quantity's range\n";
     md += fmt::format("- hitting time of |rho| >= {} in ODE time (by the run's end, t = {:.4g}): ODE {} ; SGA {} ({} of {} "
                       "trials)\n",
                       h.level, r.t_final, ci_text(h.ode), ci_text(h.sga), h.sga_hits, h.trials);
+    if (h.sga_plateau && h.sga_plateau_after)
+        md += fmt::format("- plateau time (recovery speed): the SGA mean |rho| has risen 90% of the way from its start to "
+                          "its final value between t = {:.4g} and {:.4g} (two records)\n",
+                          *h.sga_plateau_after, *h.sga_plateau);
     md += fmt::format("- tracking error sup_k |rho_k - rho_ODE(t_k)|: mean {:.4g} (95% CI [{:.4g}, {:.4g}])\n",
                       r.tracking_error.mean, r.tracking_error.lo, r.tracking_error.hi);
     if (r.gap_fit)
         md += fmt::format("- D_T(t), T = {}: from {:.3g} at t = {:.3g} to {:.3g} at t = {:.3g}; log-log slope against "
-                          "eta(t) = {:.3f} +- {:.3f} (over t >= {:.3g})\n",
+                          "eta(t) = {} (95% half-width; over t >= {:.3g})\n",
                           format_number(r.params.horizon), r.gap.front().mean, r.gap.front().t, r.gap.back().mean,
-                          r.gap.back().t, r.gap_fit->fit.slope, r.gap_fit->fit.slope_se, r.gap_fit->from_t);
+                          r.gap.back().t,
+                          format_uncertain(r.gap_fit->fit.slope, 1.959963984540054 * r.gap_fit->fit.slope_se,
+                                           UncertainStyle::markdown),
+                          r.gap_fit->from_t);
     if (r.study)
-        md += fmt::format("- step-size study: sup tracking error ~ eta0^{:.3f} (+- {:.3f}) over all eta0, ^{:.3f} (+- "
-                          "{:.3f}) over the {} smallest; theory: about 1/2 for small eta0\n",
-                          r.study->fit.slope, r.study->fit.slope_se, r.study->fit_small_eta0.slope,
-                          r.study->fit_small_eta0.slope_se, r.study->fit_small_eta0.n);
+        md += fmt::format("- step-size study: sup tracking error ~ eta0^({}) over all eta0, ^({}) over the {} smallest "
+                          "(95% half-widths); theory: about 1/2 for small eta0\n",
+                          format_uncertain(r.study->fit.slope, 1.959963984540054 * r.study->fit.slope_se,
+                                           UncertainStyle::markdown),
+                          format_uncertain(r.study->fit_small_eta0.slope,
+                                           1.959963984540054 * r.study->fit_small_eta0.slope_se, UncertainStyle::markdown),
+                          r.study->fit_small_eta0.n);
     const std::vector<std::string> outcomes = outcome_lines(r.outcomes);
     for (std::size_t i = 0; i < outcomes.size(); ++i)  // the basins as a nested list under their heading
         md += (i == 0 ? "- " : "  - ") + (i == 0 ? outcomes[i] : outcomes[i].substr(2)) + "\n";

@@ -311,6 +311,23 @@ PaperTable paper_table(const Table& full, const std::vector<PaperColumn>& column
     return t;
 }
 
+ConstantSplit constant_columns(const Table& full, const std::vector<PaperColumn>& columns) {
+    ConstantSplit out;
+    for (const auto& c : columns) {
+        bool constant = full.rows.size() > 1 && c.error.empty() && c.lo.empty();
+        std::string first;
+        for (std::size_t r = 0; constant && r < full.rows.size(); ++r) {
+            if (!std::holds_alternative<double>(full.rows[r][column_index(full, c.value)])) constant = false;
+            const std::string t = constant ? cell(full.rows[r], full, c, UncertainStyle::latex) : "";
+            if (r == 0) first = t;
+            else if (t != first) constant = false;
+        }
+        if (constant) out.constant.push_back({c, first});
+        else out.kept.push_back(c);
+    }
+    return out;
+}
+
 std::vector<PaperColumn> select_columns(const std::vector<PaperColumn>& available, const std::vector<std::string>& keys,
                                         const std::vector<std::string>& defaults, const std::string& field) {
     std::string accepted;

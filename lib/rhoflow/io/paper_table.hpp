@@ -18,6 +18,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rhoflow/io/table.hpp"
@@ -89,6 +90,16 @@ double latex_width(const std::string& s);
 double latex_table_width(const PaperTable& t);
 /// Whether `t` fits `w` (its estimate within 98% of it: the model's error on whole tables).
 bool fits(const PaperTable& t, const TableWidth& w);
+
+/// Splits off the columns of `columns` that print the same value, with no error, in every row
+/// of `full` (more than one row): an ODE that ends at 1.0000 in every cell, which a caption says
+/// once. Returns the columns kept and those taken out with their one LaTeX cell.
+struct ConstantSplit {
+    std::vector<PaperColumn> kept;                              ///< columns that vary
+    std::vector<std::pair<PaperColumn, std::string>> constant;  ///< the others, with their value
+};
+/// (above)
+ConstantSplit constant_columns(const Table& full, const std::vector<PaperColumn>& columns);
 
 /// The columns of the first of `lists` (lists of keys of `available`, widest first) whose table
 /// made from `source` fits `width`; the last list when none does.

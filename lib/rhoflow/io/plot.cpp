@@ -361,6 +361,34 @@ FigureGeometry figure_geometry(const FigureParams& p, double aspect) {
     return {wh->first, wh->second, wh->first < 5 ? 8.0 : 9.0};
 }
 
+double key_fraction(const FigureGeometry& g, int entries, int columns) {
+    const int rows = (entries + columns - 1) / columns;
+    return (rows * g.font_pt * 0.95 / 72.0 + 0.03) / g.height;
+}
+
+double latex_extra(const FigureGeometry& g, bool latex) { return latex ? 0.9 * g.font_pt * 1.35 / 72.0 / g.height : 0; }
+
+double label_space(const FigureGeometry& g, bool latex) {
+    return 2.0 * g.font_pt * 1.35 / 72.0 / g.height + latex_extra(g, latex);
+}
+
+std::string key_below(int entries, int columns) {
+    return fmt::format("set key at screen 0.5, screen 0.01 center bottom vertical maxrows {} samplen 2 spacing 1.05 "
+                       "reverse Left width -2\n",
+                       (entries + columns - 1) / columns);
+}
+
+std::string side_margins(const FigureGeometry& g) {
+    return fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\n",
+                       std::min(0.35, (g.font_pt * 6.2 / 72.0) / g.width), 1 - 0.12 / g.width);
+}
+
+std::string vertical(double bottom, double top) {
+    return fmt::format("set bmargin at screen {:.4f}\nset tmargin at screen {:.4f}\n", bottom, top);
+}
+
+int key_columns(const FigureGeometry& g) { return g.width < 5 ? 2 : 3; }
+
 std::string FigureText::operator()(const std::string& enhanced, const std::string& latex_text) const {
     std::string t = latex ? latex_text : enhanced;
     replace_all(t, "'", "''");

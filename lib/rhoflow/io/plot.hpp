@@ -94,6 +94,26 @@ std::string tex_number(double x);
 /// text or LaTeX.
 std::string axis_tics(char axis, double lo, double hi, bool log, bool latex);
 
+/// The layout of a figure with its key below the plot (measured on the rendered PDFs; the figure
+/// test, tests/figures/figure_check.py, holds the band between the x label and the key under 4%).
+/// The screen fraction `entries` key entries take in `columns` columns (a row is about 0.95 of
+/// the font size high, plus 0.03 in below).
+double key_fraction(const FigureGeometry& g, int entries, int columns);
+/// The extra screen fraction the LaTeX variant's x labels need (LaTeX sets them taller than
+/// gnuplot assumes: 0.9 of a line), 0 for the enhanced-text terminals.
+double latex_extra(const FigureGeometry& g, bool latex);
+/// The screen fraction the x tics and the x label take below a plot: two text lines (+ latex_extra).
+double label_space(const FigureGeometry& g, bool latex);
+/// `set key` below the plot at the bottom of the canvas: `entries` in `columns` columns, filled
+/// down (a row count, not a width: cairolatex cannot measure LaTeX text).
+std::string key_below(int entries, int columns);
+/// Left and right margins (screen) leaving room for the y tics and label.
+std::string side_margins(const FigureGeometry& g);
+/// `set bmargin` and `set tmargin` at the screen fractions given.
+std::string vertical(double bottom, double top);
+/// Columns of a key below the plot: 2 in a figure narrower than 5 in, 3 otherwise.
+int key_columns(const FigureGeometry& g);
+
 /// The label of a figure caption: "fig:" + `stem` (reduced to letters, digits, '-', '.', ':') +
 /// "-" + `figure`, so that two outputs' figures included in one document do not collide.
 std::string figure_label(const std::string& stem, const std::string& figure);

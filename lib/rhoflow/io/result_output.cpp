@@ -253,11 +253,12 @@ HeadlineRow compare_headline(const CompareResult& r) {
     HeadlineRow row = {{"mean_abs_rho_final", s.abs_rho_final.mean},
                {"ci95_lo", s.abs_rho_final.lo},
                {"ci95_hi", s.abs_rho_final.hi},
-               {"abs_rho_ode_final", std::abs(r.rho_ode_final)},
+               {"abs_rho_ode_final", r.abs_rho_ode_final},
                {"nuisance_mass_sga", s.nuisance_mass.mean},
                {"nuisance_mass_population", r.table.back().nuisance_mass_population},
                {"hit_time_ode", opt_mean(r.hitting_time.ode)},
                {"hit_time_sga", opt_mean(r.hitting_time.sga)},
+               {"plateau_time_sga", r.hitting_time.sga_plateau ? TableCell(*r.hitting_time.sga_plateau) : TableCell()},
                {"outcomes", outcome_cell(r.outcomes)}};
     if (r.effective && r.verdict) {  // the effective dynamics' prediction beside the measurement
         const EffectiveSummary& e = *r.effective;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <charconv>
 #include <regex>
+#include <iterator>
 #include <sstream>
 
 #include "rhoflow/core/errors.hpp"
@@ -283,6 +284,37 @@ no-effective = true
     std::vector<std::string> names;
     for (const auto& f : s.figures) names.push_back(f.name);
     CHECK(names == std::vector<std::string>{"fig_final_L", "fig_hit_L", "fig_final_theta", "fig_hit_theta"});
+    // The hitting figures' captions explain themselves as the tables do (issue 33), and a cell
+    // where no trial hit has its mark at the run's end (column 15 of the data; '?' where one hit).
+    for (const auto& f : s.figures) {
+        if (f.name.rfind("fig_hit_", 0) != 0) continue;
+        CAPTURE(f.name);
+        CHECK(f.caption.find("first reaches the level $1 - \\varepsilon = 0.99$") != std::string::npos);
+        CHECK(f.caption.find("the runs end at $t") != std::string::npos);
+        CHECK(f.caption.find("filled triangle at the run's end marks a cell where no trial hit") != std::string::npos);
+        CHECK(f.caption.find("measures the finite-step bias as much as the speed of recovery") != std::string::npos);
+    }
+    {
+        std::istringstream d(files["sweep_L.dat"]);
+        std::size_t marks = 0;
+        while (std::getline(d, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::istringstream row(line);
+            std::vector<std::string> col((std::istream_iterator<std::string>(row)), std::istream_iterator<std::string>());
+            REQUIRE(col.size() == 17);
+            const double L = std::stod(col[0]);
+            for (std::size_t i = 0; i < e.cells.size(); ++i) {
+                const auto& m = std::get<CompareJob>(e.cells[i].job).compare.model;
+                if (static_cast<double>(m.L) != L || m.theta != (marks < 2 ? 0.5 : 1.0)) continue;
+                const auto& r = std::get<CompareResult>(results[i]);
+                if (r.hitting_time.sga) CHECK(col[14] == "?");
+                else CHECK(std::stod(col[14]) == doctest::Approx(r.t_final).epsilon(1e-9));
+                if (r.hitting_time.sga_plateau) CHECK(std::stod(col[15]) == doctest::Approx(*r.hitting_time.sga_plateau).epsilon(1e-9));
+            }
+            ++marks;
+        }
+        CHECK(marks == 4);
+    }
     const std::string md = files["sweep.md"];
     // two tables (final alignment, hitting times): sentence, blank, header, rule, 4 rows; a blank
     // line between them

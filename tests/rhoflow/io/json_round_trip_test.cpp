@@ -188,7 +188,7 @@ const Keys kOutcomeKeys = {"trials", "unassigned", "level", "rho0", "d", "basins
 const Keys kCompareParamsKeys = {"model", "sga", "field", "table", "horizon", "anchors", "rows", "study_eta0",
                                  "study_trials", "study_horizon", "field_scale", "effective", "table_columns"};
 const Keys kCompareResultKeys = {"params", "field", "phase", "t_final", "table", "gap", "gap_fit", "tracking_error",
-                                 "tracking_error_max", "every_step", "hitting_time", "summary", "outcomes", "rho_ode_final", "study",
+                                 "tracking_error_max", "every_step", "hitting_time", "summary", "outcomes", "rho_ode_final", "abs_rho_ode_final", "study",
                                  "trajectory", "field_curve", "warning", "effective", "verdict", "ode"};
 
 Keys with(Keys a, const Keys& b) {
@@ -443,12 +443,12 @@ TEST_CASE("json round trip: comparator params and every result struct of a real 
     check_header_members(r.gap[0], "compare/compare.hpp", "GapAnchor");
     check_round_trip(*r.gap_fit, {"fit", "from_t"});
     check_header_members(*r.gap_fit, "compare/compare.hpp", "GapFit");
-    check_round_trip(r.hitting_time, {"level", "ode", "sga", "sga_hits", "trials"});
+    check_round_trip(r.hitting_time, {"level", "ode", "sga", "sga_hits", "trials", "sga_plateau", "sga_plateau_after"});
     check_header_members(r.hitting_time, "compare/compare.hpp", "HittingTimes");
     HittingTimes none = r.hitting_time;
     none.ode.reset();
     none.sga.reset();
-    check_round_trip(none, {"level", "ode", "sga", "sga_hits", "trials"});
+    check_round_trip(none, {"level", "ode", "sga", "sga_hits", "trials", "sga_plateau", "sga_plateau_after"});
     check_round_trip(*r.study, {"horizon", "rho0", "trials", "rows", "fit", "fit_small_eta0"});
     check_header_members(*r.study, "compare/compare.hpp", "StepSizeStudy");
     for (const auto& row : r.study->rows)

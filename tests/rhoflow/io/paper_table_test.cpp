@@ -167,3 +167,27 @@ TEST_CASE("paper table: --table-width is column, page or a length with its unit,
         CHECK(test::invalid_param([&] { TableParams{bad}.validate(); }) == "width");
     }
 }
+
+TEST_CASE("paper table: constant columns: a column printing one exact value in every row goes to the caption") {
+    Table t = full(3);
+    t.columns.push_back({"ode", "ode", "ode", "{}"});
+    for (auto& row : t.rows) row.push_back(1.0 - 1e-9);  // prints 1.0000 with 4 decimals in every row
+    std::vector<PaperColumn> cols = kColumns;
+    cols.push_back({"ode", "ODE", "ODE", "ode", "", "", "", 4, 4, false});
+    const ConstantSplit s = constant_columns(t, cols);
+    // t varies; the CI and SE columns have errors (never constant, though their values are);
+    // "fixed" prints -0.54 in every row with no error, "note" is text; ODE prints 1.0000.
+    REQUIRE(s.constant.size() == 2);
+    CHECK(s.constant[0].first.key == "fixed");
+    CHECK(s.constant[0].second == "$-0.54$");
+    CHECK(s.constant[1].first.key == "ode");
+    CHECK(s.constant[1].second == "$1.0000$");
+    REQUIRE(s.kept.size() == 4);
+    CHECK(s.kept[0].key == "t");
+    CHECK(s.kept[3].key == "note");
+    // One row at 0.9998, which prints as such: the ODE column is kept.
+    t.rows[1].back() = 0.9998;
+    CHECK(constant_columns(t, cols).constant.size() == 1);
+    // A single row is never "the same in every row".
+    CHECK(constant_columns(full(1), kColumns).constant.empty());
+}
