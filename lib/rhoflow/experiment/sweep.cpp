@@ -375,18 +375,22 @@ std::string plateau_sentence() {
 }
 
 std::string hitting_caption(const ExperimentTask& t, const std::vector<CellValues>& cells,
-                            const std::vector<std::string>& keys) {
+                            const std::vector<std::string>& keys, bool pred_column) {
     return fmt::format(
         "Hitting times in {}: the ODE time at which $|\\rho|$ first reaches the level {} (the runs end at {}); SGA, "
-        "the mean over the trials that hit; pred., the effective chain's mean over its paths that hit; ODE, the "
+        "the mean over the trials that hit; {}ODE, the "
         "mean over the trials' starts of the mean-field ODE's. Every $\\pm$ but the plateau's is a 95\\% confidence "
         "half-width; --- "
         "means that no trial (or path) reached the level by the run's end. Plateau, the time the SGA ensemble "
         "reaches its plateau (the first record at which its mean $|\\rho|$ has risen 90\\% of the way from its start "
-        "to its final value: its speed of recovery), $\\pm$ half the interval between that record and the one "
-        "before. {}",
+        "to its final value; where the step is large, the plateau itself rises as the step shrinks, and this time "
+        "with it), $\\pm$ half the interval between that record and the one before. {}",
         sweep_what(t, cells, keys), span(cells, &CellValues::level, "1 - \\varepsilon"),
-        span(cells, &CellValues::t_final, "t"), plateau_sentence());
+        span(cells, &CellValues::t_final, "t"),
+        pred_column ? "pred., the effective chain's mean over its paths that hit; "
+                    : "(the effective chain's prediction is in summary.csv, \\texttt{hit\\_time\\_pred}, and in this "
+                      "table at \\texttt{table-width = \"page\"}); ",
+        plateau_sentence());
 }
 
 // sweep.tex / sweep.md: the final alignment and the hitting times, one row per cell, two tables
@@ -427,7 +431,11 @@ std::vector<PaperTable> sweep_tables(const Experiment& e, const ExperimentTask& 
         also += fmt::format(" The mean-field ODE from the trials' starts ends at $|\\rho| = {}$ in every cell (exact).",
                             v.size() > 2 && v.front() == '$' ? v.substr(1, v.size() - 2) : v);
     add(plus(split.kept), alignment_caption(t, cells, keys, true, split.constant.empty()) + also, "");
-    add(plus(hit_cols), hitting_caption(t, cells, keys), "hit");
+    // At a column's width without room for every column, the prediction goes (summary.csv keeps it).
+    std::vector<PaperColumn> hits = plus(hit_cols);
+    const bool narrow = !width.page && !fits(paper_table(source, hits, "", "", ""), width);
+    if (narrow) hits.erase(std::find_if(hits.begin(), hits.end(), [](const PaperColumn& c) { return c.key == "hit_pred"; }));
+    add(hits, hitting_caption(t, cells, keys, !narrow), "hit");
     return out;
 }
 

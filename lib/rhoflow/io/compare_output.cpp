@@ -534,7 +534,7 @@ std::string compare_markdown(const CompareResult& r) {
                       "trials)\n",
                       h.level, r.t_final, ci_text(h.ode), ci_text(h.sga), h.sga_hits, h.trials);
     if (h.sga_plateau && h.sga_plateau_after)
-        md += fmt::format("- plateau time (recovery speed): the SGA mean |rho| has risen 90% of the way from its start to "
+        md += fmt::format("- plateau time: the SGA mean |rho| has risen 90% of the way from its start to "
                           "its final value between t = {:.4g} and {:.4g} (two records)\n",
                           *h.sga_plateau_after, *h.sga_plateau);
     md += fmt::format("- tracking error sup_k |rho_k - rho_ODE(t_k)|: mean {:.4g} (95% CI [{:.4g}, {:.4g}])\n",
