@@ -23,7 +23,7 @@ struct Reduced {
     VI ki, below;
 };
 
-/// Stage 1 for the lanes x0: x = max(x0, lowest), k = round(x / ln 2), r = x - k ln 2 (Cody-Waite).
+/// Stage 1 for the lanes x0: k = round(x0 / ln 2), r = x0 - k ln 2 (Cody-Waite), and the lanes below.
 template <class V, class VI>
 [[gnu::always_inline]] inline void reduce(const V& x0, Reduced<V, VI>& d) noexcept {
     constexpr double log2e = 1.4426950408889634;
@@ -31,9 +31,11 @@ template <class V, class VI>
     constexpr double ln2_lo = 1.42860682030941723212e-6;
     constexpr double shifter = 0x1.8p52;  // adding it rounds to an integer
     constexpr double lowest = -708.39;
-    const V lo = V{} + lowest, sh = V{} + shifter;
-    d.below = x0 < lo;
-    const V x = d.below ? lo : x0;
+    const V sh = V{} + shifter;
+    // The scalar kernel clamps x to lowest below it; those lanes end as 0 whatever x is (finish
+    // masks them), so x0 itself serves, one operation less.
+    d.below = x0 < lowest;
+    const V x = x0;
     const V t = x * log2e + sh;
     const V k = t - sh;
     d.ki = reinterpret_cast<VI>(t) - reinterpret_cast<VI>(sh);
