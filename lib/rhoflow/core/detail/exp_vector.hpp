@@ -105,18 +105,23 @@ template <class V, class VI, bool Affine>
         store(out + i + W, y);
         i += 2 * W;
     }
-    // The rest, a register at a time; the last one through a buffer (its other lanes unused).
+    // The rest, a register at a time; the last one's missing lanes are zeros (their values unused).
     for (; i < n; i += W) {
-        alignas(sizeof(V)) double buf[W] = {};
-        const std::size_t m = n - i < W ? n - i : W;
-        std::memcpy(buf, in + i, m * sizeof(double));
         V x, y;
         Reduced<V, VI> c;
-        arg(buf, x);
+        if (i + W <= n) {
+            arg(in + i, x);
+        } else {
+            x = V{};
+            for (std::size_t j = 0; i + j < n; ++j) x[j] = in[i + j];
+            if constexpr (Affine) x = factor * (x - shift);
+        }
         reduce(x, c);
         finish(c, y);
-        store(buf, y);
-        std::memcpy(out + i, buf, m * sizeof(double));
+        if (i + W <= n)
+            store(out + i, y);
+        else
+            for (std::size_t j = 0; i + j < n; ++j) out[i + j] = y[j];
     }
 }
 
