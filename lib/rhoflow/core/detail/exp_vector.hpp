@@ -2,11 +2,11 @@
 // accuracy) on one GCC/Clang vector of doubles at a time, in two stages, so that a loop can run
 // the first stage of one register while the second stage of the previous one waits on its
 // inputs: the whole kernel is one chain about 16 operations deep (some 50 cycles), and issued in
-// program order its operations filled the AMD Zen 3's 64-entry FP scheduler, which then ran at
-// about half its ports' rate (llvm-mca -mcpu=znver3: "Scheduler full" 97% of dispatch stalls;
-// measured 4.4 against 3.2 cycles per element pipelined, docs/benchmarks.md). Every operation is
-// the scalar kernel's, lane by lane and in the same order, so every width and every variant
-// gives the same bits. The callers (exp_nonpositive.cpp, model/detail/sample_passes.hpp) are
+// program order its operations fill the FP scheduler, which then runs at about half its ports'
+// rate (llvm-mca -mcpu=znver3: "Scheduler full" 97% of dispatch stalls; on the AMD EPYC
+// development machine 4.4 against 3.05 cycles per element pipelined, docs/benchmarks.md).
+// Every operation is the scalar kernel's, lane by lane and in the same order, so every width
+// and every variant gives the same bits. The callers (exp_nonpositive.cpp, model/detail/sample_passes.hpp) are
 // compiled once per instruction-set variant; these always-inline templates take the caller's.
 // Vectors pass by reference: no vector type crosses a call boundary (its ABI differs between the
 // variants).
