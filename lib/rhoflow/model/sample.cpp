@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "rhoflow/core/detail/exp_nonpositive.hpp"
+#include "rhoflow/core/detail/exp_vector.hpp"
 #include "rhoflow/core/detail/simd.hpp"
 
 namespace rhoflow {
@@ -24,6 +25,9 @@ using V4 = double __attribute__((vector_size(kLanes * sizeof(double))));
 struct FirstSums {
     double Z, Su, Sv, S2;
 };
+// The running sums of passes 3 and 4 between the parts of the tokens (FirstSums' Z, Su, Sv, S2 and
+// sum a z: a V4 each, kept as doubles between the calls).
+constexpr std::size_t kFirstAcc = 5 * kLanes;
 struct GradientSums {
     double C, Cu, Cv, Ca, Cz;
 };
@@ -56,23 +60,30 @@ namespace avx512 {
 // The passes of the variant in force (core/detail/simd.hpp).
 struct Passes {
     double (*scale)(double*, double*, std::size_t, std::size_t, double, double, double) noexcept;
-    FirstSums (*first_sums)(const double*, const double*, const double*, std::size_t) noexcept;
-    FirstSums (*first_sums_zeta)(const double*, const double*, const double*, double*, double, std::size_t, double&) noexcept;
-    GradientSums (*gradient)(double*, const double*, const double*, double*, double*, std::size_t,
+    void (*exp_first)(const double*, double*, const double*, double*, std::size_t, std::size_t, double, double, double,
+                      double*) noexcept;
+    void (*exp_first_zeta)(const double*, double*, const double*, double*, std::size_t, std::size_t, double, double,
+                           double, double*) noexcept;
+    GradientSums (*gradient)(const double*, const double*, const double*, const double*, double*, std::size_t,
                              const GradientCoefficients&) noexcept;
-    double (*perp)(const double*, const double*, double, std::size_t) noexcept;
+    double (*perp)(const double*, const double*, double, double, std::size_t) noexcept;
 };
+
+#define RHOFLOW_SAMPLE_PASSES(ns, fused)                                                                         \
+    Passes {                                                                                                         \
+        ns::pass_scale, ns::fused<false>, ns::fused<true>, ns::pass_gradient, ns::pass_perp \
+    }
 
 Passes active_passes() noexcept {
 #ifdef RHOFLOW_SAMPLE_AVX2
-    if (detail::active_simd_variant() == detail::SimdVariant::avx512)
-        return {avx512::pass_scale, avx512::pass_first_sums, avx512::pass_first_sums_zeta, avx512::pass_gradient, avx512::pass_perp};
-    if (detail::simd_uses_avx2(detail::active_simd_variant()))
-        return {avx2::pass_scale, avx2::pass_first_sums, avx2::pass_first_sums_zeta, avx2::pass_gradient, avx2::pass_perp};
+    // AVX-512: the exp of exp_nonpositive_affine (eight lanes) before the sums, as before the fused
+    // pass (which has four; this machine could not time it on AVX-512).
+    if (detail::active_simd_variant() == detail::SimdVariant::avx512) return RHOFLOW_SAMPLE_PASSES(avx512, exp_then_first_sums);
+    if (detail::simd_uses_avx2(detail::active_simd_variant())) return RHOFLOW_SAMPLE_PASSES(avx2, exp_first_sums);
 #endif
-    return {baseline::pass_scale, baseline::pass_first_sums, baseline::pass_first_sums_zeta, baseline::pass_gradient,
-            baseline::pass_perp};
+    return RHOFLOW_SAMPLE_PASSES(baseline, exp_then_first_sums);
 }
+#undef RHOFLOW_SAMPLE_PASSES
 
 }  // namespace
 
@@ -103,20 +114,31 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     rng.fill_normal(u, L);
     rng.fill_normal(v, L);
     const double umax = pass.scale(u, v, L, R, sigma, m_.theta * rho, m_.theta * std::sqrt(std::max(0.0, 1.0 - rho * rho)));
-    // Pass 2: e^{beta (u - max)}, the stable softmax numerators (vectorised exp, see
-    // detail/exp_nonpositive.hpp).
-    detail::exp_nonpositive_affine(u, beta, umax, a, L);
-    // Pass 3: first moments of the attention weights; with W (d >= 3) in one loop with pass 4
-    // (random): the L normals of zeta, scaled, and sum a zeta.
-    double Sz = 0;
-    if (has_w) rng.fill_normal(z, L);
-    const FirstSums first = has_w ? pass.first_sums_zeta(a, u, v, z, sigma, Lp, Sz) : pass.first_sums(a, u, v, Lp);
+    // Passes 2 to 4 in one loop: e^{beta (u - max)}, the stable softmax numerators (vectorised
+    // exp, detail/exp_vector.hpp), each register's first moments of the attention weights as it
+    // comes out, and with W (d >= 3) the L normals of zeta (random), scaled, and sum a zeta.
+    // (Filling the normals a part at a time, so that the passes would read them from L1, measured
+    // slower: 4096-token parts 0.1 cycle per token, 1024 0.8.)
+    double acc[kFirstAcc] = {};
+    if (has_w) {
+        rng.fill_normal(z, L);
+        pass.exp_first_zeta(u, a, v, z, L, Lp, beta, umax, sigma, acc);
+    } else {
+        pass.exp_first(u, a, v, z, L, Lp, beta, umax, sigma, acc);
+    }
     double SI = 0, SIu = 0, SI2 = 0;
     for (std::size_t i = 0; i < R; ++i) {
         SI += a[i];
         SIu += a[i] * u[i];
         SI2 += a[i] * a[i];
     }
+    V4 lanes;
+    const auto sum_of = [&](std::size_t k) {
+        load4(lanes, acc + k * kLanes);
+        return lane_sum(lanes);
+    };
+    const FirstSums first{sum_of(0), sum_of(1), sum_of(2), sum_of(3)};
+    const double Sz = sum_of(4);
     const double invZ = 1.0 / first.Z;
     GradientDraw g;
     g.f_u = first.Su * invZ;
@@ -137,8 +159,8 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
     }
     g.f_w_sq = na2 * H;
 
-    // Pass 5: c_i = 2 beta a_i <f, x_i>, <f, x_i> = f_u u_i + f_v v_i + r_i; b = c - (sum c) a.
-    // a is normalised here; z becomes P zeta.
+    // Pass 5: c_i = 2 beta a_i <f, x_i>, <f, x_i> = f_u u_i + f_v v_i + r_i; b = c - (sum c) a,
+    // with a normalised and zeta projected on the fly (neither stored).
     const double pz_coef = has_w ? ah_z / na : 0.0, r_coef = na * sqH;
     // (d = 2: z stays 0, never drawn, and H = 0.)
     const GradientSums sums = pass.gradient(a, u, v, z, c_.data(), Lp, {invZ, pz_coef, H, r_coef, 2.0 * beta, g.f_u, g.f_v});
@@ -150,7 +172,7 @@ GradientDraw SampleDrawer::draw(double rho, RandomStream& rng) {
         // because <a, P zeta> = 0.
         const double b_ah = (Ca - C * na2) / na;
         const double k = C + b_ah / na;
-        const double bperp2 = pass.perp(c_.data(), a, k, Lp);  // pass 6
+        const double bperp2 = pass.perp(c_.data(), a, invZ, k, Lp);  // pass 6
         const double kappa = b_ah * sqH + Cpz;
         g.g_w_sq = kappa * kappa + sigma * sigma * bperp2 * rng.chi_squared(m_.d - 3);
     }

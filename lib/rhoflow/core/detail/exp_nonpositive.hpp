@@ -8,9 +8,12 @@
 // Method: x = k ln2 + r with |r| <= ln2/2 (Cody-Waite: ln2 split in a high part with trailing
 // zero bits and a low part, so k * ln2_hi is exact), e^r by its Taylor polynomial of degree 13
 // (truncation < 5e-18 relative) in Estrin's form, times 2^k built in the exponent bits.
-// The loop vectorises only if the compiler may assume comparisons do not trap, so its source is
-// compiled with -fno-trapping-math (rhoflow reads no FP exception flags). With GCC on x86-64 it
-// is compiled three times, for AVX-512, AVX2 and the SSE2 baseline, and chosen at run time
+// The AVX2 and baseline variants run arrays of 32 or more on explicit vectors in two interleaved
+// stages (detail/exp_vector.hpp: issued as one chain, it fills the FP scheduler); the AVX-512
+// variant's loop is vectorised by the compiler, which it does only if it may assume comparisons
+// do not trap, so the source is compiled with -fno-trapping-math (rhoflow reads no FP exception
+// flags). With GCC on x86-64 it is compiled three times, for AVX-512, AVX2 and the SSE2
+// baseline, and chosen at run time
 // (detail/simd.hpp); without FMA contraction (-ffp-contract=off for the library) both give the same bits, which
 // tests/rhoflow/core/simd_test.cpp checks by forcing each variant. Below -708.39 (where
 // e^x would be subnormal) the result is 0, which is what a softmax numerator needs.

@@ -17,11 +17,8 @@
 // the lanes need no fixed assignment here: four running maxima, so that the compare and select
 // of one register do not wait on the previous one's).
 inline void scale_max(double* x, std::size_t n, double sigma, double shift, V4& m) noexcept {
-    using M = long __attribute__((vector_size(kLanes * sizeof(long))));
-    auto keep_larger = [](V4& acc, const V4& y) {
-        const M gt = y > acc;  // all ones where y is larger
-        acc = reinterpret_cast<V4>((reinterpret_cast<M>(y) & gt) | (reinterpret_cast<M>(acc) & ~gt));
-    };
+    // (y > acc ? y : acc: one max instruction on x86, whose rule for NaN and zeros is this one.)
+    auto keep_larger = [](V4& acc, const V4& y) { acc = y > acc ? y : acc; };
     V4 m1 = m, m2 = m, m3 = m, y0, y1, y2, y3;
     std::size_t i = 0;
     for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
@@ -71,48 +68,122 @@ inline double pass_scale(double* u, double* v, std::size_t L, std::size_t R, dou
     return umax;
 }
 
-// Pass 3: the sums of a, a u, a v and a^2 over the Lp tokens (a the softmax numerators).
-inline FirstSums pass_first_sums(const double* a, const double* u, const double* v, std::size_t Lp) noexcept {
-    V4 Z = {}, Su = {}, Sv = {}, S2 = {}, ai, ui, vi;
-    for (std::size_t i = 0; i < Lp; i += kLanes) {
-        load4(ai, a + i);
-        load4(ui, u + i);
-        load4(vi, v + i);
-        Z += ai;
-        Su += ai * ui;
-        Sv += ai * vi;
-        S2 += ai * ai;
-    }
-    return {lane_sum(Z), lane_sum(Su), lane_sum(Sv), lane_sum(S2)};
-}
-
-// Passes 3 and 4 in one loop (d >= 3): the sums of pass 3, and z[i] = sigma z[i] with sum a z
-// into Sz. Each sum is the same chain as in the separate passes (the same bits); together the
-// five chains run side by side where each alone waits on the adder's latency.
-inline FirstSums pass_first_sums_zeta(const double* a, const double* u, const double* v, double* z, double sigma,
-                                      std::size_t Lp, double& Sz) noexcept {
-    V4 Z = {}, Su = {}, Sv = {}, S2 = {}, S = {}, ai, ui, vi, zi;
-    for (std::size_t i = 0; i < Lp; i += kLanes) {
-        load4(ai, a + i);
-        load4(ui, u + i);
-        load4(vi, v + i);
-        load4(zi, z + i);
-        Z += ai;
-        Su += ai * ui;
-        Sv += ai * vi;
-        S2 += ai * ai;
+// The sums of pass 3 (and, with W, pass 4: z[i] = sigma z[i] and sum a z) for the tokens
+// [0, n) of a part, a's 4 lanes ai: each sum's chain in token order.
+template <bool W>
+[[gnu::always_inline]] inline void first_step(const V4& ai, const double* u, const double* v, double* z, double sigma,
+                                              V4& Z, V4& Su, V4& Sv, V4& S2, V4& S) noexcept {
+    V4 ui, vi;
+    load4(ui, u);
+    load4(vi, v);
+    Z += ai;
+    Su += ai * ui;
+    Sv += ai * vi;
+    S2 += ai * ai;
+    if constexpr (W) {
+        V4 zi;
+        load4(zi, z);
         zi *= sigma;
-        store4(z + i, zi);
+        store4(z, zi);
         S += ai * zi;
     }
-    Sz = lane_sum(S);
-    return {lane_sum(Z), lane_sum(Su), lane_sum(Sv), lane_sum(S2)};
 }
 
-// Pass 5: a normalised (a *= invZ), z -> P zeta (z -= pz_coef a), c_i = 2 beta a_i (f_u u_i +
-// f_v v_i + a_i h + r_coef z_i), and the sums of c, c u, c v, c a, c z.
-inline GradientSums pass_gradient(double* a, const double* u, const double* v, double* z, double* c, std::size_t Lp,
-                                  const GradientCoefficients& k) noexcept {
+// Passes 2 to 4 on a part of the tokens, [0, n_sum) (a multiple of kLanes): a[i] = e^{beta (u[i] -
+// umax)} for i < n_exp (the softmax numerators, detail/exp_vector.hpp's kernel: the bits of
+// detail::exp_nonpositive_affine) and 0 for the padding beyond, then the sums of pass 3 and (W)
+// pass 4 on each register as it comes out of the exp, with the next registers' first stage issued
+// beside. acc holds the running sums (kFirstAcc doubles).
+template <bool W>
+inline void exp_first_sums(const double* u, double* a, const double* v, double* z, std::size_t n_exp, std::size_t n_sum,
+                           double beta, double umax, double sigma, double* acc) noexcept {
+    using VI = long __attribute__((vector_size(kLanes * sizeof(long))));
+    using R = detail::expv::Reduced<V4, VI>;
+    V4 Z, Su, Sv, S2, S, x, y;
+    load4(Z, acc);
+    load4(Su, acc + kLanes);
+    load4(Sv, acc + 2 * kLanes);
+    load4(S2, acc + 3 * kLanes);
+    load4(S, acc + 4 * kLanes);
+    auto arg = [&](std::size_t i, V4& x0) {
+        load4(x0, u + i);
+        x0 = beta * (x0 - umax);
+    };
+    const std::size_t n_full = n_exp / kLanes * kLanes;  // registers whose lanes are all tokens
+    std::size_t i = 0;
+    if (n_full >= 2 * kLanes) {
+        R c0, c1, n0, n1;
+        arg(0, x);
+        detail::expv::reduce(x, c0);
+        arg(kLanes, x);
+        detail::expv::reduce(x, c1);
+        for (; i + 4 * kLanes <= n_full; i += 2 * kLanes) {
+            arg(i + 2 * kLanes, x);
+            detail::expv::reduce(x, n0);
+            detail::expv::finish(c0, y);
+            store4(a + i, y);
+            first_step<W>(y, u + i, v + i, z + i, sigma, Z, Su, Sv, S2, S);
+            arg(i + 3 * kLanes, x);
+            detail::expv::reduce(x, n1);
+            detail::expv::finish(c1, y);
+            store4(a + i + kLanes, y);
+            first_step<W>(y, u + i + kLanes, v + i + kLanes, z + i + kLanes, sigma, Z, Su, Sv, S2, S);
+            c0 = n0;
+            c1 = n1;
+        }
+        detail::expv::finish(c0, y);
+        store4(a + i, y);
+        first_step<W>(y, u + i, v + i, z + i, sigma, Z, Su, Sv, S2, S);
+        detail::expv::finish(c1, y);
+        store4(a + i + kLanes, y);
+        first_step<W>(y, u + i + kLanes, v + i + kLanes, z + i + kLanes, sigma, Z, Su, Sv, S2, S);
+        i += 2 * kLanes;
+    }
+    for (; i < n_sum; i += kLanes) {  // the rest, the last register maybe part padding
+        R c;
+        arg(i, x);
+        detail::expv::reduce(x, c);
+        detail::expv::finish(c, y);
+        for (std::size_t j = 0; j < kLanes; ++j)
+            if (i + j >= n_exp) y[j] = 0.0;
+        store4(a + i, y);
+        first_step<W>(y, u + i, v + i, z + i, sigma, Z, Su, Sv, S2, S);
+    }
+    store4(acc, Z);
+    store4(acc + kLanes, Su);
+    store4(acc + 2 * kLanes, Sv);
+    store4(acc + 3 * kLanes, S2);
+    store4(acc + 4 * kLanes, S);
+}
+
+// The same with the exp of detail::exp_nonpositive_affine first (the AVX-512 variant: its exp has
+// eight lanes), then the sums.
+template <bool W>
+inline void exp_then_first_sums(const double* u, double* a, const double* v, double* z, std::size_t n_exp, std::size_t n_sum,
+                                double beta, double umax, double sigma, double* acc) noexcept {
+    detail::exp_nonpositive_affine(u, beta, umax, a, n_exp);
+    V4 Z, Su, Sv, S2, S, ai;
+    load4(Z, acc);
+    load4(Su, acc + kLanes);
+    load4(Sv, acc + 2 * kLanes);
+    load4(S2, acc + 3 * kLanes);
+    load4(S, acc + 4 * kLanes);
+    for (std::size_t i = 0; i < n_sum; i += kLanes) {
+        load4(ai, a + i);
+        first_step<W>(ai, u + i, v + i, z + i, sigma, Z, Su, Sv, S2, S);
+    }
+    store4(acc, Z);
+    store4(acc + kLanes, Su);
+    store4(acc + 2 * kLanes, Sv);
+    store4(acc + 3 * kLanes, S2);
+    store4(acc + 4 * kLanes, S);
+}
+
+// Pass 5: a normalised (a_i invZ), z -> P zeta (z_i - pz_coef a_i), c_i = 2 beta a_i (f_u u_i +
+// f_v v_i + a_i h + r_coef z_i), and the sums of c, c u, c v, c a, c z. Only c is stored: the
+// normalised a is recomputed by pass 6 (the same product), P zeta is not needed after.
+inline GradientSums pass_gradient(const double* a, const double* u, const double* v, const double* z, double* c,
+                                  std::size_t Lp, const GradientCoefficients& k) noexcept {
     V4 C = {}, Cu = {}, Cv = {}, Ca = {}, Cz = {}, ai, ui, vi, zi;
     for (std::size_t i = 0; i < Lp; i += kLanes) {
         load4(ai, a + i);
@@ -120,9 +191,7 @@ inline GradientSums pass_gradient(double* a, const double* u, const double* v, d
         load4(vi, v + i);
         load4(zi, z + i);
         ai *= k.inv_z;
-        store4(a + i, ai);
         zi -= k.pz_coef * ai;
-        store4(z + i, zi);
         const V4 r = ai * k.h + k.r_coef * zi;
         const V4 ci = k.two_beta * ai * (k.f_u * ui + k.f_v * vi + r);
         store4(c + i, ci);
@@ -135,13 +204,14 @@ inline GradientSums pass_gradient(double* a, const double* u, const double* v, d
     return {lane_sum(C), lane_sum(Cu), lane_sum(Cv), lane_sum(Ca), lane_sum(Cz)};
 }
 
-// Pass 6: sum (c_i - k a_i)^2, the squared norm of b orthogonal to a (summed directly, so
+// Pass 6: sum (c_i - k a_i invZ)^2, the squared norm of b orthogonal to a (summed directly, so
 // without cancellation).
-inline double pass_perp(const double* c, const double* a, double k, std::size_t Lp) noexcept {
+inline double pass_perp(const double* c, const double* a, double inv_z, double k, std::size_t Lp) noexcept {
     V4 S = {}, ci, ai;
     for (std::size_t i = 0; i < Lp; i += kLanes) {
         load4(ci, c + i);
         load4(ai, a + i);
+        ai *= inv_z;
         const V4 b = ci - k * ai;
         S += b * b;
     }
