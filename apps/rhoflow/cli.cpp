@@ -353,10 +353,23 @@ std::function<void()> run_work(const RunCommand& r, Outcome& outcome, const std:
             res = run_experiment(*e, o);
         }
         if (!team_root()) return;
-        for (const auto& [name, table] : res.summaries) std::cout << "## " << name << "\n\n" << to_markdown(table) << "\n";
-        std::cerr << fmt::format("rhoflow {1}: summaries in {0}/<task>/summary.{{csv,md,tex}}{2}, index in {0}/run.json\n",
+        // Each task's summary.md: its tables with every number rounded to its error (summary.csv
+        // keeps every digit).
+        for (const auto& [name, table] : res.summaries) {
+            std::size_t task = 0;
+            while (task < e->tasks.size() && e->tasks[task].name != name) ++task;
+            const std::string md = task < e->tasks.size()
+                                       ? to_markdown(summary_paper_tables(*e, task, table, task_table_width(*e, task)))
+                                       : to_markdown(table);
+            std::cout << "## " << name << "\n\n" << md << "\n";
+        }
+        const bool sweeps = std::any_of(e->tasks.begin(), e->tasks.end(), [](const ExperimentTask& t) {
+            return t.command == "compare";
+        });
+        std::cerr << fmt::format("rhoflow {1}: summaries in {0}/<task>/summary.{{csv,md,tex}}{2}{3}, index in {0}/run.json\n",
                                  e->out.string(), command,
-                                 text.empty() ? "" : ", the atlas in " + e->out.string() + "/map/atlas.{md,tex}");
+                                 text.empty() ? "" : ", the atlas in " + e->out.string() + "/map/atlas.{md,tex}",
+                                 sweeps ? " (a compare task's hitting and plateau times: <task>/sweep.{md,tex})" : "");
     };
 }
 

@@ -337,6 +337,12 @@ class Result:
             bits.append(f"mean |rho_final| {a['mean']:.4g} (95% CI [{a['lo']:.4g}, {a['hi']:.4g}])")
         if isinstance(self._data.get("verdict"), str):
             bits.append(f"verdict {self._data['verdict']}")
+        if self.command == "field" and "points" in self._data:  # a field: how many rho, and which method
+            bits.append(f"{len(self._data['points']['rho'])} rho ({self._data.get('method', '?')})")
+        t = self._data.get("t")
+        if self.command == "ode" and t is not None and len(t):  # an ODE: its span and hitting time
+            hit = self._data.get("hit_time")
+            bits.append(f"t to {float(t[-1]):.4g}" + (f", hit at {hit:.4g}" if isinstance(hit, float) else ", no hit"))
         return f"<{type(self).__name__} ({self.command}){': ' + '; '.join(bits) if bits else ''}>"
 
 

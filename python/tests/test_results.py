@@ -32,6 +32,7 @@ def test_field_arrays():
     check_array(mc.j_err, np.float64, (2,))
     exact = f.j[[5, 6]]                                           # rho = 0.25, 0.5 on the grid above
     assert np.all(np.abs(mc.j - exact) < 5 * mc.j_err)           # within 5 standard errors (seed fixed)
+    assert repr(f) == "<FieldResult (field): d=50, L=1000, R=100, theta=1; 9 rho (exact)>", repr(f)
 
 
 def test_ode_arrays_are_read_only_views_of_the_result():
@@ -45,6 +46,8 @@ def test_ode_arrays_are_read_only_views_of_the_result():
     assert np.all(np.diff(o.rho) > 0)                            # monotone flow from 0.05 to the attractor
     assert isinstance(o.hit_time, float) and 0 < o.hit_time < 10
     assert rhoflow.ode(rhoflow.Model(), 0.05, 1, points=3).hit_time is None
+    assert repr(o) == f"<OdeResult (ode): d=50, L=1000, R=100, theta=1; t to 10, hit at {o.hit_time:.4g}>", repr(o)
+    assert repr(rhoflow.ode(rhoflow.Model(), 0.05, 1, points=3)).endswith("; t to 1, no hit>")
     with pytest.raises(ValueError):
         o.rho[0] = 1.0
 
