@@ -112,6 +112,10 @@ const std::map<std::string, ColumnNote>& job_notes(const std::string& command) {
           {"undecided", {"points left undecided", kUnitless, true}},
           {"min_margin", {"smallest signed relative margin over the points", kUnitless}},
           {"witness", {"the model of a point where the claim fails (empty: none)", kText}}}},
+        {"threshold",
+         {{"width", {"the bracket's width, hi - lo", kUnitless}},
+          {"bracketed", {"whether the claim is proved at lo and disproved at hi: yes or no", kText}},
+          {"point proofs", {"single-model proofs the bisection made", kUnitless, true}}}},
         {"prove",
          {{"verdict", {"the proof's verdict over the box", kText}},
           {"param_cells", {"cells of the parameter box", kUnitless, true}},
@@ -327,6 +331,9 @@ std::string fixed_sentence(const ExperimentTask& t) {
 
 // What headline column `key` of a `command` job is, in words (its note), for a caption.
 std::string description_of(const std::string& command, const std::string& key) {
+    if (command == "threshold" && (ends_with(key, " lo") || ends_with(key, " hi")))  // "theta lo": the axis's
+        return ends_with(key, " lo") ? "the bracket's lower end, where the claim is proved"
+                                     : "the bracket's upper end, where it is disproved";
     const auto& own = job_notes(command);
     if (const auto it = own.find(key); it != own.end()) return it->second.description;
     if (const auto c = common_notes().find(key); c != common_notes().end()) return c->second.description;
@@ -460,6 +467,10 @@ std::vector<PaperTable> summary_paper_tables(const Experiment& e, std::size_t ta
         value_cols[i] = {all[i].key, md,          brief.empty() ? tex : brief, all[i].key, "", "", "",
                          i < swept ? 6 : 4, -1, i >= swept};
         if (all[i].key == "max_abs_z") value_cols[i].decimals = 2;
+        // A threshold's bracket: its ends to the digit that tells them apart (bisection's ends are
+        // short binary fractions, 1.0703125), not to 4 digits, which printed 1.077 | 1.077.
+        if (t.command == "threshold" && (ends_with(all[i].key, " lo") || ends_with(all[i].key, " hi") || all[i].key == "width"))
+            value_cols[i].digits = 10, value_cols[i].statistic = false;
         if (all[i].key == "abs_rho_ode_final" || all[i].key == "plain_ode") value_cols[i].decimals = 4;  // exact: 1.0000
         // the nuisance masses stay in summary.csv: a paper's summary shows alignment and times
         if (i >= swept && all[i].key.rfind("nuisance_mass", 0) == 0) is_error[i] = true;

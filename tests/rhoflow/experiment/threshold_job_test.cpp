@@ -8,6 +8,8 @@
 #include "cli_run.hpp"
 #include "rhoflow/experiment/job_table.hpp"
 #include "rhoflow/experiment/jobs.hpp"
+#include "rhoflow/experiment/runner.hpp"
+#include "rhoflow/io/paper_table.hpp"
 #include "rhoflow/experiment/settings.hpp"
 #include "rhoflow/prove/verify.hpp"
 
@@ -68,4 +70,30 @@ TEST_CASE("threshold: ends with the same verdict are no bracket, and bad input n
     r = rhoflow_cli({"threshold", "--claim", "filtering"});
     CHECK(r.code == 2);
     CHECK(contains(r.err, "--claim"));
+}
+
+TEST_CASE("threshold: a task's summary prints the bracket's ends to the digits that tell them apart") {
+    // d = 3, L = 1000, R = 100: theta* in [1.0767822, 1.0768433] (docs/verification.md section 13);
+    // bisection of [0.5, 1.5] to 1e-2 ends at [1.0703125, 1.078125], which 4 significant digits
+    // printed as 1.070 and 1.078 and, at 1e-4, as 1.077 | 1.077.
+    const std::string toml = R"(
+out = "thr"
+[[task]]
+name = "t"
+command = "threshold"
+d = 3
+L = 1000
+R = 100
+lo = 0.5
+hi = 1.5
+width = 1e-2
+)";
+    const Experiment e = read_experiment_text(toml, "thr.toml", "thr");
+    std::vector<JobResult> results;
+    for (const auto& c : e.cells) results.push_back(run(c.job));
+    const std::string md = to_markdown(summary_paper_tables(e, 0, summary_table(e, 0, results)));
+    CAPTURE(md);
+    CHECK(contains(md, "| 1.0703125 | 1.078125 | 0.0078125 | yes |"));
+    CHECK(contains(md, "theta lo: the bracket's lower end, where the claim is proved"));
+    CHECK_FALSE(contains(md, "as the job defines it"));
 }
