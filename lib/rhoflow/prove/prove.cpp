@@ -143,14 +143,21 @@ struct Search {
         std::vector<ProofCell> last;  // the last tiling whose every cell is enclosed, and its decision
         CellsDecision last_d;
         for (;;) {
-            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > budget)
-                return out_of_budget(cells, todo.size(), last, last_d);
+            if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > budget) {
+                if (last_d.verdict != ProofVerdict::proved) return out_of_budget(cells, todo.size(), last, last_d);
+                cells.swap(last);  // settling the count ran out of budget: the proof stands
+                return last_d;
+            }
             enclose(m, cells, todo);
             CellsDecision d = decide_cells(p.claim, cells, p.rho0, p.hit_eps);
             last = cells;
             last_d = d;
-            if (d.verdict != ProofVerdict::not_proved || d.refine.empty()) return d;
-            if (splittable && stagnated(cells, parent, d.refine)) {
+            // A recovery proof with an end of unknown stability: its end cells are bisected while
+            // the depth allows, for the count of attractors at +-1 (the verdict is settled).
+            const bool settling = d.verdict == ProofVerdict::proved && !d.settle.empty();
+            if (settling) d.refine = d.settle;
+            if ((d.verdict != ProofVerdict::not_proved && !settling) || d.refine.empty()) return d;
+            if (!settling && splittable && stagnated(cells, parent, d.refine)) {
                 d.note += " (rho bisection no longer narrows the enclosures: the parameter cell is split)";
                 return d;
             }
@@ -162,7 +169,7 @@ struct Search {
             for (std::size_t i : d.refine)
                 if (cells[i].enc.rho.width() > 2 * min_width) split[i] = any = true;
             if (!any) {
-                d.note += fmt::format(" (depth limit {} reached)", depth_cap);
+                if (!settling) d.note += fmt::format(" (depth limit {} reached)", depth_cap);
                 return d;
             }
             std::vector<Interval> next_parent;

@@ -69,10 +69,15 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
     CellsDecision d;
     const std::size_t n = cells.size();
     auto sign = [&](std::size_t i) { return cells[i].role == "dj>0" ? 1 : cells[i].role == "dj<0" ? -1 : 0; };
+    // recovery needs no sign at an end whose run has j'' > 0: j' increases there, so its zero (if
+    // any) repels, whichever side of 0 j'(+-1) lies. So a box across theta*, where j'(-1) = 0 and
+    // the repeller meets -1, is still decided; only the count of attractors at +-1 stays open.
+    const bool recovery = claim.kind == ClaimKind::recovery;
+    auto open_end = [&](std::size_t i) { return recovery && cells[i].role == "d2j>0"; };
     for (std::size_t i = 0; i < n; ++i)
         if (cells[i].role == "undecided") d.refine.push_back(i);
-    if (sign(0) == 0) d.refine.push_back(0);
-    if (sign(n - 1) == 0) d.refine.push_back(n - 1);
+    if (sign(0) == 0 && !open_end(0)) d.refine.push_back(0);
+    if (sign(n - 1) == 0 && !open_end(n - 1)) d.refine.push_back(n - 1);
     int count = 0, interior = 0;
     std::size_t first_interior = n;  // the first interior attractor's run
     if (sign(0) < 0) ++count;      // -1 attracts iff j'(-1) < 0
@@ -96,8 +101,8 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
         }
         const int sl = i > 0 ? sign(i - 1) : 0, sr = e < n ? sign(e) : 0;
         const bool decreasing = cells[i].role == "d2j<0";
-        bool ok = !mixed && sl != 0 && sr != 0;
-        if (ok && sl != sr) ok = (sl > 0) == decreasing;  // + to - needs j' decreasing, - to + increasing
+        bool ok = !mixed && ((sl != 0 && sr != 0) || (recovery && !decreasing));
+        if (ok && sl != 0 && sr != 0 && sl != sr) ok = (sl > 0) == decreasing;  // + to - needs j' decreasing, - to + increasing
         if (!ok) {
             for (std::size_t k = i; k < e; ++k) d.refine.push_back(k);
         } else if (sl > 0 && sr < 0) {
@@ -113,10 +118,16 @@ CellsDecision attractor_claim(const Claim& claim, const std::vector<ProofCell>& 
                              d.refine.size());
         return d;
     }
-    d.attractors = count;
-    if (claim.kind == ClaimKind::recovery) {
+    const bool ends_known = sign(0) != 0 && sign(n - 1) != 0;
+    d.attractors = ends_known ? count : -1;
+    if (sign(0) == 0) d.settle.push_back(0);
+    if (sign(n - 1) == 0 && n > 1) d.settle.push_back(n - 1);
+    if (recovery) {
         d.verdict = interior == 0 ? ProofVerdict::proved : ProofVerdict::disproved;
-        d.note = interior == 0 ? fmt::format("every equilibrium in (-1, 1) repels ({} attractors, all at +-1)", count)
+        const std::string at_ends =
+            ends_known ? fmt::format("{} attractors, all at +-1", count)
+                       : "whether an end attracts is not decided: j' has no certified sign there, j'' > 0";
+        d.note = interior == 0 ? fmt::format("every equilibrium in (-1, 1) repels ({})", at_ends)
                                : fmt::format("{} attractor(s) in (-1, 1), the first with rho in [{}, {}]", interior,
                                              cells[first_interior].enc.rho.lo, cells[first_interior].enc.rho.hi);
         return d;

@@ -29,6 +29,7 @@ struct CellsDecision {
     int attractors = -1;             ///< attractors=N: the exact count when every cell is classified
     Interval hitting_time{0, 0};     ///< hitting-time: enclosure of T_hit when every cell is dj>0
     std::vector<std::size_t> refine; ///< cells whose bisection could decide (for the search)
+    std::vector<std::size_t> settle; ///< recovery, decided: end cells whose bisection could still give the count at +-1
     std::string note;                ///< the reason, in words
 };
 

@@ -384,9 +384,47 @@ TEST_CASE("prove: recovery holds where every interior equilibrium repels, and fa
     const CellsDecision repeller = decide_cells(recovery, tiling({"dj<0", "d2j>0", "dj>0"}), 0.05, 1e-3);
     CHECK(repeller.verdict == ProofVerdict::proved);
     CHECK(repeller.attractors == 2);
+    // At theta*, where the repeller meets -1, j'(-1) has no sign on any cell over a theta box
+    // containing it; j'' > 0 on the end run is enough: j' increases there, so a zero repels.
+    const CellsDecision open_end = decide_cells(recovery, tiling({"d2j>0", "dj>0"}), 0.05, 1e-3);
+    CHECK(open_end.verdict == ProofVerdict::proved);
+    CHECK(open_end.attractors == -1);
+    CHECK(open_end.note.find("not decided") != std::string::npos);
+    // j'' < 0 at an end is not enough (j' decreasing from an unknown sign may cross 0 downwards,
+    // an attractor), and attractors=N still needs both end signs.
+    CHECK(decide_cells(recovery, tiling({"d2j<0", "dj<0"}), 0.05, 1e-3).verdict == ProofVerdict::not_proved);
+    CHECK(decide_cells(recovery, tiling({"dj>0", "d2j>0", "dj<0"}), 0.05, 1e-3).verdict == ProofVerdict::not_proved);
+    CHECK(decide_cells(parse_claim("attractors=1"), tiling({"d2j>0", "dj>0"}), 0.05, 1e-3).verdict ==
+          ProofVerdict::not_proved);
     CheckParams c;
     c.claim = recovery;
     CHECK_THROWS_WITH(c.validate(), doctest::Contains("decided by rhoflow prove"));
+}
+
+TEST_CASE("prove: recovery over a theta box across theta*, where -1 changes from repeller to attractor") {
+    // d = 50, L = 100, R = 10: theta* in [0.5620804, 0.5620880] (docs/verification.md section 11).
+    // Over [0.56, 0.565] no cell can give j'(-1) a sign; j'' > 0 at -1 proves recovery for every
+    // theta of the box (before this rule, 20000 enclosures left 9 of 11 theta cells not proved).
+    const ProveParams p = params("recovery", 50, 100, 10, ParamRange(0.56, 0.565));
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    CHECK(r.diagnostics.enclosures < 1000);
+    CHECK(r.param_cells.back().attractors == -1);
+    CHECK(r.cells.front().role == "d2j>0");
+    const nlohmann::json cert = certificate(p, r);
+    CHECK(verify_fast(cert).valid);
+    // A count the cells do not give, or a first cell that says j'' < 0 (j' decreasing from an
+    // unknown sign: an attractor may sit inside it), is rejected.
+    nlohmann::json t = cert;
+    t["param_cells"].back()["attractors"] = 2;
+    CHECK(has_error(verify_fast(t), "attractors"));
+    t = cert;
+    t["cells"][0]["role"] = "d2j<0";
+    CHECK_FALSE(verify_fast(t).valid);
+    // At a single theta away from theta* the end's sign is settled and the count given.
+    const ProveResult above = run_prove(params("recovery", 50, 100, 10, ParamRange(0.6)));
+    REQUIRE(above.verdict == ProofVerdict::proved);
+    CHECK(above.param_cells.at(0).attractors == 2);
 }
 
 TEST_CASE("prove: bad parameters are refused naming the field") {
