@@ -142,20 +142,30 @@ struct Search {
         std::vector<Interval> parent(cells.size(), Interval{0, 0});  // (dj, d2j) widths of a child's parent
         std::vector<ProofCell> last;  // the last tiling whose every cell is enclosed, and its decision
         CellsDecision last_d;
+        std::vector<ProofCell> proved;  // settling the count: the last tiling that proved the claim
+        CellsDecision proved_d;
         for (;;) {
             if (res.diagnostics.enclosures + static_cast<std::int64_t>(todo.size()) > budget) {
-                if (last_d.verdict != ProofVerdict::proved) return out_of_budget(cells, todo.size(), last, last_d);
-                cells.swap(last);  // settling the count ran out of budget: the proof stands
-                return last_d;
+                if (proved.empty()) return out_of_budget(cells, todo.size(), last, last_d);
+                cells.swap(proved);  // settling the count ran out of budget: the proof stands
+                return proved_d;
             }
             enclose(m, cells, todo);
             CellsDecision d = decide_cells(p.claim, cells, p.rho0, p.hit_eps);
+            if (!proved.empty() && d.verdict != ProofVerdict::proved) {  // a finer tiling must not undo a proof
+                cells.swap(proved);
+                return proved_d;
+            }
             last = cells;
             last_d = d;
             // A recovery proof with an end of unknown stability: its end cells are bisected while
             // the depth allows, for the count of attractors at +-1 (the verdict is settled).
             const bool settling = d.verdict == ProofVerdict::proved && !d.settle.empty();
-            if (settling) d.refine = d.settle;
+            if (settling) {
+                proved = cells;
+                proved_d = d;
+                d.refine = d.settle;
+            }
             if ((d.verdict != ProofVerdict::not_proved && !settling) || d.refine.empty()) return d;
             if (!settling && splittable && stagnated(cells, parent, d.refine)) {
                 d.note += " (rho bisection no longer narrows the enclosures: the parameter cell is split)";
