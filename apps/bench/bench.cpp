@@ -286,6 +286,19 @@ void bench_rng(bool quick) {
             sink = static_cast<double>(n);
         });
     }
+    // AVX-512's fast path with each of its table lookups (detail::ZigguratLookup), the same bits.
+    const std::size_t lookup_runs = runs.size();
+    const bool has512 = detail::simd_variant_available(SimdVariant::avx512);
+    for (const auto l : {detail::ZigguratLookup::gather, detail::ZigguratLookup::loads})
+        if (has512)
+            runs.push_back([&, l] {
+                detail::force_simd_variant(SimdVariant::avx512);
+                detail::force_ziggurat_lookup(l);
+                std::size_t n = 0;
+                for (std::size_t c = 0; c < chunks; ++c) n += detail::ziggurat_fast_path(fast_draws.data(), x.data(), chunk, rejected.data());
+                sink = static_cast<double>(n);
+                detail::force_ziggurat_lookup(detail::ZigguratLookup::automatic);
+            });
     // Before each timed run, 2 ms of scalar work: a core that has just run AVX-512 code may run
     // slower for a while, which would bill one variant's clock to the next run.
     std::vector<double> best(runs.size(), 1e300);
@@ -314,6 +327,11 @@ void bench_rng(bool quick) {
                    "its Philox rate\n",
                    fast_ns, ceiling);
     }
+    if (has512)
+        fmt::print("  avx512 fast path by its table lookup: one gather {:.3f}, eight loads {:.3f} ns/normal; this CPU "
+                   "uses the {}\n",
+                   best[lookup_runs] / count * 1e9, best[lookup_runs + 1] / count * 1e9,
+                   detail::active_ziggurat_lookup() == detail::ZigguratLookup::gather ? "gather" : "loads");
     fmt::print("automatic choice on this CPU: {}\n", variants.back().second);
 }
 

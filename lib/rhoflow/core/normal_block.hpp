@@ -97,6 +97,19 @@ namespace detail {
 void philox4x32_draws(const NormalBlockKey& key, std::uint64_t first_block, std::uint64_t* out,
                       std::size_t blocks) noexcept;
 
+/// How the AVX-512 fast path reads its table: one gather of eight words, or eight scalar loads.
+/// The same bits; automatic: the loads on AMD CPUs (a Zen 5 gathers slowly), the gather elsewhere.
+enum class ZigguratLookup {
+    automatic,  ///< chosen from the CPU's vendor (the default)
+    gather,     ///< vpgatherqq
+    loads       ///< scalar loads and inserts
+};
+/// Uses `l` from now on (automatic: back to the CPU's choice). Tests and the benchmark only; not
+/// thread-safe with kernels running.
+void force_ziggurat_lookup(ZigguratLookup l) noexcept;
+/// The lookup the AVX-512 fast path uses now (never automatic).
+ZigguratLookup active_ziggurat_lookup() noexcept;
+
 /// The active variant's ziggurat fast path on the draws r[0..m) (bits as in normal_block.cpp):
 /// out[j] = its value of draw j, and the positions it rejects in rejected[0..returned) (room
 /// for m); exposed for the tests, which check it accepts only what the exact test accepts.

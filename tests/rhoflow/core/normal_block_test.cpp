@@ -28,6 +28,30 @@ namespace {
 using test::ForceSimdVariant;
 using test::available_simd_variants;
 
+// Every variant the CPU runs, and AVX-512 with each of its table lookups (gather, loads): what
+// the generator computes under each, forced in turn.
+struct Kernel {
+    SimdVariant variant;
+    detail::ZigguratLookup lookup;
+};
+std::vector<Kernel> available_kernels() {
+    std::vector<Kernel> out;
+    for (const SimdVariant v : available_simd_variants()) {
+        if (v != SimdVariant::avx512) out.push_back({v, detail::ZigguratLookup::automatic});
+        else
+            for (const auto l : {detail::ZigguratLookup::gather, detail::ZigguratLookup::loads}) out.push_back({v, l});
+    }
+    return out;
+}
+// Forces a kernel for a scope.
+struct ForceKernel {
+    ForceSimdVariant variant;
+    explicit ForceKernel(const Kernel& k) : variant(k.variant) { detail::force_ziggurat_lookup(k.lookup); }
+    ~ForceKernel() { detail::force_ziggurat_lookup(detail::ZigguratLookup::automatic); }
+    ForceKernel(const ForceKernel&) = delete;
+    ForceKernel& operator=(const ForceKernel&) = delete;
+};
+
 std::uint64_t join(std::uint32_t lo, std::uint32_t hi) { return lo | (std::uint64_t{hi} << 32); }
 
 // The header's definition, scalar and independent of the library's kernels: the stream words,
@@ -153,9 +177,10 @@ TEST_CASE("normal_block: every variant gives the header's definition (scalar ref
     CHECK(ref[1] == -0x1.07314987a3b9ap-3);
     CHECK(ref[99999] == -0x1.fb0acbbb1e3c4p-1);
     CHECK(fingerprint(ref) == 17483548146674086879u);
-    for (const SimdVariant v : available_simd_variants()) {
-        ForceSimdVariant force(v);
-        CAPTURE(static_cast<int>(v));
+    for (const Kernel kernel : available_kernels()) {
+        ForceKernel force(kernel);
+        CAPTURE(static_cast<int>(kernel.variant));
+        CAPTURE(static_cast<int>(kernel.lookup));
         std::vector<double> x(n);
         fill_normals(id, 0, x.data(), n);
         CHECK(fingerprint(x) == fingerprint(ref));
@@ -190,9 +215,10 @@ TEST_CASE("normal_block: every variant's fast path accepts only what the exact t
         }
     }
     REQUIRE(easy.size() > 4 * 1023);
-    for (const SimdVariant v : available_simd_variants()) {
-        ForceSimdVariant force(v);
-        CAPTURE(static_cast<int>(v));
+    for (const Kernel kernel : available_kernels()) {
+        ForceKernel force(kernel);
+        CAPTURE(static_cast<int>(kernel.variant));
+        CAPTURE(static_cast<int>(kernel.lookup));
         std::vector<double> out(draws.size());
         std::vector<std::uint32_t> rejected(draws.size());
         const std::size_t nrej = detail::ziggurat_fast_path(draws.data(), out.data(), draws.size(), rejected.data());

@@ -89,6 +89,8 @@ void philox_draws(const NormalBlockKey& key, std::uint64_t first_block, std::uin
 // rejected[0..returned). The rejection masks first, 64 lanes a word, then their set bits (one
 // loop per word with a rejection): cheaper than packing each register's rejected lanes (a
 // compress or a table and a store per register, measured), most of which reject none.
+// Z::zig is the fast path on one register (V's own by default; a variant may have two forms).
+template <class Z = V>
 std::size_t zig_fast(const std::uint64_t* r, double* out, std::size_t m, std::uint32_t* rejected) noexcept {
     constexpr std::size_t kWord = 64;
     std::uint64_t masks[kChunk / kWord];
@@ -96,7 +98,7 @@ std::size_t zig_fast(const std::uint64_t* r, double* out, std::size_t m, std::ui
     for (std::size_t w = 0; w < whole; w += kWord) {
         std::uint64_t bits = 0;
         for (std::size_t l = 0; l < kWord; l += V::N)
-            bits |= static_cast<std::uint64_t>(V::zig(r + w + l, out + w + l)) << l;
+            bits |= static_cast<std::uint64_t>(Z::zig(r + w + l, out + w + l)) << l;
         masks[w / kWord] = bits;
     }
     std::size_t nrej = 0;
