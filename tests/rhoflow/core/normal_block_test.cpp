@@ -1,6 +1,7 @@
 // The block normal generator (core/normal_block.hpp): its vector Philox4x32-10 against
-// Random123's scalar one, every variant's bits against a scalar reference written here from the
-// header's definition and against pinned golden values, and its law. Every statistical test uses
+// Random123's scalar one, every variant's bits (AVX-512 with each of its table lookups) against
+// a scalar reference written here from the header's definition and against pinned golden
+// values, and its law. Every statistical test uses
 // a fixed seed, so it is deterministic; its stated false-alarm rate is the probability that it
 // would reject the exact normal law with a fresh seed.
 #include "rhoflow/core/normal_block.hpp"
