@@ -125,20 +125,37 @@ struct Search {
     // cell gets few (its enclosures stay wide however narrow the rho cells), then is bisected.
     // `splittable`: stop as soon as bisecting rho stops narrowing the enclosures (a child keeps
     // more than kStagnation of its parent's width): the parameter cell's width dominates.
-    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells, int depth_cap, bool splittable) {
+    // `inherited`: the last tiling of the parameter cell that m halves, or empty. Its decided
+    // cells of the initial width keep their enclosures (an enclosure over a parameter cell holds
+    // over each half, and the checker recomputes each cell on m), so the half does not compute
+    // again what its parent decided at the first level; the rest starts from the initial cells.
+    // The tiling is the one a fresh search would reach (a half's narrower enclosure decides what
+    // its parent's decided), only its enclosures are fewer.
+    CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells, int depth_cap, bool splittable,
+                             const std::vector<ProofCell>& inherited = {}) {
         const Interval range = claim_rho_range(p.claim, p.rho0, p.hit_eps);
         const int n0 = p.initial_cells;
+        const double initial_width = (range.hi - range.lo) / n0;
+        auto grid = [&](int i) { return i == 0 ? range.lo : i == n0 ? range.hi : range.lo + (range.hi - range.lo) * i / n0; };
+        auto kept = [&](const ProofCell& c) { return c.role != "undecided" && c.enc.rho.width() >= 0.999 * initial_width; };
         cells.clear();
+        std::vector<std::size_t> todo;
+        std::size_t at = 0;  // the first inherited cell not yet passed
         for (int i = 0; i < n0; ++i) {
+            const double lo = grid(i), hi = grid(i + 1);
+            while (at < inherited.size() && inherited[at].enc.rho.hi <= lo) ++at;
             ProofCell c;
+            if (at < inherited.size() && inherited[at].enc.rho.lo == lo && inherited[at].enc.rho.hi == hi &&
+                kept(inherited[at]))
+                c = inherited[at];
+            else {
+                c.enc.rho = {lo, hi};
+                todo.push_back(cells.size());
+            }
             c.model = m;
-            c.enc.rho.lo = i == 0 ? range.lo : range.lo + (range.hi - range.lo) * i / n0;
-            c.enc.rho.hi = i + 1 == n0 ? range.hi : range.lo + (range.hi - range.lo) * (i + 1) / n0;
             cells.push_back(c);
         }
-        const double min_width = (range.hi - range.lo) / n0 / std::ldexp(1.0, depth_cap) * 0.999;
-        std::vector<std::size_t> todo(cells.size());
-        for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = i;
+        const double min_width = initial_width / std::ldexp(1.0, depth_cap) * 0.999;
         std::vector<Interval> parent(cells.size(), Interval{0, 0});  // (dj, d2j) widths of a child's parent
         std::vector<ProofCell> last;  // the last tiling whose every cell is enclosed, and its decision
         CellsDecision last_d;
@@ -241,6 +258,13 @@ struct Search {
         return false;
     }
 };
+
+// Whether the claim's decision reads only the cells' roles (not their enclosures' values, as the
+// T_hit and noise-mass brackets do): then a half may inherit its parent's decided cells.
+bool decided_by_roles(const Claim& claim) {
+    return claim.kind == ClaimKind::monotone || claim.kind == ClaimKind::positive_drift ||
+           claim.kind == ClaimKind::attractors || claim.kind == ClaimKind::recovery;
+}
 
 // Rho bisections tried on a parameter cell that could still be split.
 constexpr int kSplitDepth = 4;
@@ -381,7 +405,12 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
     res.diagnostics.threads = s.threads;
     res.diagnostics.ranks = ranks_for(ex);
 
-    std::deque<std::pair<ModelCell, int>> queue;
+    struct Pending {
+        ModelCell model;
+        int depth = 0;
+        std::vector<ProofCell> inherited;  // the parent's last tiling (rho_search)
+    };
+    std::deque<Pending> queue;
     for (auto d = static_cast<std::int64_t>(params.box.d.lo); d <= static_cast<std::int64_t>(params.box.d.hi); ++d)
         for (auto L = static_cast<std::int64_t>(params.box.L.lo); L <= static_cast<std::int64_t>(params.box.L.hi); ++L)
             for (auto R = static_cast<std::int64_t>(params.box.R.lo); R <= static_cast<std::int64_t>(params.box.R.hi); ++R) {
@@ -393,7 +422,7 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
                 m.sigma = {params.box.sigma.lo, params.box.sigma.hi};
                 m.beta = {params.box.beta.lo, params.box.beta.hi};
                 m.validate();
-                queue.push_back({m, 0});
+                queue.push_back({m, 0, {}});
             }
     // A disproof needs one witness: a claim for every model of the box is first tried at its
     // corners and centre, so that a counterexample at an end of a range is found at the cost of
@@ -403,7 +432,7 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
     s.budget = res.diagnostics.enclosures + params.max_cells;
     bool undecided = false;
     while (!queue.empty()) {
-        auto [m, depth] = queue.front();
+        auto [m, depth, inherited] = std::move(queue.front());
         queue.pop_front();
         std::vector<ProofCell> cells;
         ModelCell a, b;
@@ -418,10 +447,12 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
         }
         const bool can_split = depth < params.max_box_depth && bisect_model(m, a, b);
         const CellsDecision d =
-            s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split);
+            s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split,
+                         inherited);
         if (d.verdict == ProofVerdict::not_proved && !s.budget_out && can_split) {
-            queue.push_front({b, depth + 1});
-            queue.push_front({a, depth + 1});
+            if (!decided_by_roles(params.claim)) cells.clear();  // T_hit, E[A_I] brackets: from the half's own enclosures
+            queue.push_front({b, depth + 1, cells});
+            queue.push_front({a, depth + 1, std::move(cells)});
             continue;
         }
         ParamCellResult pc;

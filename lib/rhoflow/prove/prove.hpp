@@ -20,7 +20,10 @@
 // Undecided cells are bisected up to max_depth. On a parameter cell that can still be split,
 // rho is bisected only while it narrows the enclosures (a fresh half keeping more than 0.7 of
 // its parent's width means the parameter cell's width dominates) and at most 4 times; then the
-// parameter cell is split. Every batch is processed in a fixed order and each enclosure is the
+// parameter cell is split. For the claims decided by the cells' roles alone (monotone,
+// positive-drift, attractors, recovery) a half starts with its parent's decided initial cells and
+// their enclosures (an enclosure over a parameter cell holds over each half; the checker
+// recomputes every cell on the half's parameters): the same tiling, fewer enclosures. Every batch is processed in a fixed order and each enclosure is the
 // same bits however computed, so the cells (and the certificate) depend neither on the thread
 // count nor, under MPI (each batch cut into units that the executor, exec/units.hpp, spreads over the ranks, then
 // broadcast so that every rank takes the same next step), on the rank count.

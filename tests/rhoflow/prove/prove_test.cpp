@@ -15,6 +15,7 @@
 #include "rhoflow/io/prove_output.hpp"
 #include "rhoflow/prove/prove.hpp"
 #include "rhoflow/prove/verify.hpp"
+#include "rhoflow/rigorous/independent_enclosure.hpp"
 
 using namespace rhoflow;
 
@@ -270,6 +271,36 @@ TEST_CASE("prove: over a theta interval every point is covered and the certifica
         const bool hex = c.size() >= 7 && c.find_first_not_of("0123456789abcdef") == std::string::npos;
         CHECK((hex || c == "unknown"));
     }
+}
+
+TEST_CASE("prove: a half of a parameter cell keeps its parent's decided initial cells, and the checker accepts them") {
+    // monotone over theta in [0.9, 1] (d = 5, L = 100, R = 50) needs its theta cell split. A
+    // half inherits its parent's decided cells of the initial width with their enclosures (the
+    // parent's, wider than its own): fewer enclosures, the same tiling, and a certificate whose
+    // every cell the checker recomputes on the half inside the recorded enclosure.
+    const ProveParams p = params("monotone", 5, 100, 50, ParamRange(0.9, 1.0));
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    REQUIRE(r.param_cells.size() >= 2);
+    CHECK(r.diagnostics.enclosures == 400);  // 414 when every half started afresh (4 theta cells, 116 rho cells either way)
+    CHECK(r.cells.size() == 116);
+    int inherited = 0, checked = 0;
+    for (const ProofCell& c : r.cells) {
+        const FieldEnclosure own = enclose_field(c.model, c.enc.rho, p.rigorous);
+        if (own.dj.lo == c.enc.dj.lo && own.dj.hi == c.enc.dj.hi) continue;  // computed on this cell
+        ++inherited;
+        CHECK(c.enc.rho.width() == doctest::Approx(0.125));  // only initial cells (16 on [-1, 1]) are inherited
+        CHECK(c.enc.dj.lo <= own.dj.lo);                     // and their enclosure holds the half's own
+        CHECK(own.dj.hi <= c.enc.dj.hi);
+        if (checked++ < 1) {  // the independent checker's recomputation fits in it
+            const FieldEnclosure ind = enclose_field_independent_within(c.model, c.enc.rho, p.rigorous, c.enc);
+            CHECK(c.enc.dj.lo <= ind.dj.lo);
+            CHECK(ind.dj.hi <= c.enc.dj.hi);
+        }
+    }
+    CHECK(inherited > 0);
+    const nlohmann::json cert = certificate(p, r);
+    CHECK(verify_fast(cert).valid);
 }
 
 TEST_CASE("prove: a box whose claim fails at an end is disproved at a witness corner, in a few dozen enclosures") {
