@@ -129,8 +129,8 @@ struct Search {
     // cells of the initial width keep their enclosures (an enclosure over a parameter cell holds
     // over each half, and the checker recomputes each cell on m), so the half does not compute
     // again what its parent decided at the first level; the rest starts from the initial cells.
-    // The tiling is the one a fresh search would reach (a half's narrower enclosure decides what
-    // its parent's decided), only its enclosures are fewer.
+    // Where a half's own enclosure lies inside its parent's (in every case measured) it decides
+    // what the parent's decided: the tiling is the one a fresh search reaches, with fewer enclosures.
     CellsDecision rho_search(const ModelCell& m, std::vector<ProofCell>& cells, int depth_cap, bool splittable,
                              const std::vector<ProofCell>& inherited = {}) {
         const Interval range = claim_rho_range(p.claim, p.rho0, p.hit_eps);
