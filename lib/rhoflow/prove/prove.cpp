@@ -137,7 +137,6 @@ struct Search {
         const int n0 = p.initial_cells;
         const double initial_width = (range.hi - range.lo) / n0;
         auto grid = [&](int i) { return i == 0 ? range.lo : i == n0 ? range.hi : range.lo + (range.hi - range.lo) * i / n0; };
-        auto kept = [&](const ProofCell& c) { return c.role != "undecided" && c.enc.rho.width() >= 0.999 * initial_width; };
         cells.clear();
         std::vector<std::size_t> todo;
         std::size_t at = 0;  // the first inherited cell not yet passed
@@ -146,7 +145,7 @@ struct Search {
             while (at < inherited.size() && inherited[at].enc.rho.hi <= lo) ++at;
             ProofCell c;
             if (at < inherited.size() && inherited[at].enc.rho.lo == lo && inherited[at].enc.rho.hi == hi &&
-                kept(inherited[at]))
+                inherited[at].role != "undecided")  // a decided initial cell, left whole
                 c = inherited[at];
             else {
                 c.enc.rho = {lo, hi};
