@@ -449,7 +449,10 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
             s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split,
                          inherited);
         if (d.verdict == ProofVerdict::not_proved && !s.budget_out && can_split) {
-            if (!decided_by_roles(params.claim)) cells.clear();  // T_hit, E[A_I] brackets: from the half's own enclosures
+            // T_hit and E[A_I] brackets read the half's own enclosures. The mean-field limit's are
+            // tight to rounding at a shared corner, so a half's can end a rounding beyond its parent's
+            // (the checker would reject the inherited cell); they are cheap, so recompute them.
+            if (!decided_by_roles(params.claim) || params.meanfield) cells.clear();
             queue.push_front({b, depth + 1, cells});
             queue.push_front({a, depth + 1, std::move(cells)});
             continue;

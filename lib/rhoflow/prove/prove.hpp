@@ -21,7 +21,8 @@
 // rho is bisected only while it narrows the enclosures (a fresh half keeping more than 0.7 of
 // its parent's width means the parameter cell's width dominates) and at most 4 times; then the
 // parameter cell is split. For the claims decided by the cells' roles alone (monotone,
-// positive-drift, attractors, recovery) a half starts with its parent's decided initial cells and
+// positive-drift, attractors, recovery; not for the mean-field limit, whose tight enclosures a
+// half's can exceed by a rounding) a half starts with its parent's decided initial cells and
 // their enclosures (an enclosure over a parameter cell holds over each half; the checker
 // recomputes every cell on the half's parameters): the same tiling, fewer enclosures. Every batch is processed in a fixed order and each enclosure is the
 // same bits however computed, so the cells (and the certificate) depend neither on the thread

@@ -150,3 +150,24 @@ TEST_CASE("meanfield prove: alpha = 1 (R = L) checks by the series method too, a
     CHECK(!verify_certificate(bad, 1, Execution::local, VerifyMethod::independent).valid);
 }
 
+
+TEST_CASE("meanfield prove: a proof over a theta x beta box that splits checks cell by cell (no inherited cells)") {
+    // The limit's enclosures are tight to rounding at a corner the halves of a parameter cell
+    // share, so a half's recomputation of a cell inherited from its parent ended a rounding beyond
+    // the parent's bound: this box's certificate failed the checker (3 cells) while halves inherited.
+    ProveParams p;
+    p.claim = parse_claim("recovery");
+    p.meanfield = true;
+    p.box.L = ParamRange(1000), p.box.R = ParamRange(500);
+    p.box.theta = ParamRange(1.4, 1.6);
+    p.box.beta = ParamRange(1.8, 1.9);
+    p.max_box_depth = 20;
+    p.max_cells = 2000000;
+    p.threads = 1;
+    const ProveResult r = run_prove(p);
+    REQUIRE(r.verdict == ProofVerdict::proved);
+    CHECK(r.param_cells.size() > 1);  // the box was split
+    const VerifyReport v = verify_certificate(certificate(p, r), 1, Execution::local, VerifyMethod::fast);
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::proved);
+}
