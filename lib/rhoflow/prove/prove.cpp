@@ -445,8 +445,12 @@ ProveResult run_prove(const ProveParams& params, Execution ex) {
             continue;
         }
         const bool can_split = depth < params.max_box_depth && bisect_model(m, a, b);
+        // filtering<=EPS bisects only its two end cells, so a deep rho search costs little: its
+        // parameter cell is split only once rho bisection stops narrowing the mass (kSplitDepth
+        // would split it again and again while the end cell, not the parameter cell, is too wide).
+        const bool shallow = can_split && params.claim.kind != ClaimKind::noise_mass;
         const CellsDecision d =
-            s.rho_search(m, cells, can_split ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split,
+            s.rho_search(m, cells, shallow ? std::min(params.max_depth, kSplitDepth) : params.max_depth, can_split,
                          inherited);
         if (d.verdict == ProofVerdict::not_proved && !s.budget_out && can_split) {
             // T_hit and E[A_I] brackets read the half's own enclosures. The mean-field limit's are

@@ -5,6 +5,7 @@
 // method and fails when read as a proof about the exact field.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <boost/math/tools/toms748_solve.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -150,7 +151,6 @@ TEST_CASE("meanfield prove: alpha = 1 (R = L) checks by the series method too, a
     CHECK(!verify_certificate(bad, 1, Execution::local, VerifyMethod::independent).valid);
 }
 
-
 TEST_CASE("meanfield prove: a proof over a theta x beta box that splits checks cell by cell (no inherited cells)") {
     // The limit's enclosures are tight to rounding at a corner the halves of a parameter cell
     // share, so a half's recomputation of a cell inherited from its parent ended a rounding beyond
@@ -170,4 +170,36 @@ TEST_CASE("meanfield prove: a proof over a theta x beta box that splits checks c
     const VerifyReport v = verify_certificate(certificate(p, r), 1, Execution::local, VerifyMethod::fast);
     CHECK(v.valid);
     CHECK(v.verdict == ProofVerdict::proved);
+}
+
+TEST_CASE("meanfield prove: filtering<=EPS over a theta box holds exactly beyond the closed-form contour") {
+    // The limit's noise mass at rho = 1 is 1 - w(1) = (1 - alpha) / (alpha e^{beta theta} + 1 - alpha)
+    // (docs/theory.md (5.1)): it equals EPS at theta_EPS = ln((1 - alpha)(1 - EPS) / (alpha EPS)) / beta,
+    // 0.46262 at alpha = 0.1, EPS = 0.85. Below theta*_inf = 1.0801, -1 repels and only rho = 1 counts.
+    const double alpha = 0.1, eps = 0.85;
+    const double t_eps = std::log((1 - alpha) * (1 - eps) / (alpha * eps));
+    CHECK(t_eps == doctest::Approx(0.462624).epsilon(1e-5));
+    ProveParams p;
+    p.claim = parse_claim("filtering<=0.85");
+    p.meanfield = true;
+    p.max_depth = 30;
+    p.max_box_depth = 20;
+    p.threads = 1;
+    p.box.theta = ParamRange(t_eps + 1e-4, 1.0);  // every theta in the box, the contour just outside
+    const ProveResult in = run_prove(p);
+    CHECK(in.verdict == ProofVerdict::proved);
+    const VerifyReport v = verify_certificate(certificate(p, in), 1, Execution::local, VerifyMethod::independent);
+    CHECK(v.valid);
+    CHECK(v.verdict == ProofVerdict::proved);
+    // The box reaching 1e-4 below the contour is disproved, by a witness below it.
+    p.box.theta = ParamRange(t_eps - 1e-4, 1.0);
+    const ProveResult out = run_prove(p);
+    REQUIRE(out.verdict == ProofVerdict::disproved);
+    const auto bad = std::find_if(out.param_cells.begin(), out.param_cells.end(),
+                                  [](const ParamCellResult& c) { return c.verdict == ProofVerdict::disproved; });
+    REQUIRE(bad != out.param_cells.end());
+    CHECK(bad->model.theta.hi < t_eps);  // every theta of the witness lies below the contour
+    // Above theta*_inf, -1 attracts with a noise mass near 1 - w(-1) = 0.97: the claim fails there.
+    p.box.theta = ParamRange(1.1, 1.2);
+    CHECK(run_prove(p).verdict == ProofVerdict::disproved);
 }
