@@ -114,7 +114,7 @@ const std::map<std::string, ColumnNote>& job_notes(const std::string& command) {
           {"witness", {"the model of a point where the claim fails (empty: none)", kText}}}},
         {"threshold",
          {{"width", {"the bracket's width, hi - lo", kUnitless}},
-          {"bracketed", {"whether the claim is proved at lo and disproved at hi: yes or no", kText}},
+          {"bracketed", {"the end where the claim is proved, the other disproved: proved at lo, proved at hi, or no", kText}},
           {"point proofs", {"single-model proofs the bisection made", kUnitless, true}}}},
         {"prove",
          {{"verdict", {"the proof's verdict over the box", kText}},
@@ -332,8 +332,7 @@ std::string fixed_sentence(const ExperimentTask& t) {
 // What headline column `key` of a `command` job is, in words (its note), for a caption.
 std::string description_of(const std::string& command, const std::string& key) {
     if (command == "threshold" && (ends_with(key, " lo") || ends_with(key, " hi")))  // "theta lo": the axis's
-        return ends_with(key, " lo") ? "the bracket's lower end, where the claim is proved"
-                                     : "the bracket's upper end, where it is disproved";
+        return ends_with(key, " lo") ? "the bracket's lower end" : "the bracket's upper end";  // "bracketed" says which holds
     const auto& own = job_notes(command);
     if (const auto it = own.find(key); it != own.end()) return it->second.description;
     if (const auto c = common_notes().find(key); c != common_notes().end()) return c->second.description;

@@ -262,7 +262,7 @@ void register_threshold_job() {
     type.text = &threshold_text;
     type.headline = [](const ThresholdJob& j, const ThresholdResult& r) {
         return std::vector<HeadlineRow>{{{j.axis + " lo", r.lo}, {j.axis + " hi", r.hi}, {"width", r.hi - r.lo},
-                                         {"bracketed", std::string(r.bracketed ? "yes" : "no")},
+                                         {"bracketed", std::string(!r.bracketed ? "no" : r.lo_verdict == "proved" ? "proved at lo" : "proved at hi")},
                                          {"point proofs", static_cast<double>(r.steps.size())}}};
     };
     register_job(std::move(row), std::move(type));

@@ -93,7 +93,30 @@ width = 1e-2
     for (const auto& c : e.cells) results.push_back(run(c.job));
     const std::string md = to_markdown(summary_paper_tables(e, 0, summary_table(e, 0, results)));
     CAPTURE(md);
-    CHECK(contains(md, "| 1.0703125 | 1.078125 | 0.0078125 | yes |"));
-    CHECK(contains(md, "theta lo: the bracket's lower end, where the claim is proved"));
+    CHECK(contains(md, "| 1.0703125 | 1.078125 | 0.0078125 | proved at lo |"));
+    CHECK(contains(md, "theta lo: the bracket's lower end"));
+    CHECK_FALSE(contains(md, "lower end, where"));  // which end holds is the data's, not the caption's
     CHECK_FALSE(contains(md, "as the job defines it"));
+}
+
+TEST_CASE("threshold: a claim that holds above its threshold is summarised as proved at the upper end") {
+    // The limit's noise mass at rho = 1 falls to 0.85 at theta = ln(0.9 * 0.15 / 0.085) = 0.46262
+    // (alpha = 0.1): filtering<=0.85 fails below it and holds above, the reverse of monotone.
+    const std::string toml = R"(
+out = "thr"
+[[task]]
+name = "t"
+command = "threshold"
+claim = "filtering<=0.85"
+meanfield = true
+lo = 0.3
+hi = 0.6
+width = 1e-2
+)";
+    const Experiment e = read_experiment_text(toml, "thr.toml", "thr");
+    std::vector<JobResult> results;
+    for (const auto& c : e.cells) results.push_back(run(c.job));
+    const std::string md = to_markdown(summary_paper_tables(e, 0, summary_table(e, 0, results)));
+    CAPTURE(md);
+    CHECK(contains(md, "| 0.459375 | 0.46875 | 0.009375 | proved at hi |"));
 }
