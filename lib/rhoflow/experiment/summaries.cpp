@@ -113,7 +113,7 @@ const std::map<std::string, ColumnNote>& job_notes(const std::string& command) {
           {"min_margin", {"smallest signed relative margin over the points", kUnitless}},
           {"witness", {"the model of a point where the claim fails (empty: none)", kText}}}},
         {"threshold",
-         {{"width", {"the bracket's width, hi - lo", kUnitless}},
+         {{"bracket width", {"hi - lo", kUnitless}},
           {"bracketed", {"the end where the claim is proved, the other disproved: proved at lo, proved at hi, or no", kText}},
           {"point proofs", {"single-model proofs the bisection made", kUnitless, true}}}},
         {"prove",
@@ -468,7 +468,7 @@ std::vector<PaperTable> summary_paper_tables(const Experiment& e, std::size_t ta
         if (all[i].key == "max_abs_z") value_cols[i].decimals = 2;
         // A threshold's bracket: its ends to the digit that tells them apart (bisection's ends are
         // short binary fractions, 1.0703125), not to 4 digits, which printed 1.077 | 1.077.
-        if (t.command == "threshold" && (ends_with(all[i].key, " lo") || ends_with(all[i].key, " hi") || all[i].key == "width"))
+        if (t.command == "threshold" && (ends_with(all[i].key, " lo") || ends_with(all[i].key, " hi") || all[i].key == "bracket width"))
             value_cols[i].digits = 10, value_cols[i].statistic = false;
         if (all[i].key == "abs_rho_ode_final" || all[i].key == "plain_ode") value_cols[i].decimals = 4;  // exact: 1.0000
         // the nuisance masses stay in summary.csv: a paper's summary shows alignment and times

@@ -261,7 +261,7 @@ void register_threshold_job() {
     type.run = &run_threshold;
     type.text = &threshold_text;
     type.headline = [](const ThresholdJob& j, const ThresholdResult& r) {
-        return std::vector<HeadlineRow>{{{j.axis + " lo", r.lo}, {j.axis + " hi", r.hi}, {"width", r.hi - r.lo},
+        return std::vector<HeadlineRow>{{{j.axis + " lo", r.lo}, {j.axis + " hi", r.hi}, {"bracket width", r.hi - r.lo},
                                          {"bracketed", std::string(!r.bracketed ? "no" : r.lo_verdict == "proved" ? "proved at lo" : "proved at hi")},
                                          {"point proofs", static_cast<double>(r.steps.size())}}};
     };
