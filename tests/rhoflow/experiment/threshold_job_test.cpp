@@ -18,6 +18,14 @@ using rhoflow::test::rhoflow_cli;
 
 namespace {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The Markdown summary of an experiment's first task, its cells run here.
+std::string first_task_summary(const std::string& toml) {
+    const Experiment e = read_experiment_text(toml, "thr.toml", "thr");
+    std::vector<JobResult> results;
+    for (const auto& c : e.cells) results.push_back(run(c.job));
+    return to_markdown(summary_paper_tables(e, 0, summary_table(e, 0, results)));
+}
 }  // namespace
 
 TEST_CASE("threshold: theta* of the default model is bracketed to 1e-4, a certificate at each end") {
@@ -88,10 +96,7 @@ lo = 0.5
 hi = 1.5
 width = 1e-2
 )";
-    const Experiment e = read_experiment_text(toml, "thr.toml", "thr");
-    std::vector<JobResult> results;
-    for (const auto& c : e.cells) results.push_back(run(c.job));
-    const std::string md = to_markdown(summary_paper_tables(e, 0, summary_table(e, 0, results)));
+    const std::string md = first_task_summary(toml);
     CAPTURE(md);
     CHECK(contains(md, "| 1.0703125 | 1.078125 | 0.0078125 | proved at lo |"));
     CHECK(contains(md, "theta lo: the bracket's lower end"));
@@ -113,10 +118,7 @@ lo = 0.3
 hi = 0.6
 width = 1e-2
 )";
-    const Experiment e = read_experiment_text(toml, "thr.toml", "thr");
-    std::vector<JobResult> results;
-    for (const auto& c : e.cells) results.push_back(run(c.job));
-    const std::string md = to_markdown(summary_paper_tables(e, 0, summary_table(e, 0, results)));
+    const std::string md = first_task_summary(toml);
     CAPTURE(md);
     CHECK(contains(md, "| 0.459375 | 0.46875 | 0.009375 | proved at hi |"));
 }
